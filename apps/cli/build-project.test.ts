@@ -1,0 +1,200 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import t, { type Test } from 'tap';
+import { IdxError } from '../../domain/errors.ts';
+import { buildProject } from './build-project.ts';
+import type { BuildMode } from './build-mode.ts';
+import type { Reporter } from './reporter.ts';
+import { evaluateBundle } from '../../test/support/evaluate-bundle.ts';
+
+function collecting(): Reporter & { infos: string[]; warnings: string[] } {
+  const infos: string[] = [];
+  const warnings: string[] = [];
+  return { infos, warnings, info: (m) => void infos.push(m), warn: (m) => void warnings.push(m) };
+}
+
+async function project(t: Test, files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'idx-build-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(resolve(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  return dir;
+}
+
+async function failure(promise: Promise<unknown>): Promise<IdxError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof IdxError)) throw new Error(`expected an IdxError, got ${String(err)}`);
+  return err;
+}
+
+t.test('one self-contained CommonJS file: dependencies bundled, built-ins required, SubQuery value imports shimmed', async (t) => {
+  const dir = await project(t, {
+    'src/index.ts': [
+      'import { EthereumHandlerKind } from "@subql/types-ethereum";',
+      'import type { EthereumLog } from "@subql/types-ethereum";',
+      'import { createHash } from "node:crypto";',
+      'import pad from "left-pad";',
+      'import { double } from "./lib/math.js";',
+      'import abi from "../abis/tiny.json";',
+      'export function handle(log: EthereumLog): string {',
+      '  const h = createHash("sha256").update(log.address).digest("hex").slice(0, 4);',
+      '  return [EthereumHandlerKind.Event, pad(String(double(21)), 5), h, abi[0].name].join("|");',
+      '}',
+    ].join('\n'),
+    'src/lib/math.ts': 'export const double = (n: number): number => n * 2;\n',
+    'abis/tiny.json': '[{"type":"event","name":"Ping","inputs":[]}]',
+    // a CommonJS dependency, as most of npm still is
+    'node_modules/left-pad/package.json': '{"name":"left-pad","main":"index.js"}',
+    'node_modules/left-pad/index.js':
+      'if (process.env.NODE_ENV !== "production") throw new Error("not production");\n' +
+      'module.exports = function (s, n) { while (s.length < n) s = "0" + s; return s; };\n',
+  });
+  const reporter = collecting();
+  // production: process.env.NODE_ENV in dependencies reads "production" (the sandbox has no process)
+  const result = await buildProject({ location: dir, mode: 'production', reporter });
+  t.same(
+    result.entries.map((e) => [e.name, e.file]),
+    [['index', join(dir, 'dist', 'index.js')]],
+  );
+  const code = await readFile(join(dir, 'dist', 'index.js'), 'utf8');
+  t.notMatch(code, /require\(['"](left-pad|\.|@subql)/, 'nothing but built-ins is left to require');
+  t.match(code, /require\(["']crypto["']\)/, 'node:crypto is required as crypto, which the sandbox provides');
+  t.notMatch(code, /\bimport\b|\bexport\b/, 'no ES module syntax is left');
+  const exports = evaluateBundle(code, {});
+  const hash = (await import('node:crypto')).createHash('sha256').update('0xabc').digest('hex').slice(0, 4);
+  t.equal((exports.handle as (l: unknown) => string)({ address: '0xabc' }), `ethereum/LogHandler|00042|${hash}|Ping`);
+  t.same(reporter.warnings, []);
+});
+
+t.test('source maps point into the TypeScript, in both modes', async (t) => {
+  for (const mode of ['production', 'development'] as BuildMode[]) {
+    const dir = await project(t, {
+      'src/index.ts': 'export * from "./mappings/fail";\n',
+      'src/mappings/fail.ts': '// line 1\n// line 2\nexport function handleFail(): never {\n  throw new Error("boom");\n}\n',
+    });
+    await buildProject({ location: dir, mode, reporter: collecting() });
+    const code = await readFile(join(dir, 'dist', 'index.js'), 'utf8');
+    t.match(code, /\/\/# sourceMappingURL=index\.js\.map\s*$/);
+    const raw = JSON.parse(await readFile(join(dir, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent: string[] };
+    t.ok(raw.sourcesContent.some((s) => s.includes('throw new Error("boom")')), `${mode}: the map carries the sources`);
+    const exports = evaluateBundle(code, {}, 'index.js');
+    let stack = '';
+    try {
+      (exports.handleFail as () => void)();
+    } catch (e) {
+      stack = String((e as Error).stack);
+    }
+    const at = /index\.js:(\d+):(\d+)/.exec(stack);
+    t.ok(at, `${mode}: the error points into index.js`);
+    const map = new SourceMap(JSON.parse(await readFile(join(dir, 'dist', 'index.js.map'), 'utf8')));
+    const entry = map.findEntry(Number(at![1]) - 1, Number(at![2]) - 1) as { originalSource?: string; originalLine?: number };
+    t.match(entry.originalSource, /src\/mappings\/fail\.ts$/, `${mode}: mapped to the source file`);
+    t.equal(entry.originalLine, 3, `${mode}: mapped to the throwing line`);
+    if (mode === 'production') t.ok(code.split('\n').length <= 3, 'production minifies');
+    else t.match(code, /\n {4}throw new Error\("boom"\);/, 'development keeps the code readable');
+  }
+});
+
+t.test('package.json exports: string entries are built too, others ignored with a warning', async (t) => {
+  const dir = await project(t, {
+    'package.json': JSON.stringify({
+      name: 'multi',
+      exports: { chaintypes: './src/chaintypes.ts', './tools/helpers': 'src/helpers.ts', conditional: { import: './x.js' }, count: 3 },
+    }),
+    'src/index.ts': 'export const handler = () => "index";\n',
+    'src/chaintypes.ts': 'export const types = { Balance: "u128" };\n',
+    'src/helpers.ts': 'export function help(): string { return "helped"; }\n',
+  });
+  const reporter = collecting();
+  const result = await buildProject({ location: dir, reporter });
+  t.same(
+    result.entries.map((e) => e.name),
+    ['index', 'chaintypes', 'tools/helpers'],
+  );
+  t.same(evaluateBundle(await readFile(join(dir, 'dist', 'chaintypes.js'), 'utf8'), {}).types, { Balance: 'u128' });
+  t.equal((evaluateBundle(await readFile(join(dir, 'dist', 'tools', 'helpers.js'), 'utf8'), {}).help as () => string)(), 'helped');
+  t.notMatch(await readFile(join(dir, 'dist', 'chaintypes.js'), 'utf8'), /helped|index/, 'each entry stands alone');
+  t.same(reporter.warnings, [
+    'package.json exports."conditional" is not a string (a file path) and is ignored',
+    'package.json exports."count" is not a string (a file path) and is ignored',
+  ]);
+  t.notOk(existsSync(join(dir, 'dist', 'project.yaml')), 'no project.ts, no project.yaml');
+
+  const missing = await project(t, { 'package.json': '{"exports":{"gone":"./src/gone.ts"}}', 'src/index.ts': 'export {};\n' });
+  t.match((await failure(buildProject({ location: missing, reporter: collecting() }))).message, /exports\."gone": .*src\/gone\.ts does not exist/);
+});
+
+t.test('-o puts the output elsewhere; project.ts becomes project.yaml there', async (t) => {
+  const dir = await project(t, {
+    'project.ts': [
+      'import { EthereumDatasourceKind, EthereumHandlerKind, type EthereumProject } from "@subql/types-ethereum";',
+      'const project: EthereumProject = {',
+      '  specVersion: "1.0.0", name: "out-test", schema: { file: "./schema.graphql" },',
+      '  network: { chainId: "1", endpoint: ["http://127.0.0.1:8545"] },',
+      '  dataSources: [{ kind: EthereumDatasourceKind.Runtime, startBlock: 3, mapping: { file: "./dist/index.js",',
+      '    handlers: [{ kind: EthereumHandlerKind.Block, handler: "handleBlock" }] } }],',
+      '};',
+      'export default project;',
+    ].join('\n'),
+    'schema.graphql': 'type A @entity { id: ID! }\n',
+    'src/index.ts': 'export async function handleBlock(): Promise<void> {}\n',
+  });
+  const result = await buildProject({ location: dir, output: 'out/build', reporter: collecting() });
+  t.equal(result.outputDir, join(dir, 'out', 'build'));
+  t.ok(existsSync(join(dir, 'out', 'build', 'index.js')));
+  const yaml = await readFile(join(dir, 'out', 'build', 'project.yaml'), 'utf8');
+  t.match(yaml, /^name: out-test$/m);
+  t.match(yaml, /kind: ethereum\/BlockHandler/);
+  t.match(yaml, /startBlock: 3/);
+});
+
+t.test('clear errors: missing src/index.ts, bad mode, syntax error, unresolved imports', async (t) => {
+  const empty = await project(t, { 'package.json': '{}' });
+  const noIndex = await failure(buildProject({ location: empty, reporter: collecting() }));
+  t.equal(noIndex.code, 'BUILD_ENTRY_NOT_FOUND');
+  t.match(noIndex.message, /src\/index\.ts does not exist: idx build always bundles src\/index\.ts/);
+
+  const mode = await failure(buildProject({ location: empty, mode: 'fast' as BuildMode, reporter: collecting() }));
+  t.equal(mode.code, 'BUILD_BAD_MODE');
+  t.match(mode.message, /unknown build mode "fast": use production or development/);
+
+  const gone = await failure(buildProject({ location: join(empty, 'nope'), reporter: collecting() }));
+  t.equal(gone.code, 'PROJECT_NOT_FOUND');
+
+  const syntax = await project(t, {
+    'src/index.ts': 'export * from "./mappings/bad";\n',
+    'src/mappings/bad.ts': 'export function ok() {}\n\nexport function broken( {\n  return 1;\n}\n',
+  });
+  const syntaxErr = await failure(buildProject({ location: syntax, reporter: collecting() }));
+  t.equal(syntaxErr.code, 'BUILD_SYNTAX_ERROR');
+  t.match(syntaxErr.message, /^src\/mappings\/bad\.ts:4:3: \S.+$/);
+
+  const relative = await project(t, { 'src/index.ts': 'import { x } from "./missing";\nexport const y = x;\n' });
+  const relErr = await failure(buildProject({ location: relative, reporter: collecting() }));
+  t.equal(relErr.code, 'BUILD_IMPORT_NOT_FOUND');
+  t.match(relErr.message, /^src\/index\.ts imports "\.\/missing", which cannot be resolved: no such file/);
+
+  const pkg = await project(t, {
+    'src/index.ts': 'export * from "./mappings/uses-lib";\n',
+    'src/mappings/uses-lib.ts': 'import { ethers } from "ethers";\nexport const v = ethers.version;\n',
+  });
+  const pkgErr = await failure(buildProject({ location: pkg, reporter: collecting() }));
+  t.equal(pkgErr.code, 'BUILD_IMPORT_NOT_FOUND');
+  t.match(pkgErr.message, /^src\/mappings\/uses-lib\.ts imports "ethers", which cannot be resolved: the package is not installed: run npm install ethers in /);
+});
+
+t.test('a Node module the sandbox does not provide builds, with a warning', async (t) => {
+  const dir = await project(t, { 'src/index.ts': 'import { readFileSync } from "fs";\nexport const read = () => readFileSync;\n' });
+  const reporter = collecting();
+  await buildProject({ location: dir, reporter });
+  t.match(await readFile(join(dir, 'dist', 'index.js'), 'utf8'), /require\(["']fs["']\)/);
+  t.match(reporter.warnings.join('\n'), /src\/index\.ts imports "fs": the sandbox provides only assert, buffer, crypto, util, path; .*--unsafe/);
+});

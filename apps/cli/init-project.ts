@@ -1,0 +1,78 @@
+import { existsSync, statSync } from 'node:fs';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { IdxError } from '../../domain/errors.ts';
+import { findPackage } from '../../infra/package/find-package.ts';
+import type { Reporter } from './reporter.ts';
+
+export interface InitProjectOptions {
+  /** the new project's folder (a name or a path); its last part names the project */
+  name: string;
+  /** where a relative name is created (default: the current folder) */
+  cwd?: string;
+  /** the template folder (default: idx's examples/erc20) */
+  template?: string;
+  reporter: Reporter;
+}
+
+/** The name the template uses for itself; replaced by the new project's name. */
+export const TEMPLATE_NAME = 'erc20-starter';
+
+/** Files of the template that carry its name. */
+const NAMED_FILES = ['package.json', 'project.ts', 'project.yaml', 'README.md'];
+
+/** What a project folder may hold that is not part of the template: build output and local state. */
+const SKIPPED = new Set(['node_modules', 'dist', '.idx-data', '.git', join('src', 'types')]);
+
+/**
+ * Written by init rather than copied: npm leaves `.gitignore` files out of published packages,
+ * so the installed template has none. examples/erc20/.gitignore holds the same text.
+ */
+export const STARTER_GITIGNORE = `# made by idx codegen and idx build
+src/types/
+dist/
+# the embedded database's data
+.idx-data/
+node_modules/
+*.log
+`;
+
+/** `idx init <name>`: a starter ERC20 project, copied from examples/erc20, in a new or empty folder. */
+export async function initProject(options: InitProjectOptions): Promise<{ dir: string; name: string }> {
+  const dir = resolve(options.cwd ?? '.', options.name);
+  const name = basename(dir);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
+    throw new IdxError('INIT_BAD_NAME', `"${name}" cannot name a project: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+  }
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new IdxError('INIT_TARGET_EXISTS', `${dir} exists and is not a folder; choose another name`);
+    if ((await readdir(dir)).length > 0) {
+      throw new IdxError('INIT_TARGET_EXISTS', `${dir} exists and is not empty; idx init does not overwrite files: choose another name or empty the folder`);
+    }
+  }
+  const template = options.template ?? join(findPackage().root, 'examples', 'erc20');
+  if (!existsSync(join(template, 'schema.graphql'))) {
+    throw new IdxError('INIT_TEMPLATE_MISSING', `the starter template ${template} is missing; reinstall idx`);
+  }
+
+  await cp(template, dir, {
+    recursive: true,
+    filter: (src) => {
+      const rel = relative(template, src);
+      return !SKIPPED.has(rel) && !rel.split(sep).includes('node_modules');
+    },
+  });
+  await writeFile(join(dir, '.gitignore'), STARTER_GITIGNORE);
+  for (const file of NAMED_FILES) {
+    const path = join(dir, file);
+    if (!existsSync(path)) continue;
+    const text = await readFile(path, 'utf8');
+    // package names must be lower case; the manifest and README keep the name as given
+    const replacement = file === 'package.json' ? name.toLowerCase() : name;
+    await writeFile(path, text.replaceAll(TEMPLATE_NAME, replacement));
+  }
+  options.reporter.info(
+    `created ${name} in ${dir}\nnext:\n  cd ${relative(options.cwd ?? process.cwd(), dir) || '.'}\n  idx codegen\n  idx build`,
+  );
+  return { dir, name };
+}

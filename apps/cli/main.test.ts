@@ -1,0 +1,58 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import t from 'tap';
+import { runCli } from './main.ts';
+import { findPackage } from '../../infra/package/find-package.ts';
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on('data', (d) => out.push(String(d)));
+  stderr.on('data', (d) => err.push(String(d)));
+  const code = await runCli(args, { stdout, stderr });
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+t.test('--version and --help', async (t) => {
+  t.same(await cli(['--version']), { code: 0, stdout: `${findPackage().version}\n`, stderr: '' });
+  const help = await cli(['--help']);
+  t.equal(help.code, 0);
+  for (const cmd of ['build', 'codegen', 'init <name>']) t.match(help.stdout, cmd);
+  const build = await cli(['build', '--help']);
+  t.equal(build.code, 0);
+  t.match(build.stdout.replace(/\s+/g, ' '), /-l, --location <folder> local project folder \(default: "\."\)/);
+  t.match(build.stdout, /-o, --output <folder>/);
+  t.match(build.stdout.replace(/\s+/g, ' '), /--mode <mode> build mode \(choices: "production", "development", default: "production"\)/);
+  t.match((await cli(['codegen', '--help'])).stdout, /-f, --file <manifest>/);
+});
+
+t.test('bad usage exits non-zero and names the culprit', async (t) => {
+  const mode = await cli(['build', '--mode', 'fast']);
+  t.equal(mode.code, 1);
+  t.match(mode.stderr, /option '--mode <mode>' argument 'fast' is invalid\. Allowed choices are production, development\./);
+  const unknown = await cli(['build', '--minify']);
+  t.equal(unknown.code, 1);
+  t.match(unknown.stderr, /unknown option '--minify'/);
+  const command = await cli(['deploy']);
+  t.equal(command.code, 1);
+  t.match(command.stderr, /unknown command 'deploy'/);
+  const noName = await cli(['init']);
+  t.equal(noName.code, 1);
+  t.match(noName.stderr, /missing required argument 'name'/);
+});
+
+t.test('a failing command prints its error for users, not a stack, and exits 1', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'idx-main-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const build = await cli(['build', '-l', dir]);
+  t.equal(build.code, 1);
+  t.match(build.stderr, /^error: .*src\/index\.ts does not exist: idx build always bundles src\/index\.ts/);
+  t.notMatch(build.stderr, /\n\s+at /);
+  const codegen = await cli(['codegen', '--location', dir]);
+  t.equal(codegen.code, 1);
+  t.match(codegen.stderr, /^error: no project manifest in /);
+});

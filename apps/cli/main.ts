@@ -1,0 +1,84 @@
+import { Command, CommanderError, Option } from 'commander';
+import { IdxError } from '../../domain/errors.ts';
+import { BUILD_MODES, type BuildMode } from './build-mode.ts';
+import { findPackage } from '../../infra/package/find-package.ts';
+import { createConsoleReporter } from './reporter.ts';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** The `idx` program: build, codegen, init (REFERENCE §4.1). */
+export function createProgram(io: CliIo): Command {
+  const reporter = createConsoleReporter(io.stdout, io.stderr);
+  const program = new Command('idx')
+    .description('Build tool for idx projects (SubQuery Ethereum projects): init, codegen, build')
+    .version(findPackage().version, '-v, --version', 'show the version')
+    .helpOption('-h, --help', 'show options')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride();
+
+  program
+    .command('build')
+    .description('Bundle src/index.ts (and the package.json "exports" entries) into the output folder')
+    .option('-l, --location <folder>', 'local project folder', '.')
+    .option('-o, --output <folder>', 'output folder (default: <location>/dist)')
+    .addOption(new Option('--mode <mode>', 'build mode').choices(BUILD_MODES).default('production'))
+    .helpOption('-h, --help', 'show options')
+    .action(async (opts: { location: string; output?: string; mode: BuildMode }) => {
+      // commands load their modules when run, so that --help and --version answer at once
+      const { buildProject } = await import('./build-project.ts');
+      await buildProject({ location: opts.location, output: opts.output, mode: opts.mode, reporter });
+    });
+
+  program
+    .command('codegen')
+    .description('Generate src/types (entity classes, ABI types, runtime types) from schema.graphql and the ABIs')
+    .option('-l, --location <folder>', 'local project folder', '.')
+    .option('-f, --file <manifest>', 'manifest file (default: project.ts, project.yaml or project.json in the folder)')
+    .helpOption('-h, --help', 'show options')
+    .action(async (opts: { location: string; file?: string }) => {
+      const { codegen } = await import('./codegen.ts');
+      await codegen({ location: opts.location, manifestFile: opts.file, reporter });
+    });
+
+  program
+    .command('init')
+    .description('Create a starter ERC20 project in a new folder')
+    .argument('<name>', 'name of the project and its folder')
+    .helpOption('-h, --help', 'show options')
+    .action(async (name: string) => {
+      const { initProject } = await import('./init-project.ts');
+      await initProject({ name, reporter });
+    });
+
+  // subcommands inherit neither exitOverride nor output settings from their parent
+  for (const cmd of program.commands) {
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) }).showHelpAfterError(`(run idx ${cmd.name()} --help for usage)`);
+  }
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode; // commander has printed its message
+    if (err instanceof IdxError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n(this looks like a bug in idx; please report it)\n`);
+    return 2;
+  }
+}
+
+/** When run as the program (by bin/idx.js), not when imported by tests. */
+export async function main(): Promise<void> {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

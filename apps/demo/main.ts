@@ -1,0 +1,84 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { makeErc20Workload } from '../../infra/chain/make-erc20-workload.ts';
+import { startAnvil } from '../../infra/chain/start-anvil.ts';
+import { findPackage } from '../../infra/package/find-package.ts';
+import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
+
+const run = promisify(execFile);
+
+/**
+ * `npm start`: a local chain with an ERC20 and a few thousand transfers, the starter project
+ * (examples/erc20) built and indexed into embedded PGlite, and new transfers every few seconds
+ * that the node follows. Everything is made fresh in a temporary folder; Ctrl-C stops it all.
+ */
+export async function main(): Promise<void> {
+  const { root } = findPackage();
+  const say = (line: string) => process.stdout.write(`[demo] ${line}\n`);
+  const children: ChildProcess[] = [];
+  const work = await mkdtemp(join(tmpdir(), 'idx-demo-'));
+
+  // anvil calls a block final two blocks behind the head with one slot per epoch (64 by default).
+  const anvil = await startAnvil({ args: ['--slots-in-an-epoch', '1'] });
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const c of children) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    await anvil.stop();
+    await rm(work, { recursive: true, force: true });
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  try {
+    say(`anvil (chain 31337) at ${anvil.url}`);
+    const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
+    const workload = await makeErc20Workload(client, { blocks: 100, transfersPerBlock: 20, approvalsPerBlock: 2, senders: 10, recipients: 200 });
+    say(`ERC20 ${workload.token}: ${workload.transfers} transfers in blocks ${workload.fromBlock}-${workload.toBlock}`);
+
+    const project = join(work, 'erc20');
+    await cp(join(root, 'examples', 'erc20'), project, { recursive: true, filter: (src) => !/[/\\](node_modules|dist|\.idx-data)$/.test(src) });
+    const node = process.execPath;
+    await run(node, ['--no-node-snapshot', join(root, 'bin', 'idx.js'), 'codegen'], { cwd: project });
+    await run(node, ['--no-node-snapshot', join(root, 'bin', 'idx.js'), 'build'], { cwd: project });
+    say(`project built in ${project} (a copy of examples/erc20)`);
+
+    const indexer = spawn(node, ['--no-node-snapshot', join(root, 'bin', 'idx-node.js'), '-f', project, '--network-endpoint', anvil.url, '-p', '3000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(indexer);
+    indexer.stdout!.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      const m = /serving \/health.* on (http:\/\/\S+)/.exec(chunk.toString());
+      if (m) say(`indexer metadata: ${m[1]}/meta   health: ${m[1]}/health   metrics: ${m[1]}/metrics`);
+    });
+    indexer.on('exit', (code) => {
+      if (!stopping) {
+        say(`the indexer exited (${code}); stopping`);
+        void stop(code ?? 1);
+      }
+    });
+
+    // Keep the chain moving so the node has something to follow.
+    const tick = async () => {
+      if (stopping) return;
+      try {
+        await makeErc20Workload(client, { blocks: 1, transfersPerBlock: 5, approvalsPerBlock: 0, senders: 10, recipients: 200, token: workload.token, seed: Date.now() });
+      } catch (err) {
+        if (!stopping) say(`could not send transfers: ${(err as Error).message}`);
+      }
+      setTimeout(tick, 3000).unref();
+    };
+    setTimeout(tick, 3000).unref();
+    say('sending 5 transfers every 3 s; Ctrl-C to stop');
+  } catch (err) {
+    say(`failed: ${(err as Error).message}`);
+    await stop(1);
+  }
+}

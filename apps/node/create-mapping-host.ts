@@ -1,0 +1,46 @@
+import type { ChainSource } from '../../domain/blocks/chain-source.ts';
+import type { StoreCache } from '../../domain/entities/store-cache.ts';
+import { IdxError } from '../../domain/errors.ts';
+import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
+import type { Logger } from '../../infra/logging/create-logger.ts';
+
+export interface MappingHostDeps {
+  cache: StoreCache;
+  source: ChainSource;
+  /** raw JSON-RPC for `api`'s other reads */
+  request: (method: string, params: readonly unknown[]) => Promise<unknown>;
+  logger: Logger;
+  chainId: string;
+  /** the block whose handlers are running: writes are stamped with it */
+  currentHeight: () => number;
+  createDynamicDatasource: (template: string, args: Record<string, unknown>) => void;
+}
+
+/** The node's side of the sandbox: store calls go to the cache, chain reads to the source. */
+export function createMappingHost(deps: MappingHostDeps): MappingHost {
+  const { cache } = deps;
+  const log = deps.logger.child('mapping');
+  return {
+    chainId: deps.chainId,
+    store: {
+      get: (entity, id) => cache.get(entity, id),
+      getByField: (entity, field, value, options) => cache.getByField(entity, field, value, options),
+      getByFields: (entity, filters, options) => cache.getByFields(entity, filters, options),
+      getOneByField: (entity, field, value) => cache.getOneByField(entity, field, value),
+      set: async (entity, id, data) => cache.set(entity, id, data, deps.currentHeight()),
+      bulkCreate: async (entity, records) => cache.bulkCreate(entity, records, deps.currentHeight()),
+      bulkUpdate: (entity, records, fields) => cache.bulkUpdate(entity, records, deps.currentHeight(), fields),
+      remove: async (entity, id) => cache.remove(entity, id, deps.currentHeight()),
+      bulkRemove: async (entity, ids) => cache.bulkRemove(entity, ids, deps.currentHeight()),
+    },
+    logger: (level, message, fields) => log[level](message, fields),
+    ethCall: (request, height) => (height === 'latest' ? deps.request('eth_call', [request, 'latest']).then(String) : deps.source.call(request, height)),
+    request: deps.request,
+    async getReceipt(hash) {
+      const [receipt] = await deps.source.getReceipts([hash]);
+      if (receipt === undefined) throw new IdxError('RECEIPT_NOT_FOUND', `no receipt for transaction ${hash}`);
+      return receipt;
+    },
+    createDynamicDatasource: async (template, args) => deps.createDynamicDatasource(template, args),
+  };
+}

@@ -1,0 +1,57 @@
+import type { DynamicDataSourceRecord } from '../../domain/project/dynamic-data-sources.ts';
+import type { Logger } from '../../infra/logging/create-logger.ts';
+import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
+import { dropProjectSchema, prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
+import { loadProject } from '../../infra/project/load-project.ts';
+import { readProjectFiles } from '../../infra/project/read-project-files.ts';
+import type { NodeOptions } from './node-options.ts';
+import { openProjectDb, projectSchemaName } from './run-node.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `idx-node force-clean`: drops the project's schema with every table and all indexed data. */
+export async function forceClean(options: NodeOptions & { idx: string }, logger: Logger, env: Env): Promise<void> {
+  const project = await loadProject(options.idx);
+  const schema = projectSchemaName(options, project);
+  const db = await openProjectDb(options, project, env);
+  try {
+    await dropProjectSchema(db.kysely, schema);
+    logger.child('node').info(`force-clean: dropped schema "${schema}" and all its data from ${db.description}`);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * `idx-node reindex --targetHeight=N`: removes everything indexed above N (entity versions,
+ * `_poi`, data sources created later) so the next start indexes from N + 1. Below the start
+ * height there is nothing to keep, so it force-cleans.
+ */
+export async function reindex(options: NodeOptions & { idx: string }, targetHeight: number, logger: Logger, env: Env): Promise<void> {
+  const log = logger.child('node');
+  const project = await loadProject(options.idx);
+  const startHeight = Math.min(...project.manifest.dataSources.map((d) => d.startBlock));
+  if (targetHeight < startHeight) {
+    log.info(`reindex: ${targetHeight} is below the start height ${startHeight}; force-cleaning instead`);
+    return forceClean(options, logger, env);
+  }
+  const files = await readProjectFiles(project);
+  const schema = projectSchemaName(options, project);
+  const db = await openProjectDb(options, project, env);
+  try {
+    await prepareProjectSchema(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField });
+    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical: true, timestampField: options.timestampField });
+    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources']);
+    const dynamic = Array.isArray(meta.dynamicDatasources) ? (meta.dynamicDatasources as DynamicDataSourceRecord[]) : [];
+    const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
+    if (last !== undefined && last <= targetHeight) {
+      log.info(`reindex: indexing stands at ${last}, not above ${targetHeight}; nothing to remove`);
+      return;
+    }
+    const started = Date.now();
+    await store.rewind(targetHeight, { dynamicDatasources: dynamic.filter((d) => d.startBlock <= targetHeight) });
+    log.info(`reindex: removed the data above block ${targetHeight} in ${Date.now() - started} ms; the next start indexes from ${targetHeight + 1}`);
+  } finally {
+    await db.close();
+  }
+}

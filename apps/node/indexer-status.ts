@@ -1,0 +1,19 @@
+/** Where indexing stands: the loop writes it, `/meta`, `/health`, `/ready`, metrics and the progress line read it. */
+export interface IndexerStatus {
+  bestHeight?: number;
+  targetHeight?: number;
+  currentProcessingHeight?: number;
+  currentProcessingTimestamp?: number;
+  lastProcessedHeight?: number;
+  lastProcessedTimestamp?: number;
+  caughtUp: boolean;
+  blocksProcessed: number;
+  /** handler invocations */
+  eventsProcessed: number;
+  /** logs fetched */
+  eventsFetched: number;
+}
+
+export function createIndexerStatus(): IndexerStatus {
+  return { caughtUp: false, blocksProcessed: 0, eventsProcessed: 0, eventsFetched: 0 };
+}

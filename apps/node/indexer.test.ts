@@ -1,0 +1,75 @@
+import t from 'tap';
+import { scaleBatchSize } from './indexer.ts';
+
+t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
+  let pressure = 0.9;
+  const settings = { batchSize: 100, memoryPressure: () => pressure };
+  t.equal(scaleBatchSize(100, settings), 50);
+  t.equal(scaleBatchSize(1, settings), 1, 'never below one block');
+  pressure = 0.5;
+  t.equal(scaleBatchSize(50, settings), 50, 'between the marks it stays');
+  pressure = 0.1;
+  t.equal(scaleBatchSize(50, settings), 100);
+  t.equal(scaleBatchSize(100, settings), 100, 'never above --batch-size');
+  t.equal(scaleBatchSize(7, { batchSize: 100 }), 100, 'without the flag the batch is --batch-size');
+});
+
+t.test('flushes never overlap and commit in order, even when they are scheduled faster than they finish', async (t) => {
+  const { createIndexer } = await import('./indexer.ts');
+  const { createStoreCache } = await import('../../domain/entities/store-cache.ts');
+  const { createIndexerStatus } = await import('./indexer-status.ts');
+  const { createLogger } = await import('../../infra/logging/create-logger.ts');
+  type Store = import('../../domain/entities/entity-store.ts').EntityStore;
+  type FlushBatch = import('../../domain/entities/entity-store.ts').FlushBatch;
+
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const committed: number[] = [];
+  const store = {
+    async flush(batch: FlushBatch) {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((r) => setTimeout(r, 15));
+      committed.push(batch.metadata!.lastProcessedHeight as number);
+      inFlight--;
+    },
+    get: async () => undefined,
+    getByField: async () => [],
+    getByFields: async () => [],
+    getMetadata: async () => ({}),
+  } as unknown as Store;
+  const cache = createStoreCache(store, { queryLimit: 100, getCacheSize: 0 });
+  const block = (height: number) => ({ height, hash: `0x${height}`, parentHash: `0x${height - 1}`, timestamp: height * 12, transactionHashes: [] });
+  let height = 0;
+  const indexer = createIndexer({
+    source: { bestHeight: async () => 30, finalizedHeight: async () => 30 } as never,
+    fetcher: {
+      parallelism: 1,
+      close: async () => undefined,
+      fetch: async (_plan, range) => ({ ...range, logCount: 0, logs: new Map(), blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])) }),
+    },
+    store,
+    cache,
+    // Blocks take about half as long as a flush: a flush is scheduled while the previous one is still writing.
+    runner: {
+      runBlock: async () => {
+        await new Promise((r) => setTimeout(r, 8));
+        cache.set('Account', 'a', { id: 'a', n: height }, height);
+      },
+    },
+    dataSources: [{ kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } }],
+    templates: [],
+    abiOf: () => undefined,
+    keccak256: () => '0x',
+    logger: createLogger({ level: 'silent', format: 'json' }),
+    status: createIndexerStatus(),
+    setCurrentHeight: (h) => (height = h),
+    takeCreatedDataSources: () => [],
+    settings: { batchSize: 1, flushAsync: true, flushIntervalMs: 0, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 30 },
+  });
+  await indexer.run(new AbortController().signal);
+  t.equal(maxInFlight, 1, 'one flush at a time');
+  t.same(committed, [...committed].sort((a, b) => a - b), 'in order');
+  t.equal(committed[committed.length - 1], 30);
+  t.ok(committed.length > 1, 'several flushes were scheduled');
+});

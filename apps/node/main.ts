@@ -1,0 +1,52 @@
+import { availableParallelism } from 'node:os';
+import { IdxError } from '../../domain/errors.ts';
+import { createLogger } from '../../infra/logging/create-logger.ts';
+import { loadNodeConfigFile } from '../../infra/project/load-config-file.ts';
+import { findPackage } from '../../infra/package/find-package.ts';
+import { applyConfigFile, parseNodeArgs, type NodeVariant } from './node-options.ts';
+
+/** `idx-node` and `idx-node-ethereum`: returns the exit code. */
+export async function main(argv: readonly string[] = process.argv.slice(2), variant: NodeVariant = 'base'): Promise<number> {
+  const program = variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node';
+  let cmd;
+  let version: string;
+  try {
+    version = findPackage().version;
+    cmd = parseNodeArgs(argv, { program, version, variant, cores: availableParallelism(), write: (s) => void process.stdout.write(s) });
+    if (cmd.command !== 'exit' && cmd.options.config !== undefined) cmd.options = applyConfigFile(cmd.options, loadNodeConfigFile(cmd.options.config));
+  } catch (err) {
+    process.stderr.write(`${err instanceof IdxError ? err.message : String(err)}\n`);
+    return 1;
+  }
+  if (cmd.command === 'exit') return cmd.code;
+
+  const { options } = cmd;
+  const logger = createLogger({ level: options.logLevel, format: options.outputFmt, debug: options.debug, profiler: options.profiler });
+  for (const w of cmd.warnings) logger.warn(w);
+  const controller = new AbortController();
+  const stop = (signal: string) => {
+    if (controller.signal.aborted) process.exit(130);
+    logger.info(`${signal}: finishing the current block and saving; press Ctrl-C again to quit at once`);
+    controller.abort();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  try {
+    if (cmd.command === 'force-clean' || cmd.command === 'reindex') {
+      const { forceClean, reindex } = await import('./history-commands.ts');
+      const withProject = { ...options, idx: options.idx! };
+      if (cmd.command === 'force-clean') await forceClean(withProject, logger, process.env);
+      else await reindex(withProject, cmd.targetHeight, logger, process.env);
+    } else {
+      const { runNode } = await import('./run-node.ts');
+      await runNode({ options, variant, logger, version, env: process.env, signal: controller.signal });
+    }
+    logger.flush();
+    return 0;
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    logger.child('node').error(e instanceof IdxError ? e.message : (e.stack ?? String(e)));
+    logger.flush();
+    return 1;
+  }
+}

@@ -1,0 +1,73 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Registry } from 'prom-client';
+
+/**
+ * The `/meta` document (REFERENCE §2.2). Units, which the reference leaves open, as SubQuery
+ * reports them: timestamps in milliseconds since the epoch, `uptime` in seconds, `blockTime`
+ * in milliseconds. Heights appear once known; `lastProcessedHeight` once a block is processed.
+ */
+export interface MetaDocument {
+  currentProcessingHeight?: number;
+  currentProcessingTimestamp?: number;
+  targetHeight?: number;
+  bestHeight?: number;
+  indexerNodeVersion: string;
+  lastProcessedHeight?: number;
+  lastProcessedTimestamp?: number;
+  uptime: number;
+  chainSdkVersion: string;
+  apiConnected: boolean;
+  injectedApiConnected: boolean;
+  usingDictionary: boolean;
+  chain?: string;
+  specName: string;
+  genesisHash?: string;
+  blockTime?: number;
+}
+
+export type Health = { healthy: true } | { healthy: false; error: string };
+
+/** What the HTTP endpoints read; the indexer keeps it current. */
+export interface NodeStatus {
+  health(): Health;
+  meta(): MetaDocument;
+  /** caught up with the chain head */
+  ready(): boolean;
+}
+
+/** `GET /health`, `/meta`, `/ready`, `/metrics`; anything else is the reference's 404 body. */
+export function createNodeHttpApp(status: NodeStatus, metrics: Registry): Koa {
+  const router = new Router();
+  router.get('/health', (ctx) => {
+    const h = status.health();
+    if (h.healthy) {
+      ctx.body = {};
+    } else {
+      ctx.status = 500;
+      ctx.body = { status: 500, error: h.error };
+    }
+  });
+  router.get('/meta', (ctx) => {
+    ctx.body = status.meta();
+  });
+  // Beyond the reference: for load balancers and orchestrators that wait for a caught-up node.
+  router.get('/ready', (ctx) => {
+    const ready = status.ready();
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { ready };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.contentType;
+    ctx.body = await metrics.metrics();
+  });
+
+  const app = new Koa();
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = { statusCode: 404, message: `Cannot ${ctx.method} ${ctx.path}`, error: 'Not Found' };
+  });
+  return app;
+}

@@ -1,0 +1,232 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { IdxError } from '../../domain/errors.ts';
+import type { NodeConfigFile } from '../../domain/project/project-model.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type OutputFormat = 'json' | 'colored';
+
+/** Every `idx-node` option of REFERENCE §4.1, parsed and with its default. */
+export interface NodeOptions {
+  idx?: string;
+  config?: string;
+  idxName?: string;
+  allowSchemaMigration: boolean;
+  /** undefined when neither the flag nor the config file sets it (then 100) */
+  batchSize?: number;
+  blockConfirmations: number;
+  csvOutDir?: string;
+  dbSchema?: string;
+  debug?: string;
+  disableHistorical: boolean;
+  dictionaryResolver?: string;
+  dictionaryTimeout: number;
+  logLevel: LogLevel;
+  multiChain: boolean;
+  networkDictionary?: string;
+  networkEndpoint: string[];
+  outputFmt: OutputFormat;
+  port: number;
+  pgCa?: string;
+  pgCert?: string;
+  pgKey?: string;
+  profiler: boolean;
+  proofOfIndex: boolean;
+  queryLimit: number;
+  scaleBatchSize: boolean;
+  storeCacheThreshold: number;
+  storeGetCacheSize: number;
+  storeCacheAsync: boolean;
+  storeFlushInterval: number;
+  subscription: boolean;
+  timeout: number;
+  timestampField: boolean;
+  unfinalizedBlocks: boolean;
+  unsafe: boolean;
+  workers: number;
+}
+
+export type NodeCommand =
+  | { command: 'run'; options: NodeOptions; warnings: string[] }
+  | { command: 'force-clean'; options: NodeOptions; warnings: string[] }
+  | { command: 'reindex'; options: NodeOptions; targetHeight: number; warnings: string[] }
+  /** `--help` or `--version` was answered; exit with this code */
+  | { command: 'exit'; code: number };
+
+export type NodeVariant = 'base' | 'ethereum';
+
+export interface ParseNodeArgsContext {
+  program: string;
+  version: string;
+  variant: NodeVariant;
+  /** CPU cores: `--workers` is limited by them */
+  cores: number;
+  write: (text: string) => void;
+}
+
+/** A command-line mistake: the user's message, exit code 1. */
+export class UsageError extends IdxError {
+  constructor(message: string) {
+    super('BAD_ARGUMENT', message);
+    this.name = 'UsageError';
+  }
+}
+
+const positiveInt = (v: string): number => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('expected a positive integer.');
+  return Number(v);
+};
+const nonNegativeInt = (v: string): number => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('expected a whole number (0 or more).');
+  return Number(v);
+};
+// `--flag`, `--flag=true`, `--flag=false`, as SubQuery's yargs-based CLI accepts them.
+const bool = (v: string): boolean => {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new InvalidArgumentError('expected true or false.');
+};
+const url = (v: string): string => {
+  try {
+    const u = new URL(v);
+    if (!/^(https?|wss?):$/.test(u.protocol)) throw new Error();
+  } catch {
+    throw new InvalidArgumentError('expected an http(s):// or ws(s):// URL.');
+  }
+  return v;
+};
+const collect = (v: string, prev: string[] = []): string[] => [...prev, url(v)];
+
+function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
+  const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
+  return cmd
+    .option('-f, --idx <path>', 'start the project at this path')
+    .option('-c, --config <file>', 'a config file (.yml or .json) holding the same settings as the flags')
+    .option('--idx-name <name>', 'name of the project (default: the project folder name)')
+    .addOption(flag('--allow-schema-migration', 'allow automated schema migration on project upgrade', false))
+    .addOption(new Option('--batch-size <n>', 'blocks per fetch; overrides the config file (default: 100)').argParser(positiveInt))
+    .addOption(
+      new Option(
+        '--block-confirmations <n>',
+        variant === 'ethereum' ? 'blocks behind head treated as finalised' : 'only for idx-node-ethereum; no effect here',
+      )
+        .argParser(positiveInt)
+        .default(200),
+    )
+    .option('--csv-out-dir <folder>', 'also write entity data to CSV files in this folder')
+    .option('--db-schema <name>', 'database schema of the project; a new name starts indexing from scratch')
+    .addOption(new Option('--debug [scopes]', 'debug logging for scopes: "*" for all, a comma list, "-scope" to leave one out').preset('*'))
+    .addOption(flag('--disable-historical', 'disable automated historical state tracking', false))
+    .addOption(new Option('--dictionary-resolver <url>', 'resolver used to find a dictionary; overrides --network-dictionary').argParser(url))
+    .addOption(new Option('--dictionary-timeout <s>', 'seconds, for dictionary queries').argParser(positiveInt).default(30))
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .addOption(flag('--multi-chain', 'index several projects into the same --db-schema', false))
+    .addOption(new Option('-d, --network-dictionary <url>', 'dictionary GraphQL endpoint (default: from the manifest)').argParser(url))
+    .addOption(new Option('--network-endpoint <url>', 'network RPC endpoint; repeat for several (default: from the manifest)').argParser(collect).default([]))
+    .addOption(new Option('--output-fmt <format>', 'terminal output format').choices(['json', 'colored']).default('colored'))
+    .addOption(new Option('-p, --port <port>', 'port to bind; the next free one when busy').argParser(positiveInt).default(3000))
+    .option('--pg-ca <file>', 'server certificate (.pem) for an SSL database connection')
+    .option('--pg-cert <file>', 'client certificate (.pem)')
+    .option('--pg-key <file>', 'client key file (.key)')
+    .addOption(flag('--profiler', 'print profiler information', false))
+    .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
+    .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
+    .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
+    .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
+    .addOption(new Option('--store-get-cache-size <n>', 'with --store-cache-async=false: recent reads kept in memory').argParser(positiveInt).default(500))
+    .addOption(flag('--store-cache-async', 'flush the store cache asynchronously to indexing', true))
+    .addOption(new Option('--store-flush-interval <s>', 'seconds between cache flushes').argParser(positiveInt).default(5))
+    .addOption(flag('--subscription', 'create notification triggers on entities (for idx-query --subscription)', false))
+    .addOption(new Option('--timeout <ms>', 'milliseconds the mappings of one block may take').argParser(positiveInt).default(10000))
+    .addOption(flag('--timestamp-field', 'keep created_at and updated_at columns', true))
+    .addOption(flag('--unfinalized-blocks', 'index blocks before finalisation, rolling back forks', false))
+    .addOption(flag('--unsafe', 'lift the sandbox restrictions (any import, network, unsafeApi)', false))
+    .addOption(new Option('-w, --workers <n>', 'additional worker threads for fetching; 0 = main thread only').argParser(nonNegativeInt).default(0));
+}
+
+/** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
+export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
+  let result: NodeCommand | undefined;
+  const program = new Command(ctx.program)
+    .description('Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project\'s mappings.')
+    .version(ctx.version, '--version', 'show the version')
+    .helpOption('--help', 'show options')
+    .exitOverride()
+    .configureOutput({ writeOut: ctx.write, writeErr: () => undefined })
+    .showSuggestionAfterError(true)
+    .allowExcessArguments(false)
+    // options after a subcommand belong to it: `reindex -f proj`
+    .enablePositionalOptions();
+  addNodeOptions(program, ctx.variant).action(() => {
+    result = { command: 'run', options: program.opts<NodeOptions>(), warnings: [] };
+  });
+
+  addNodeOptions(program.command('force-clean').description('drop the project\'s schema and all indexed data, then exit'), ctx.variant)
+    .helpOption('--help', 'show options')
+    .action(function (this: Command) {
+      result = { command: 'force-clean', options: this.opts<NodeOptions>(), warnings: [] };
+    });
+  addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), ctx.variant)
+    .helpOption('--help', 'show options')
+    .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
+    .action(function (this: Command) {
+      const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
+      result = { command: 'reindex', options, targetHeight, warnings: [] };
+    });
+  for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
+
+  try {
+    program.parse(argv as string[], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return { command: 'exit', code: 0 };
+      throw new UsageError(`${ctx.program}: ${e.message.replace(/^error: /, '')}\nRun ${ctx.program} --help for the options.`);
+    }
+    throw e;
+  }
+  if (result === undefined) throw new UsageError(`${ctx.program}: nothing to do; run ${ctx.program} --help for the options.`);
+  if (result.command !== 'exit') result.warnings.push(...checkCombinations(result, ctx));
+  return result;
+}
+
+/** Rules between options (REFERENCE §4.1); errors throw, harmless mismatches come back as warnings. */
+function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: ParseNodeArgsContext): string[] {
+  const o = cmd.options;
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  if ((cmd.command === 'force-clean' || cmd.command === 'reindex') && o.idx === undefined && o.config === undefined) {
+    errors.push(`${cmd.command} needs the project: -f, --idx <path>`);
+  }
+  if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');
+  if (o.unfinalizedBlocks && o.disableHistorical) errors.push('--unfinalized-blocks needs historical tracking; remove --disable-historical');
+  if (o.multiChain && o.dbSchema === undefined) errors.push('--multi-chain needs --db-schema naming the shared schema');
+  if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
+  if (errors.length > 0) throw new UsageError(`${ctx.program}: ${errors.join('; ')}`);
+
+  if (ctx.variant === 'base' && o.blockConfirmations !== 200) {
+    warnings.push('--block-confirmations applies only to idx-node-ethereum; it has no effect here');
+  }
+  if (o.storeCacheAsync && (o.storeCacheThreshold !== 1000 || o.storeGetCacheSize !== 500)) {
+    warnings.push('--store-cache-threshold and --store-get-cache-size apply only with --store-cache-async=false');
+  }
+  if (o.workers > ctx.cores) {
+    warnings.push(`--workers=${o.workers} is more than the ${ctx.cores} CPU cores; using ${ctx.cores}`);
+    o.workers = ctx.cores;
+  }
+  if (o.dictionaryResolver !== undefined && o.networkDictionary !== undefined) {
+    warnings.push('--dictionary-resolver overrides --network-dictionary');
+  }
+  return warnings;
+}
+
+/** The node's settings with the `-c` file applied: flags override the file (REFERENCE §2.1). */
+export function applyConfigFile(options: NodeOptions, file: NodeConfigFile): NodeOptions {
+  return {
+    ...options,
+    idx: options.idx ?? file.idx,
+    idxName: options.idxName ?? file.idxName,
+    batchSize: options.batchSize ?? file.batchSize,
+  };
+}
+
+export const DEFAULT_BATCH_SIZE = 100;

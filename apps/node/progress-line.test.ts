@@ -1,0 +1,19 @@
+import t from 'tap';
+import { createIndexerStatus } from './indexer-status.ts';
+import { formatDuration, progressLine } from './progress-line.ts';
+
+t.test('the progress line gives height, target, rates and ETA', async (t) => {
+  const status = { ...createIndexerStatus(), lastProcessedHeight: 500, currentProcessingHeight: 600, targetHeight: 2600, blocksProcessed: 600, eventsProcessed: 12000 };
+  const { line, sample } = progressLine(status, { at: 0, blocks: 100, events: 2000 }, 10_000);
+  t.equal(line, 'indexed to 500/2600 (processing 600), 50.0 blocks/s, 1000.0 events/s, ETA 40s');
+  t.same(sample, { at: 10_000, blocks: 600, events: 12000 });
+  const done = progressLine({ ...status, currentProcessingHeight: 2600 }, sample, 20_000);
+  t.match(done.line, /caught up$/);
+  t.match(progressLine(status, { at: 0, blocks: 600, events: 12000 }, 1000).line, /ETA unknown$/);
+});
+
+t.test('durations', async (t) => {
+  t.equal(formatDuration(42), '42s');
+  t.equal(formatDuration(125), '2m05s');
+  t.equal(formatDuration(3 * 3600 + 7 * 60), '3h07m');
+});

@@ -1,0 +1,30 @@
+import type { IndexerStatus } from './indexer-status.ts';
+
+export interface ProgressSample {
+  at: number;
+  blocks: number;
+  events: number;
+}
+
+/**
+ * The periodic progress line: height and target, blocks/s and events/s since the last sample,
+ * and the time left at that pace.
+ */
+export function progressLine(status: IndexerStatus, previous: ProgressSample, now: number): { line: string; sample: ProgressSample } {
+  const seconds = Math.max(0.001, (now - previous.at) / 1000);
+  const blocksPerSecond = (status.blocksProcessed - previous.blocks) / seconds;
+  const eventsPerSecond = (status.eventsProcessed - previous.events) / seconds;
+  const height = status.lastProcessedHeight ?? status.currentProcessingHeight ?? 0;
+  const target = status.targetHeight ?? height;
+  const left = Math.max(0, target - (status.currentProcessingHeight ?? height));
+  const eta = left === 0 ? 'caught up' : blocksPerSecond > 0 ? `ETA ${formatDuration(left / blocksPerSecond)}` : 'ETA unknown';
+  const line = `indexed to ${height}/${target} (processing ${status.currentProcessingHeight ?? '-'}), ${blocksPerSecond.toFixed(1)} blocks/s, ${eventsPerSecond.toFixed(1)} events/s, ${eta}`;
+  return { line, sample: { at: now, blocks: status.blocksProcessed, events: status.eventsProcessed } };
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}

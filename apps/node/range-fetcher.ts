@@ -1,0 +1,17 @@
+import type { ChainSource } from '../../domain/blocks/chain-source.ts';
+import type { HeightRange } from '../../domain/blocks/next-range.ts';
+import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
+import { fetchRange, type FetchedRange } from './fetch-range.ts';
+
+/** Fetches ranges for the indexing loop: in this thread, or spread over `--workers` threads. */
+export interface RangeFetcher {
+  /** `index` counts the ranges handed out, so they go to the workers in turn */
+  fetch(plan: FetchPlan, range: HeightRange, index: number): Promise<FetchedRange>;
+  /** ranges worth fetching ahead at once: one per worker, at least one */
+  readonly parallelism: number;
+  close(): Promise<void>;
+}
+
+export function createLocalFetcher(source: ChainSource): RangeFetcher {
+  return { fetch: (plan, range) => fetchRange(source, plan, range), parallelism: 1, close: async () => undefined };
+}

@@ -1,0 +1,23 @@
+import t from 'tap';
+import { createLogger } from '../../infra/logging/create-logger.ts';
+import { parseNodeArgs } from './node-options.ts';
+import { runNode } from './run-node.ts';
+
+const options = (args: string[]) => {
+  const cmd = parseNodeArgs(['-f', '/nonexistent', ...args], { program: 'idx-node', version: 't', variant: 'base', cores: 2, write: () => {} });
+  if (cmd.command !== 'run') throw new Error('expected run');
+  return cmd.options;
+};
+const logger = createLogger({ level: 'silent', format: 'json' });
+const run = (args: string[]) => runNode({ options: options(args), logger, version: 't', env: {}, signal: new AbortController().signal });
+
+t.test('options this version does not carry out yet are refused, never ignored', async (t) => {
+  await t.rejects(run(['--csv-out-dir', 'out']), { code: 'OPTION_NOT_AVAILABLE', message: /^--csv-out-dir: not available in this version of idx yet; run without it$/ });
+  await t.rejects(run(['--unfinalized-blocks', '--subscription']), { code: 'OPTION_NOT_AVAILABLE', message: /--subscription, --unfinalized-blocks: .* run without them/ });
+  await t.rejects(run(['--db-schema', 's', '--multi-chain']), { message: /--multi-chain/ });
+  await t.rejects(run(['--allow-schema-migration']), { message: /--allow-schema-migration/ });
+});
+
+t.test('a missing project is named', async (t) => {
+  await t.rejects(run([]), { code: 'PROJECT_NOT_FOUND', message: /\/nonexistent does not exist/ });
+});

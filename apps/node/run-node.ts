@@ -1,0 +1,275 @@
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
+import { basename, join } from 'node:path';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { keccak256, toBytes } from 'viem';
+import { createStoreCache } from '../../domain/entities/store-cache.ts';
+import { IdxError } from '../../domain/errors.ts';
+import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
+import type { Logger } from '../../infra/logging/create-logger.ts';
+import { createDb, type Db } from '../../infra/postgres/create-db.ts';
+import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
+import { prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
+import { loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
+import { readProjectFiles } from '../../infra/project/read-project-files.ts';
+import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
+import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
+import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
+import { checkStoredGenesis, verifyChain } from '../../infra/rpc/verify-chain.ts';
+import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
+import { createMappingHost } from './create-mapping-host.ts';
+import { createIndexer, type IndexerSettings } from './indexer.ts';
+import { createIndexerStatus } from './indexer-status.ts';
+import { createNodeHttpApp, type Health } from './node-http.ts';
+import { DEFAULT_BATCH_SIZE, type NodeOptions, type NodeVariant } from './node-options.ts';
+import { progressLine } from './progress-line.ts';
+import { createLocalFetcher, type RangeFetcher } from './range-fetcher.ts';
+import { createWorkerFetcher } from './worker-fetcher.ts';
+
+export interface RunNodeContext {
+  options: NodeOptions;
+  /** `idx-node-ethereum` honours --block-confirmations; `idx-node` uses the default */
+  variant?: NodeVariant;
+  logger: Logger;
+  version: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** aborting stops indexing after the current block and a final flush */
+  signal: AbortSignal;
+  /** overrides for tests and benchmarks */
+  settings?: Partial<IndexerSettings>;
+  /** seconds between progress lines (default 5) */
+  progressEverySeconds?: number;
+  /** called once the HTTP server listens */
+  onListening?: (port: number) => void;
+}
+
+const keccak = (text: string) => keccak256(toBytes(text));
+const DEFAULT_BLOCK_CONFIRMATIONS = 200;
+// Share of the heap limit in use, for --scale-batch-size.
+const memoryPressure = () => {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size / heap.heap_size_limit;
+};
+
+/** Options of the reference that this version parses but does not carry out yet: refused, never ignored. */
+function refuseUnbuiltOptions(options: NodeOptions): void {
+  const unbuilt = (
+    [
+      ['--csv-out-dir', options.csvOutDir !== undefined],
+      ['--multi-chain', options.multiChain],
+      ['--subscription', options.subscription],
+      ['--unfinalized-blocks', options.unfinalizedBlocks],
+      ['--allow-schema-migration', options.allowSchemaMigration],
+    ] as const
+  ).filter(([, given]) => given);
+  if (unbuilt.length > 0) {
+    throw new IdxError('OPTION_NOT_AVAILABLE', `${unbuilt.map(([flag]) => flag).join(', ')}: not available in this version of idx yet; run without ${unbuilt.length === 1 ? 'it' : 'them'}`);
+  }
+}
+const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
+
+/** The database schema of a project: `--db-schema`, else `--idx-name`, else the project folder's name. */
+export function projectSchemaName(options: NodeOptions, project: LoadedProject): string {
+  return options.dbSchema ?? options.idxName ?? basename(project.root);
+}
+
+export async function openProjectDb(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env']): Promise<Db> {
+  return createDb({
+    env,
+    dataDir: join(project.root, '.idx-data'),
+    ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
+    applicationName: 'idx-node',
+  });
+}
+
+/** `idx-node`: loads the project, connects the chain and the database, serves HTTP and indexes until stopped. */
+export async function runNode(ctx: RunNodeContext): Promise<void> {
+  const { options, logger } = ctx;
+  const log = logger.child('node');
+  refuseUnbuiltOptions(options);
+  if (options.dictionaryResolver !== undefined || options.networkDictionary !== undefined) {
+    log.warn('dictionaries are not supported yet: --network-dictionary and --dictionary-resolver are ignored and every block comes from the RPC endpoints');
+  }
+  if (options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
+  const project = await loadProject(options.idx, { networkEndpoints: options.networkEndpoint });
+  const network = project.manifest.network;
+  if (network === undefined || network.endpoints.length === 0) {
+    throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);
+  }
+  const files = await readProjectFiles(project);
+  const schema = projectSchemaName(options, project);
+  const historical = !options.disableHistorical;
+
+  const status = createIndexerStatus();
+  let health: Health = { healthy: false, error: 'starting' };
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'idx_' });
+  new Gauge({ name: 'idx_last_processed_height', help: 'last block committed to the database', registers: [metrics], collect() { this.set(status.lastProcessedHeight ?? 0); } });
+  new Gauge({ name: 'idx_target_height', help: 'height indexing is heading for', registers: [metrics], collect() { this.set(status.targetHeight ?? 0); } });
+  new Gauge({ name: 'idx_blocks_processed', help: 'blocks processed since start', registers: [metrics], collect() { this.set(status.blocksProcessed); } });
+  new Gauge({ name: 'idx_events_processed', help: 'handler invocations since start', registers: [metrics], collect() { this.set(status.eventsProcessed); } });
+
+  const rpc = { endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })), timeoutMs: 30_000, retries: 3 };
+  const client = createRpcClient(rpc);
+  const source = createEthereumSource(client);
+  let genesisHash: string | undefined;
+  const startedAt = Date.now();
+
+  const server = createServer(
+    createNodeHttpApp(
+      {
+        health: () => health,
+        ready: () => status.caughtUp,
+        meta: () => ({
+          currentProcessingHeight: status.currentProcessingHeight,
+          currentProcessingTimestamp: status.currentProcessingTimestamp,
+          targetHeight: status.targetHeight,
+          bestHeight: status.bestHeight,
+          indexerNodeVersion: ctx.version,
+          lastProcessedHeight: status.lastProcessedHeight,
+          lastProcessedTimestamp: status.lastProcessedTimestamp,
+          uptime: (Date.now() - startedAt) / 1000,
+          chainSdkVersion: ctx.version,
+          apiConnected: health.healthy,
+          injectedApiConnected: false,
+          usingDictionary: false,
+          chain: network.chainId,
+          specName: 'ethereum',
+          genesisHash,
+        }),
+      },
+      metrics,
+    ).callback(),
+  );
+  const port = await listenOnFreePort(server, options.port);
+  log.info(`serving /health, /meta, /ready and /metrics on http://localhost:${port}`);
+  ctx.onListening?.(port);
+
+  let db: Db | undefined;
+  let fetcher: RangeFetcher | undefined;
+  let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
+  try {
+    // The chain first: a wrong endpoint should fail at once, before the database is opened.
+    const identity = await verifyChain(client, { chainId: network.chainId }).catch((err: unknown) => {
+      if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
+      throw err;
+    });
+    genesisHash = identity.genesisHash;
+    db = await openProjectDb(options, project, ctx.env);
+
+    await prepareProjectSchema(db.kysely, files.model, { schema, historical, timestampField: options.timestampField });
+    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField });
+    const stored = await store.getMetadata(['genesisHash', 'schema']);
+    // verifyChain already asked every endpoint; the stored genesis only needs comparing with its answer.
+    if (typeof stored.genesisHash === 'string') checkStoredGenesis(stored.genesisHash, identity.genesisHash, client.endpoints.join(', '));
+    // jsonb keeps no key order, and JSON drops undefined keys: compare as JSON values.
+    if (stored.schema !== undefined && stored.schema !== null && !isDeepStrictEqual(stored.schema, JSON.parse(JSON.stringify(files.model)))) {
+      throw new IdxError(
+        'SCHEMA_CHANGED',
+        `schema.graphql changed since schema "${schema}" was indexed, and schema migration is not available in this version yet: ` +
+          'index into a new schema with --db-schema <name>, or run idx-node force-clean to start over',
+      );
+    }
+    await store.setMetadata({
+      chain: network.chainId,
+      genesisHash,
+      specName: 'ethereum',
+      startHeight: Math.min(...project.manifest.dataSources.map((d) => d.startBlock)),
+      historicalStateEnabled: historical,
+      indexerNodeVersion: ctx.version,
+      schema: files.model,
+    });
+    log.info(`indexing ${project.manifestPath} into schema "${schema}" of ${db.description}`);
+
+    const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize });
+    let currentHeight = 0;
+    let created: { template: string; args: Record<string, unknown> }[] = [];
+    sandbox = await createSandbox({
+      code: files.code,
+      ...(files.sourceMap !== undefined && { sourceMap: files.sourceMap }),
+      fileName: files.codeFile,
+      unsafe: options.unsafe,
+      timeoutMs: options.timeout,
+      queryLimit: options.queryLimit,
+      // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
+      ...(options.multiChain && { readCacheSize: 0 }),
+      host: createMappingHost({
+        cache,
+        source,
+        request: (method, params) => client.request(method, params),
+        logger,
+        chainId: network.chainId,
+        currentHeight: () => currentHeight,
+        createDynamicDatasource: (template, args) => void created.push({ template, args }),
+      }),
+    });
+    const missing = [...project.manifest.dataSources, ...project.manifest.templates]
+      .flatMap((ds) => ds.mapping.handlers.map((h) => h.handler))
+      .filter((h) => !sandbox!.handlers.includes(h));
+    if (missing.length > 0) {
+      throw new IdxError('HANDLER_NOT_FOUND', `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`);
+    }
+
+    fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc) : createLocalFetcher(source);
+    if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
+    const indexer = createIndexer({
+      source,
+      fetcher,
+      store,
+      cache,
+      runner: sandbox,
+      dataSources: project.manifest.dataSources,
+      templates: project.manifest.templates,
+      abiOf: files.abiOf,
+      keccak256: keccak,
+      logger,
+      status,
+      setCurrentHeight: (h) => (currentHeight = h),
+      takeCreatedDataSources: () => {
+        const out = created;
+        created = [];
+        return out;
+      },
+      settings: {
+        batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+        flushAsync: options.storeCacheAsync,
+        flushIntervalMs: options.storeFlushInterval * 1000,
+        flushThreshold: options.storeCacheThreshold,
+        // The project's identity, not where it is stored: two runs into different schemas agree.
+        ...(options.proofOfIndex && { proofOfIndex: { projectId: options.idxName ?? project.manifest.name ?? basename(project.root), sha256 } }),
+        unfinalizedBlocks: options.unfinalizedBlocks,
+        blockConfirmations: ctx.variant === 'ethereum' ? options.blockConfirmations : DEFAULT_BLOCK_CONFIRMATIONS,
+        ...(options.scaleBatchSize && { memoryPressure }),
+        pollIntervalMs: 1000,
+        ...ctx.settings,
+      },
+    });
+
+    health = { healthy: true };
+    let sample = { at: Date.now(), blocks: 0, events: 0 };
+    const progress = setInterval(() => {
+      const next = progressLine(status, sample, Date.now());
+      sample = next.sample;
+      logger.child('progress').info(next.line);
+    }, (ctx.progressEverySeconds ?? 5) * 1000);
+    progress.unref();
+    try {
+      await indexer.run(ctx.signal);
+    } finally {
+      clearInterval(progress);
+    }
+    log.info(`stopped after block ${status.lastProcessedHeight ?? '-'}`);
+  } catch (err) {
+    health = { healthy: false, error: (err as Error).message };
+    throw err;
+  } finally {
+    sandbox?.dispose();
+    await fetcher?.close();
+    await db?.close().catch(() => undefined);
+    // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}

@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
+import { startAnvil } from '../infra/chain/start-anvil.ts';
+import { createDb } from '../infra/postgres/create-db.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { BIN, buildErc20Project, copyProject } from '../test/support/erc20-project.ts';
+import type { Benchmark } from './run.ts';
+
+/**
+ * Indexing the issue's ERC20 workload with the starter project, as a user runs it (the idx-node
+ * CLI, historical mode, default flags): BLOCKS blocks × 20 Transfers + 2 Approvals the filter
+ * must skip, 20 senders, 1,000 recipients; per Transfer one Transfer entity and two Account
+ * updates. Timed from the first block processed to the last one committed; peak RSS of the node.
+ */
+const BLOCKS = Number(process.env.BENCH_NODE_BLOCKS ?? 2000);
+
+interface Teardowns {
+  teardown(fn: () => unknown): void;
+  run(): Promise<void>;
+}
+
+function teardowns(): Teardowns {
+  const fns: (() => unknown)[] = [];
+  return {
+    teardown: (fn) => void fns.push(fn),
+    run: async () => {
+      for (const fn of fns.reverse()) await fn();
+    },
+  };
+}
+
+async function indexOnce(label: string, dir: string, anvilUrl: string, env: Record<string, string | undefined>, schema: string, toBlock: number, events: number, blocks: number) {
+  const port = 30000 + Math.floor(Math.random() * 10000);
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', anvilUrl, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const spawned = performance.now();
+  let started: number | undefined;
+  let peakRss = 0;
+  let startRss = 0;
+  await new Promise<void>((resolve, reject) => {
+    const early = (code: number | null) => reject(new Error(`idx-node exited with ${code} before finishing`));
+    child.on('exit', early);
+    const poll = setInterval(async () => {
+      try {
+        peakRss = Math.max(peakRss, Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024);
+      } catch {
+        // the process is gone; 'exit' reports it
+      }
+      const meta = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json()).catch(() => undefined)) as
+        | { currentProcessingHeight?: number; lastProcessedHeight?: number }
+        | undefined;
+      if (meta?.currentProcessingHeight !== undefined && started === undefined) {
+        started = performance.now();
+        startRss = peakRss;
+      }
+      if (meta?.lastProcessedHeight !== undefined && meta.lastProcessedHeight >= toBlock) {
+        clearInterval(poll);
+        // only our own listener: Node's child_process keeps listeners of its own on 'exit'
+        child.off('exit', early);
+        resolve();
+      }
+    }, 50);
+  });
+  const done = performance.now();
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  const seconds = (done - (started ?? spawned)) / 1000;
+  console.log(
+    `${label}: ${events} events in ${blocks} blocks in ${seconds.toFixed(1)} s = ${(events / seconds).toFixed(0)} events/s, ${(blocks / seconds).toFixed(0)} blocks/s; ` +
+      `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (${(startRss / 2 ** 20).toFixed(0)} MiB when indexing began); start-up ${(((started ?? spawned) - spawned) / 1000).toFixed(1)} s`,
+  );
+}
+
+const bench: Benchmark = {
+  name: 'node: index the ERC20 workload',
+  async run() {
+    const td = teardowns();
+    try {
+      const anvil = await startAnvil();
+      td.teardown(() => anvil.stop());
+      const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
+      const t0 = performance.now();
+      const w = await makeErc20Workload(client, { blocks: BLOCKS, transfersPerBlock: 20, approvalsPerBlock: 2, senders: 20, recipients: 1000 });
+      await client.request('anvil_mine', ['0x40']);
+      console.log(`workload: ${BLOCKS} blocks × (20 Transfers + 2 Approvals) on anvil in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const built = await buildErc20Project(td);
+      const events = w.transfers + w.senders.length; // the workload's transfers plus the mints
+      const blocks = w.toBlock - w.startBlock + 1;
+
+      if (process.env.DB_HOST) {
+        const dir = await copyProject(td, built);
+        const schema = uniqueSchemaName('idx_bench');
+        const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+        td.teardown(async () => {
+          const db = await createDb({ env });
+          await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+          await db.close();
+        });
+        await indexOnce('PostgreSQL', dir, anvil.url, env, schema, w.toBlock, events, blocks);
+      } else {
+        console.log('PostgreSQL: skipped (set DB_HOST)');
+      }
+      const dir = await copyProject(td, built);
+      td.teardown(() => rm(join(dir, '.idx-data'), { recursive: true, force: true }));
+      await indexOnce('PGlite', dir, anvil.url, {}, 'erc20', w.toBlock, events, blocks);
+    } finally {
+      await td.run();
+    }
+  },
+};
+
+export default bench;

@@ -1,0 +1,33 @@
+import { readdir } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * `npm run bench [filter]`: runs every `bench/*.bench.ts` whose name contains the filter.
+ * A benchmark module default-exports `{ name, run }`; it prints its own figures and asserts nothing.
+ */
+
+export interface Benchmark {
+  name: string;
+  run(): Promise<void>;
+}
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const filter = process.argv[2];
+const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort();
+let ran = 0;
+for (const file of files) {
+  const mod = (await import(pathToFileURL(`${dir}/${file}`).href)) as { default?: Benchmark | Benchmark[] };
+  const list = mod.default === undefined ? [] : Array.isArray(mod.default) ? mod.default : [mod.default];
+  for (const bench of list) {
+    if (filter !== undefined && !bench.name.includes(filter) && !file.includes(filter)) continue;
+    console.log(`\n== ${bench.name} (${file})`);
+    const started = performance.now();
+    await bench.run();
+    console.log(`-- ${bench.name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    ran++;
+  }
+}
+if (ran === 0) {
+  console.error(filter === undefined ? 'no benchmarks found in bench/' : `no benchmark matches "${filter}"`);
+  process.exitCode = 1;
+}

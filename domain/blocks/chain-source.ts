@@ -1,0 +1,38 @@
+import type { BlockRef, EthBlock, EthLog, EthReceipt, LogQuery } from './chain-data.ts';
+
+/** A read-only `eth_call`: the contract, the call data and, optionally, who calls. */
+export interface CallRequest {
+  to: string;
+  data: string;
+  from?: string;
+}
+
+/**
+ * What the indexing loop needs from a chain, in domain types. Implementations batch their requests
+ * (one round trip for many heights), retry what is worth retrying, and throw `IdxError`s whose
+ * `retryable` tells the loop whether trying the same call later may succeed.
+ */
+export interface ChainSource {
+  chainId(): Promise<number>;
+  /** hash of block 0, to check that the endpoints serve the chain the manifest names */
+  genesisHash(): Promise<string>;
+  /** height of the newest block */
+  bestHeight(): Promise<number>;
+  /**
+   * Height of the newest block the chain itself calls finalized, or null when the chain has no
+   * such notion; the caller then counts `--block-confirmations` back from `bestHeight()`.
+   */
+  finalizedHeight(): Promise<number | null>;
+  /** Blocks at these heights, in the same order; with `transactions` their full transactions. */
+  getBlocks(heights: readonly number[], options: { transactions: boolean }): Promise<EthBlock[]>;
+  /** Just the identity of each block, in the same order: enough to detect forks. */
+  getBlockRefs(heights: readonly number[]): Promise<BlockRef[]>;
+  /** Logs matching the query, ordered by block then log index; however the endpoint limits ranges. */
+  getLogs(query: LogQuery): Promise<EthLog[]>;
+  /** Receipts of these transactions, in the same order. */
+  getReceipts(txHashes: readonly string[]): Promise<EthReceipt[]>;
+  /** Every receipt of each of these blocks, in the same order: for handlers that read many receipts of a block. */
+  getBlockReceipts(heights: readonly number[]): Promise<EthReceipt[][]>;
+  /** `eth_call` against the state as of the block at `height` (after its transactions); returns the 0x-hex result. */
+  call(request: CallRequest, height: number): Promise<string>;
+}

@@ -1,0 +1,197 @@
+import t from 'tap';
+import { ValidationError } from '../errors.ts';
+import { parseSchema } from './parse-schema.ts';
+
+const problemsOf = (text: string): string[] => {
+  try {
+    parseSchema(text);
+  } catch (e) {
+    if (e instanceof ValidationError) return e.problems.map((p) => `${p.line}:${p.column} ${p.message}`);
+    throw e;
+  }
+  throw new Error('expected the schema to be rejected');
+};
+
+const ALL = /* GraphQL */ `
+"An account holding tokens"
+type Account @entity {
+  id: ID!
+  balance: BigInt!
+  sent: [Transfer] @derivedFrom(field: "from")
+  profile: Profile @derivedFrom(field: "account")
+}
+
+type Profile @entity {
+  id: ID!
+  account: Account! @index(unique: true)
+}
+
+enum TransferKind {
+  MINT
+  BURN
+  MOVE
+}
+
+type Meta @jsonField {
+  note: String
+  tags: [String!]
+}
+
+type Transfer @entity @compositeIndexes(fields: [["blockHeight", "kind"]]) {
+  id: ID!
+  blockHeight: BigInt! @index
+  from: Account!
+  to: Account
+  kind: TransferKind!
+  count: Int
+  price: Float
+  exact: BigDecimal
+  ok: Boolean!
+  at: Date
+  payload: Bytes
+  raw: JSON
+  meta: Meta
+  labels: [String]!
+  contractAddress: String! @index(unique: false)
+}
+`;
+
+t.test('every scalar, enum, relation, derived field, json type and index', async (t) => {
+  const model = parseSchema(ALL);
+  t.same(
+    model.entities.map((e) => [e.name, e.table]),
+    [
+      ['Account', 'accounts'],
+      ['Profile', 'profiles'],
+      ['Transfer', 'transfers'],
+    ],
+  );
+  t.same(model.enums, [{ name: 'TransferKind', pgName: 'transfer_kind', values: ['MINT', 'BURN', 'MOVE'] }]);
+  t.same(model.jsonTypes[0], {
+    name: 'Meta',
+    fields: [
+      { name: 'note', type: { kind: 'scalar', scalar: 'String' }, nullable: true, list: false, itemNullable: false },
+      { name: 'tags', type: { kind: 'scalar', scalar: 'String' }, nullable: true, list: true, itemNullable: false },
+    ],
+  });
+
+  const account = model.entities[0]!;
+  t.equal(account.description, 'An account holding tokens');
+  t.same(account.fields.find((f) => f.name === 'sent'), {
+    name: 'sent',
+    type: { kind: 'entity', entity: 'Transfer' },
+    nullable: true,
+    list: true,
+    itemNullable: true,
+    derivedFrom: 'from',
+  });
+  t.equal(account.fields.find((f) => f.name === 'sent')!.column, undefined, 'derived fields have no column');
+
+  const profile = model.entities[1]!;
+  t.same(profile.indexes, [{ columns: ['account_id'], unique: true }]);
+
+  const transfer = model.entities[2]!;
+  const col = (name: string) => transfer.fields.find((f) => f.name === name)!;
+  t.equal(col('blockHeight').column, 'block_height');
+  t.same(col('blockHeight').type, { kind: 'scalar', scalar: 'BigInt' });
+  t.equal(col('from').column, 'from_id');
+  t.same(col('from').type, { kind: 'entity', entity: 'Account' });
+  t.equal(col('to').nullable, true);
+  t.same(col('kind').type, { kind: 'enum', name: 'TransferKind' });
+  t.same(col('meta').type, { kind: 'json', name: 'Meta' });
+  t.same(col('raw').type, { kind: 'scalar', scalar: 'JSON' });
+  t.same([col('labels').list, col('labels').nullable, col('labels').itemNullable], [true, false, true]);
+  for (const s of ['Int', 'Float', 'BigDecimal', 'Boolean', 'Date', 'Bytes']) {
+    t.ok(transfer.fields.some((f) => f.type.kind === 'scalar' && f.type.scalar === s), `${s} field read`);
+  }
+  t.same(transfer.indexes, [
+    { columns: ['block_height'], unique: false },
+    { columns: ['from_id'], unique: false },
+    { columns: ['to_id'], unique: false },
+    { columns: ['contract_address'], unique: false },
+    { columns: ['block_height', 'kind'], unique: false },
+  ]);
+  t.same(JSON.parse(JSON.stringify(model)), model, 'the model is plain JSON, so it can be stored in _metadata');
+});
+
+t.test('syntax errors carry line and column', async (t) => {
+  const err = t.throws(() => parseSchema('type A @entity {\n  id: ID!\n  x: \n}', 'my/schema.graphql')) as ValidationError;
+  t.equal(err.code, 'VALIDATION_FAILED');
+  t.match(err.message, /my\/schema\.graphql:4:1: syntax error/);
+});
+
+t.test('every problem is listed, each where it is', async (t) => {
+  const problems = problemsOf(`type A @entity {
+  id: ID!
+  x: Foo
+  y: String @indexx
+  y: Int
+  bs: [B]
+}
+type B @entity {
+  name: String
+}
+type C {
+  id: ID!
+}
+`);
+  t.same(problems, [
+    '11:1 C: every type needs @entity (a table) or @jsonField (stored as JSON inside an entity)',
+    '3:6 A.x: unknown type "Foo"; expected one of ID, String, Int, BigInt, Float, Boolean, Date, Bytes, BigDecimal, JSON, an enum, an @entity or a @jsonField type',
+    '4:13 A.y: unknown directive @indexx; fields take @index or @derivedFrom',
+    '5:3 A.y is defined twice',
+    '6:7 A.bs: a list of entities needs @derivedFrom(field: "…") naming the field of B that points back',
+    '8:1 B: an entity needs the field "id: ID!"',
+  ]);
+});
+
+t.test('@derivedFrom must name a relation back', async (t) => {
+  t.same(
+    problemsOf(`type A @entity { id: ID!, bs: [B] @derivedFrom(field: "owner"), cs: [C] @derivedFrom(field: "a") }
+type B @entity { id: ID!, name: String }
+type C @entity { id: ID!, a: String }`),
+    [
+      '1:35 A.bs: @derivedFrom(field: "owner") but B has no field "owner"',
+      '1:73 A.cs: @derivedFrom(field: "a") needs C.a to be a relation to A',
+    ],
+  );
+});
+
+t.test('columns that collide or are reserved are refused', async (t) => {
+  t.same(problemsOf('type A @entity { id: ID!, blockHeight: Int, block_height: Int, createdAt: Date }'), [
+    '1:45 A.block_height and A.blockHeight would both be stored in column "block_height"; rename one',
+    '1:64 A.createdAt: column "created_at" is reserved for idx\'s own use; rename the field',
+  ]);
+});
+
+t.test('JSON, lists and nested lists', async (t) => {
+  t.same(problemsOf('type A @entity { id: ID!, j: JSON @index, m: [[Int]] }'), [
+    '1:35 A.j: JSON and list fields cannot be indexed',
+    '1:46 A.m: lists of lists are not supported; use a @jsonField type or JSON',
+  ]);
+  t.same(problemsOf('type J @jsonField { a: A }\ntype A @entity { id: ID!, j: J }'), [
+    '1:24 J.a: a @jsonField type cannot refer to the entity A; store its id as a String',
+  ]);
+});
+
+t.test('an empty schema is an error, not an empty project', async (t) => {
+  t.same(problemsOf('enum E { A }'), ['undefined:undefined the schema declares no @entity type']);
+});
+
+t.test('the SubQuery starter schema reads as SubQuery names it', async (t) => {
+  const model = parseSchema(`type StarterEntity @entity {
+  id: ID! #id is a required field
+  blockHeight: BigInt!
+  field2: String #filed2 is an optional field
+}`);
+  const e = model.entities[0]!;
+  t.equal(e.table, 'starter_entities');
+  t.same(
+    e.fields.map((f) => [f.name, f.column, f.nullable]),
+    [
+      ['id', 'id', false],
+      ['blockHeight', 'block_height', false],
+      ['field2', 'field2', true],
+    ],
+  );
+});

@@ -1,0 +1,24 @@
+import type { EthBlock, EthLog } from '../blocks/chain-data.ts';
+
+/**
+ * One block as the sandbox receives it: the block (with `transactions` when a handler needs them)
+ * and the block's logs that were fetched, in log-index order.
+ */
+export interface BlockContent {
+  block: EthBlock;
+  logs: readonly EthLog[];
+}
+
+/**
+ * A JSON ABI as the data source's asset holds it (an array of fragments), used to decode `args`.
+ * Typed loosely here because the domain takes no ABI library; the sandbox checks it with viem.
+ */
+export type JsonAbi = readonly Record<string, unknown>[];
+
+/** One handler invocation of a block, in the order the handlers must run. */
+export type HandlerCall =
+  | { handler: string; kind: 'block' }
+  /** `index` into `BlockContent.logs`; `abi` decodes `log.args` */
+  | { handler: string; kind: 'log'; index: number; abi?: JsonAbi }
+  /** `index` into `BlockContent.block.transactions`; `abi` decodes `tx.args` and the args of `tx.logs` */
+  | { handler: string; kind: 'transaction'; index: number; abi?: JsonAbi };

@@ -1,0 +1,539 @@
+import { ValidationError, type Problem } from '../errors.ts';
+import { parseAbiSignature } from './abi-signature.ts';
+import { cronExpressionProblem } from './cron-expression.ts';
+import {
+  HANDLER_KINDS,
+  type BlockFilter,
+  type DataSource,
+  type EndpointConfig,
+  type Handler,
+  type HandlerKind,
+  type LogFilter,
+  type Mapping,
+  type Network,
+  type ProjectManifest,
+  type Runner,
+  type Template,
+  type TransactionFilter,
+} from './project-model.ts';
+
+/** A field path as segments, e.g. `['dataSources', 0, 'startBlock']`. */
+export type FieldPath = readonly (string | number)[];
+
+/** Finds where a field sits in the source file, so problems can carry line/column. */
+export type LocateField = (path: FieldPath) => { line: number; column: number } | undefined;
+
+export interface ValidateManifestOptions {
+  locate?: LocateField;
+}
+
+/** `EthereumDatasourceKind.Runtime` */
+export const RUNTIME_DATASOURCE_KIND = 'ethereum/Runtime';
+export const SPEC_VERSION = '1.0.0';
+
+/** A data source without `startBlock` starts at block 1, as in SubQuery. */
+export const DEFAULT_START_BLOCK = 1;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+// A log topic given as hex; shorter values are left-padded to 32 bytes (SubQuery compares them with zeros stripped).
+const TOPIC_HEX = /^0x[0-9a-fA-F]{1,64}$/;
+// A 4-byte selector, or a longer prefix of the call data.
+const FUNCTION_HEX = /^0x(?:[0-9a-fA-F]{2}){4,}$/;
+
+const EXPECT_ADDRESS = 'expected a 0x-prefixed 20-byte hex address';
+const EXPECT_URL = 'expected an http(s):// or ws(s):// URL';
+const FILTER_KEYS: Record<HandlerKind, readonly string[]> = {
+  'ethereum/BlockHandler': ['modulo', 'timestamp'],
+  'ethereum/TransactionHandler': ['from', 'to', 'function'],
+  'ethereum/LogHandler': ['topics'],
+};
+
+/** `dataSources[0].mapping.handlers[1].kind`; keys that are not identifiers are quoted: `endpoint["https://…"]`. */
+export function formatFieldPath(path: FieldPath): string {
+  if (path.length === 0) return 'manifest';
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(seg)) out += out === '' ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+/**
+ * Checks a SubQuery Ethereum manifest (specVersion 1.0.0) and returns it normalised.
+ * Every problem is collected with its field path before throwing one ValidationError.
+ * Unknown top-level keys are allowed: SubQuery manifests carry extra keys.
+ */
+export function validateManifest(raw: unknown, source: string, options: ValidateManifestOptions = {}): ProjectManifest {
+  const c = createChecker(options.locate);
+  const root = asRecord(raw);
+  if (root === undefined) {
+    c.report([], 'expected an object with specVersion, schema, network and dataSources');
+    throw new ValidationError(source, c.problems);
+  }
+
+  if (root.specVersion === undefined) c.report(['specVersion'], 'required');
+  else if (root.specVersion !== SPEC_VERSION) {
+    c.report(['specVersion'], `expected "${SPEC_VERSION}" (idx reads SubQuery manifests of specVersion ${SPEC_VERSION})`);
+  }
+  const name = optionalString(c, ['name'], root.name);
+  const version = optionalString(c, ['version'], root.version);
+  const description = optionalString(c, ['description'], root.description);
+  const repository = optionalString(c, ['repository'], root.repository);
+  const runner = root.runner === undefined || root.runner === null ? undefined : checkRunner(c, ['runner'], root.runner);
+  const schemaRec = requiredRecord(c, ['schema'], root.schema, 'expected an object with file');
+  const schemaFile = schemaRec && requiredString(c, ['schema', 'file'], schemaRec.file);
+  const network = checkNetwork(c, ['network'], root.network);
+  const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));
+  const templates =
+    root.templates === undefined || root.templates === null
+      ? []
+      : checkList(c, ['templates'], root.templates, false, (p, v) => checkTemplate(c, p, v));
+  checkUniqueTemplateNames(c, root.templates);
+
+  if (c.problems.length > 0) throw new ValidationError(source, c.problems);
+  return definedOnly({
+    specVersion: SPEC_VERSION,
+    name,
+    version,
+    description,
+    repository,
+    runner,
+    schema: { file: schemaFile! },
+    network,
+    dataSources,
+    templates,
+  }) as ProjectManifest;
+}
+
+/**
+ * Used when the node is given `--network-endpoint`: the override replaces the endpoints, but the
+ * chain they serve must still come from the manifest. The reference words this as "an object
+ * `network` (with a nested `network` object)" and a failure "naming `network` and `network.network`".
+ * In SubQuery's Ethereum format that nested identity is `network.chainId`, so for us the nested
+ * network object means a `network` object carrying `chainId`. When it is missing or invalid we
+ * report both paths the reference names and say what to add.
+ */
+export function requireNetworkForEndpointOverride(raw: unknown, source = 'project manifest', options: ValidateManifestOptions = {}): void {
+  const network = asRecord(asRecord(raw)?.network);
+  if (network !== undefined && chainIdOf(network.chainId) !== undefined) return;
+  const c = createChecker(options.locate);
+  c.report(
+    ['network'],
+    network === undefined
+      ? 'required when --network-endpoint is given: the flag replaces network.endpoint, but the chain must come from the manifest; add network: { chainId: "<chain id>" }'
+      : 'must identify its chain when --network-endpoint is given',
+  );
+  c.report(
+    ['network', 'network'],
+    'the nested network identity is missing: idx reads it from network.chainId; set network.chainId to the EVM chain id as a string, e.g. "1"',
+  );
+  throw new ValidationError(source, c.problems);
+}
+
+interface Checker {
+  problems: Problem[];
+  report(path: FieldPath, message: string): void;
+}
+
+function createChecker(locate: LocateField | undefined): Checker {
+  const problems: Problem[] = [];
+  return {
+    problems,
+    report(path, message) {
+      const at = locate?.(path);
+      problems.push(at ? { path: formatFieldPath(path), message, line: at.line, column: at.column } : { path: formatFieldPath(path), message });
+    },
+  };
+}
+
+function checkRunner(c: Checker, path: FieldPath, v: unknown): Runner | undefined {
+  const rec = requiredRecord(c, path, v, 'expected an object with node and query');
+  if (rec === undefined) return undefined;
+  const node = requiredRecord(c, [...path, 'node'], rec.node, 'expected an object with name and version');
+  const query = requiredRecord(c, [...path, 'query'], rec.query, 'expected an object with name and version');
+  let nodeOptions: Record<string, boolean> | undefined;
+  if (node?.options !== undefined) {
+    const opts = requiredRecord(c, [...path, 'node', 'options'], node.options, 'expected an object');
+    if (opts !== undefined) {
+      nodeOptions = {};
+      for (const key of ['historical', 'unsafe', 'unfinalizedBlocks', 'skipTransactions']) {
+        const value = opts[key];
+        if (value === undefined) continue;
+        if (typeof value === 'boolean') nodeOptions[key] = value;
+        else c.report([...path, 'node', 'options', key], 'expected true or false');
+      }
+    }
+  }
+  const nodeName = node && requiredString(c, [...path, 'node', 'name'], node.name);
+  const nodeVersion = node && requiredString(c, [...path, 'node', 'version'], node.version);
+  const queryName = query && requiredString(c, [...path, 'query', 'name'], query.name);
+  const queryVersion = query && requiredString(c, [...path, 'query', 'version'], query.version);
+  return {
+    node: definedOnly({ name: nodeName!, version: nodeVersion!, options: nodeOptions }) as Runner['node'],
+    query: { name: queryName!, version: queryVersion! },
+  };
+}
+
+function checkNetwork(c: Checker, path: FieldPath, v: unknown): Network | undefined {
+  if (v === undefined || v === null) {
+    c.report(path, 'required');
+    return undefined;
+  }
+  const rec = asRecord(v);
+  if (rec === undefined) {
+    c.report(path, 'expected an object with chainId and endpoint');
+    return undefined;
+  }
+  const chainId = chainIdOf(rec.chainId);
+  if (rec.chainId === undefined || rec.chainId === null) c.report([...path, 'chainId'], 'required');
+  else if (chainId === undefined) c.report([...path, 'chainId'], 'expected the EVM chain id as a decimal string, e.g. "1"');
+
+  const endpoints = checkEndpoints(c, [...path, 'endpoint'], rec.endpoint);
+
+  let dictionary: string | string[] | undefined;
+  if (typeof rec.dictionary === 'string') {
+    if (!isUrl(rec.dictionary)) c.report([...path, 'dictionary'], EXPECT_URL);
+    dictionary = rec.dictionary;
+  } else if (Array.isArray(rec.dictionary)) {
+    rec.dictionary.forEach((d, i) => {
+      if (typeof d !== 'string' || !isUrl(d)) c.report([...path, 'dictionary', i], EXPECT_URL);
+    });
+    dictionary = [...(rec.dictionary as string[])];
+  } else if (rec.dictionary !== undefined && rec.dictionary !== null) {
+    c.report([...path, 'dictionary'], 'expected a URL or a list of URLs');
+  }
+
+  let bypassBlocks: (number | string)[] | undefined;
+  if (Array.isArray(rec.bypassBlocks)) {
+    bypassBlocks = [...(rec.bypassBlocks as (number | string)[])];
+    rec.bypassBlocks.forEach((b, i) => {
+      if (isNonNegativeInteger(b)) return;
+      const range = typeof b === 'string' ? /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(b) : null;
+      if (range === null || Number(range[1]) > Number(range[2])) {
+        c.report([...path, 'bypassBlocks', i], 'expected a block height or a range "from-to"');
+      }
+    });
+  } else if (rec.bypassBlocks !== undefined && rec.bypassBlocks !== null) {
+    c.report([...path, 'bypassBlocks'], 'expected a list of block heights or ranges "from-to"');
+  }
+
+  return definedOnly({ chainId: chainId!, endpoints, dictionary, bypassBlocks }) as Network;
+}
+
+/** `endpoint: string | string[] | { [url]: { headers?, batchSize? } }` → a list; absent is empty (`--network-endpoint` may supply them). */
+function checkEndpoints(c: Checker, path: FieldPath, v: unknown): EndpointConfig[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') {
+    if (!isUrl(v)) c.report(path, EXPECT_URL);
+    return [{ url: v }];
+  }
+  if (Array.isArray(v)) {
+    const out: EndpointConfig[] = [];
+    v.forEach((url, i) => {
+      if (typeof url !== 'string' || !isUrl(url)) c.report([...path, i], EXPECT_URL);
+      else out.push({ url });
+    });
+    return out;
+  }
+  const rec = asRecord(v);
+  if (rec === undefined) {
+    c.report(path, 'expected a URL, a list of URLs, or an object { <url>: { headers, batchSize } }');
+    return [];
+  }
+  const out: EndpointConfig[] = [];
+  for (const [url, config] of Object.entries(rec)) {
+    const at = [...path, url];
+    if (!isUrl(url)) c.report(at, EXPECT_URL);
+    if (config === undefined || config === null) {
+      out.push({ url });
+      continue;
+    }
+    const cfg = asRecord(config);
+    if (cfg === undefined) {
+      c.report(at, 'expected an object with headers and batchSize');
+      continue;
+    }
+    const endpoint: EndpointConfig = { url };
+    if (cfg.headers !== undefined) {
+      const headers = asRecord(cfg.headers);
+      if (headers === undefined || !Object.values(headers).every((h) => typeof h === 'string')) {
+        c.report([...at, 'headers'], 'expected an object of header names to string values');
+      } else endpoint.headers = { ...(headers as Record<string, string>) };
+    }
+    if (cfg.batchSize !== undefined) {
+      if (isPositiveInteger(cfg.batchSize)) endpoint.batchSize = cfg.batchSize;
+      else c.report([...at, 'batchSize'], 'expected a positive integer');
+    }
+    out.push(endpoint);
+  }
+  return out;
+}
+
+function checkDataSource(c: Checker, path: FieldPath, v: unknown): DataSource | undefined {
+  const rec = requiredRecord(c, path, v, 'expected an object');
+  if (rec === undefined) return undefined;
+  checkKind(c, path, rec.kind);
+  let startBlock = DEFAULT_START_BLOCK;
+  if (rec.startBlock !== undefined) {
+    if (isNonNegativeInteger(rec.startBlock)) startBlock = rec.startBlock;
+    else c.report([...path, 'startBlock'], 'expected a non-negative integer');
+  }
+  let endBlock: number | undefined;
+  if (rec.endBlock !== undefined && rec.endBlock !== null) {
+    if (!isNonNegativeInteger(rec.endBlock)) c.report([...path, 'endBlock'], 'expected a non-negative integer');
+    else if (rec.endBlock < startBlock) c.report([...path, 'endBlock'], `must not be below startBlock (${startBlock})`);
+    else endBlock = rec.endBlock;
+  }
+  const common = checkDataSourceCommon(c, path, rec);
+  return definedOnly({ kind: common.kind, startBlock, endBlock, options: common.options, assets: common.assets, mapping: common.mapping }) as DataSource;
+}
+
+function checkTemplate(c: Checker, path: FieldPath, v: unknown): Template | undefined {
+  const rec = requiredRecord(c, path, v, 'expected an object');
+  if (rec === undefined) return undefined;
+  const name = requiredString(c, [...path, 'name'], rec.name);
+  checkKind(c, path, rec.kind);
+  for (const key of ['startBlock', 'endBlock']) {
+    if (rec[key] !== undefined) c.report([...path, key], 'not allowed in a template: a template starts at the block where createDynamicDatasource is called');
+  }
+  const common = checkDataSourceCommon(c, path, rec);
+  return definedOnly({ name: name!, ...common }) as Template;
+}
+
+function checkUniqueTemplateNames(c: Checker, templates: unknown): void {
+  if (!Array.isArray(templates)) return;
+  const seen = new Map<string, number>();
+  templates.forEach((t, i) => {
+    const name = asRecord(t)?.name;
+    if (typeof name !== 'string') return;
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, i);
+    else c.report(['templates', i, 'name'], `"${name}" is already the name of templates[${first}]`);
+  });
+}
+
+function checkKind(c: Checker, path: FieldPath, kind: unknown): void {
+  if (kind === undefined) c.report([...path, 'kind'], 'required');
+  else if (kind !== RUNTIME_DATASOURCE_KIND) c.report([...path, 'kind'], `expected ${RUNTIME_DATASOURCE_KIND}`);
+}
+
+/** What data sources and templates share: kind, options, assets, mapping. */
+function checkDataSourceCommon(c: Checker, path: FieldPath, rec: Record<string, unknown>): Pick<DataSource, 'kind' | 'options' | 'assets' | 'mapping'> {
+  const assets: Record<string, { file: string }> = {};
+  if (rec.assets !== undefined && rec.assets !== null) {
+    const assetsRec = asRecord(rec.assets);
+    if (assetsRec === undefined) c.report([...path, 'assets'], 'expected an object { <name>: { file } }');
+    else {
+      for (const [name, asset] of Object.entries(assetsRec)) {
+        const a = requiredRecord(c, [...path, 'assets', name], asset, 'expected an object with file');
+        const file = a && requiredString(c, [...path, 'assets', name, 'file'], a.file);
+        if (file !== undefined) assets[name] = { file };
+      }
+    }
+  }
+
+  let options: DataSource['options'];
+  if (rec.options !== undefined && rec.options !== null) {
+    const opts = asRecord(rec.options);
+    if (opts === undefined) c.report([...path, 'options'], 'expected an object with abi and address');
+    else {
+      options = {};
+      if (opts.abi !== undefined) {
+        if (typeof opts.abi !== 'string') c.report([...path, 'options', 'abi'], 'expected a string naming an entry of assets');
+        else if (!Object.hasOwn(asRecord(rec.assets) ?? {}, opts.abi)) {
+          const names = Object.keys(asRecord(rec.assets) ?? {});
+          c.report(
+            [...path, 'options', 'abi'],
+            `"${opts.abi}" is not an entry of assets (${names.length === 0 ? 'assets is empty' : `have: ${names.join(', ')}`})`,
+          );
+        } else options.abi = opts.abi;
+      }
+      if (opts.address !== undefined && opts.address !== null) {
+        if (typeof opts.address === 'string' && ADDRESS.test(opts.address)) options.address = opts.address;
+        else c.report([...path, 'options', 'address'], EXPECT_ADDRESS);
+      }
+    }
+  }
+
+  const mapping = checkMapping(c, [...path, 'mapping'], rec.mapping);
+  return definedOnly({ kind: RUNTIME_DATASOURCE_KIND, options, assets, mapping: mapping! }) as Pick<DataSource, 'kind' | 'options' | 'assets' | 'mapping'>;
+}
+
+function checkMapping(c: Checker, path: FieldPath, v: unknown): Mapping | undefined {
+  const rec = requiredRecord(c, path, v, 'expected an object with file and handlers');
+  if (rec === undefined) return undefined;
+  const file = requiredString(c, [...path, 'file'], rec.file);
+  const handlers = checkList(c, [...path, 'handlers'], rec.handlers, true, (p, h) => checkHandler(c, p, h));
+  if (Array.isArray(rec.handlers) && rec.handlers.length === 0) c.report([...path, 'handlers'], 'expected at least one handler');
+  return { file: file!, handlers };
+}
+
+function checkHandler(c: Checker, path: FieldPath, v: unknown): Handler | undefined {
+  const rec = requiredRecord(c, path, v, 'expected an object with kind and handler');
+  if (rec === undefined) return undefined;
+  const handler = requiredString(c, [...path, 'handler'], rec.handler);
+  let kind: HandlerKind | undefined;
+  if (rec.kind === undefined) c.report([...path, 'kind'], 'required');
+  else if (!HANDLER_KINDS.includes(rec.kind as HandlerKind)) c.report([...path, 'kind'], `expected one of ${HANDLER_KINDS.join(', ')}`);
+  else kind = rec.kind as HandlerKind;
+
+  if (rec.filter === undefined || rec.filter === null || kind === undefined) return { kind: kind!, handler: handler! } as Handler;
+  const fpath = [...path, 'filter'];
+  const filter = asRecord(rec.filter);
+  if (filter === undefined) {
+    c.report(fpath, 'expected an object');
+    return undefined;
+  }
+  for (const key of Object.keys(filter)) {
+    if (!FILTER_KEYS[kind].includes(key)) c.report([...fpath, key], `unknown filter key for ${kind}; expected ${FILTER_KEYS[kind].join(' or ')}`);
+  }
+  if (kind === 'ethereum/BlockHandler') return { kind, handler: handler!, filter: checkBlockFilter(c, fpath, filter) };
+  if (kind === 'ethereum/TransactionHandler') return { kind, handler: handler!, filter: checkTransactionFilter(c, fpath, filter) };
+  return { kind, handler: handler!, filter: checkLogFilter(c, fpath, filter) };
+}
+
+function checkBlockFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): BlockFilter {
+  const out: BlockFilter = {};
+  if (f.modulo !== undefined && f.modulo !== null) {
+    if (isPositiveInteger(f.modulo)) out.modulo = f.modulo;
+    else c.report([...path, 'modulo'], 'expected a positive integer');
+  }
+  if (f.timestamp !== undefined && f.timestamp !== null) {
+    if (typeof f.timestamp !== 'string') c.report([...path, 'timestamp'], 'expected a cron expression string, e.g. "0 */1 * * *"');
+    else {
+      const problem = cronExpressionProblem(f.timestamp);
+      if (problem === undefined) out.timestamp = f.timestamp;
+      else c.report([...path, 'timestamp'], problem);
+    }
+  }
+  return out;
+}
+
+function checkTransactionFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): TransactionFilter {
+  const out: TransactionFilter = {};
+  if (f.from !== undefined) {
+    if (typeof f.from === 'string' && ADDRESS.test(f.from)) out.from = f.from;
+    else c.report([...path, 'from'], EXPECT_ADDRESS);
+  }
+  if (f.to !== undefined) {
+    if (f.to === null || (typeof f.to === 'string' && ADDRESS.test(f.to))) out.to = f.to;
+    else c.report([...path, 'to'], `${EXPECT_ADDRESS}, or null for contract creation`);
+  }
+  if (f.function !== undefined) {
+    const fn = f.function;
+    if (fn === null || fn === '0x' || (typeof fn === 'string' && FUNCTION_HEX.test(fn))) out.function = fn;
+    else {
+      const parsed = typeof fn === 'string' && fn.includes('(') ? parseAbiSignature(fn) : undefined;
+      if (parsed !== undefined && !('error' in parsed)) out.function = fn as string;
+      else {
+        const why = parsed && 'error' in parsed ? ` (${parsed.error})` : '';
+        c.report([...path, 'function'], `expected a function signature like transfer(address,uint256), a 0x 4-byte selector, or null / "0x" for no input${why}`);
+      }
+    }
+  }
+  return out;
+}
+
+function checkLogFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): LogFilter {
+  if (f.topics === undefined || f.topics === null) return {};
+  if (!Array.isArray(f.topics)) {
+    c.report([...path, 'topics'], 'expected a list of up to 4 topics');
+    return {};
+  }
+  if (f.topics.length > 4) c.report([...path, 'topics'], `expected at most 4 topics, got ${f.topics.length}`);
+  const topics: (string | null)[] = [];
+  f.topics.forEach((t, i) => {
+    if (t === null || t === undefined) return topics.push(null);
+    if (t === '!null' || (typeof t === 'string' && TOPIC_HEX.test(t))) return topics.push(t);
+    const parsed = typeof t === 'string' && t.includes('(') ? parseAbiSignature(t) : undefined;
+    if (parsed !== undefined && !('error' in parsed)) return topics.push(t as string);
+    const why = parsed && 'error' in parsed ? ` (${parsed.error})` : '';
+    c.report(
+      [...path, 'topics', i],
+      `expected an event signature like Transfer(address,address,uint256), a 0x hex value of at most 32 bytes, null or "!null"${why}`,
+    );
+  });
+  return { topics };
+}
+
+function checkList<T>(c: Checker, path: FieldPath, v: unknown, required: boolean, each: (path: FieldPath, item: unknown) => T | undefined): T[] {
+  if (v === undefined || v === null) {
+    if (required) c.report(path, 'required');
+    return [];
+  }
+  if (!Array.isArray(v)) {
+    c.report(path, 'expected a list');
+    return [];
+  }
+  const out: T[] = [];
+  v.forEach((item, i) => {
+    const checked = each([...path, i], item);
+    if (checked !== undefined) out.push(checked);
+  });
+  return out;
+}
+
+function requiredRecord(c: Checker, path: FieldPath, v: unknown, expected: string): Record<string, unknown> | undefined {
+  if (v === undefined || v === null) {
+    c.report(path, 'required');
+    return undefined;
+  }
+  const rec = asRecord(v);
+  if (rec === undefined) c.report(path, expected);
+  return rec;
+}
+
+function requiredString(c: Checker, path: FieldPath, v: unknown): string | undefined {
+  if (v === undefined || v === null) c.report(path, 'required');
+  else if (typeof v !== 'string' || v.trim() === '') c.report(path, 'expected a non-empty string');
+  else return v;
+  return undefined;
+}
+
+function optionalString(c: Checker, path: FieldPath, v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  c.report(path, 'expected a string');
+  return undefined;
+}
+
+/** A plain object, or a Map (project.ts writes `assets: new Map([...])`). */
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, val]) => [String(k), val]));
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+  return undefined;
+}
+
+/**
+ * EVM chain ids are decimal strings (the node compares them with eth_chainId); an unquoted YAML
+ * number is accepted and read as its decimal string.
+ */
+function chainIdOf(v: unknown): string | undefined {
+  if (typeof v === 'string' && /^[0-9]+$/.test(v)) return v;
+  if (isNonNegativeInteger(v)) return String(v);
+  return undefined;
+}
+
+function isUrl(s: string): boolean {
+  if (!/^(https?|wss?):\/\/\S+$/i.test(s)) return false;
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isNonNegativeInteger(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function isPositiveInteger(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+}
+
+function definedOnly<T extends Record<string, unknown>>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}

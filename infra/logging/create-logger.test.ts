@@ -1,0 +1,65 @@
+import { hostname } from 'node:os';
+import t from 'tap';
+import { createLogger, debugScopes, type CreateLoggerOptions } from './create-logger.ts';
+
+const capture = (opts: Omit<CreateLoggerOptions, 'write'>) => {
+  const lines: string[] = [];
+  return { lines, logger: createLogger({ ...opts, write: (l) => lines.push(l) }) };
+};
+
+t.test('colored lines read <timestamp> <<category>> <LEVEL> <message>', async (t) => {
+  const { lines, logger } = capture({ level: 'info', format: 'colored', colors: false });
+  logger.child('fetch').info('fetch block [1,100], total 100 blocks');
+  logger.child('store').warn('slow flush', { ms: 812, height: 5n });
+  logger.debug('hidden at info');
+  t.equal(lines.length, 2);
+  t.match(lines[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z <fetch> INFO fetch block \[1,100\], total 100 blocks\n$/);
+  t.match(lines[1], /^\S+ <store> WARN slow flush \{"ms":812,"height":"5"\}\n$/);
+});
+
+t.test('json lines carry level, timestamp, pid, hostname, category, message', async (t) => {
+  const { lines, logger } = capture({ level: 'debug', format: 'json' });
+  logger.child('rpc').debug('retrying', { attempt: 2 });
+  const rec = JSON.parse(lines[0]!);
+  t.match(rec, { level: 'debug', pid: process.pid, hostname: hostname(), category: 'rpc', message: 'retrying', attempt: 2 });
+  t.ok(!Number.isNaN(Date.parse(rec.timestamp)));
+});
+
+t.test('--log-level=silent prints nothing, not even errors or profiler lines', async (t) => {
+  const { lines, logger } = capture({ level: 'silent', format: 'colored', profiler: true, debug: '*' });
+  logger.fatal('x');
+  logger.child('fetch').debug('y');
+  logger.profile('Indexer', 'processBlock', 3);
+  t.same(lines, []);
+});
+
+t.test('--debug scopes override the level for their categories', async (t) => {
+  const { lines, logger } = capture({ level: 'warn', format: 'colored', colors: false, debug: '*,-sql' });
+  logger.child('sql').debug('select 1');
+  logger.child('fetch').debug('fetching');
+  logger.child('fetch').trace('too fine');
+  t.equal(lines.length, 1);
+  t.match(lines[0], /<fetch> DEBUG fetching/);
+  t.equal(logger.child('sql').isDebugEnabled(), false);
+
+  const only = debugScopes('store,rpc');
+  t.same(['store', 'rpc', 'fetch'].map(only), [true, true, false]);
+  const except = debugScopes('-sql');
+  t.same(['store', 'sql'].map(except), [true, false]);
+  t.equal(debugScopes(undefined)('store'), false);
+});
+
+t.test('profiler lines only with --profiler, whatever the level', async (t) => {
+  const on = capture({ level: 'error', format: 'colored', colors: false, profiler: true });
+  on.logger.profile('StoreService', 'flush', 12.4);
+  t.match(on.lines[0], /^\S+ <profiler> INFO StoreService, flush, 12 ms\n$/);
+  const off = capture({ level: 'info', format: 'colored', colors: false });
+  off.logger.profile('StoreService', 'flush', 12);
+  t.same(off.lines, []);
+});
+
+t.test('colors on a terminal', async (t) => {
+  const { lines, logger } = capture({ level: 'info', format: 'colored', colors: true });
+  logger.error('boom');
+  t.match(lines[0], /\u001b\[31mERROR\u001b\[0m boom/);
+});

@@ -1,0 +1,96 @@
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+/**
+ * A kysely dialect over an embedded PGlite.
+ *
+ * Written here because `kysely-pglite-dialect` declares PGlite ≤ 0.4 as its peer and we run 0.5.
+ * PGlite is a single backend session, so the driver hands out its one connection to one holder
+ * at a time: a kysely transaction keeps it from `begin` to `commit`, and every other query waits,
+ * which serializes transactions exactly as separate pooled connections would isolate them.
+ */
+export function createPgliteDialect(pglite: PGlite): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => createPgliteDriver(pglite),
+    createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
+
+function createPgliteDriver(pglite: PGlite): Driver {
+  const connection = createPgliteConnection(pglite);
+  // A FIFO of waiters for the single connection.
+  let held = false;
+  const waiters: (() => void)[] = [];
+  return {
+    async init() {
+      await pglite.waitReady;
+    },
+    async acquireConnection() {
+      if (held) await new Promise<void>((resolve) => waiters.push(resolve));
+      held = true;
+      return connection;
+    },
+    async releaseConnection() {
+      const next = waiters.shift();
+      if (next === undefined) held = false;
+      else next();
+    },
+    async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings) {
+      let text = 'begin';
+      if (settings.isolationLevel !== undefined) text += ` isolation level ${settings.isolationLevel}`;
+      if (settings.accessMode !== undefined) text += ` ${settings.accessMode}`;
+      await conn.executeQuery(CompiledQuery.raw(text));
+    },
+    async commitTransaction(conn: DatabaseConnection) {
+      await conn.executeQuery(CompiledQuery.raw('commit'));
+    },
+    async rollbackTransaction(conn: DatabaseConnection) {
+      await conn.executeQuery(CompiledQuery.raw('rollback'));
+    },
+    async destroy() {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+function createPgliteConnection(pglite: PGlite): DatabaseConnection {
+  return {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      if (query.parameters.length === 0) {
+        // The simple protocol, as `pg` uses for parameterless queries: allows several statements
+        // (migration files), and answers with the last statement's result.
+        const results = await pglite.exec(query.sql);
+        const last = results[results.length - 1];
+        return { rows: (last?.rows ?? []) as R[], numAffectedRows: affected(last) };
+      }
+      const result = await pglite.query<R>(query.sql, query.parameters as unknown[]);
+      return { rows: result.rows, numAffectedRows: affected(result) };
+    },
+    // eslint-disable-next-line require-yield
+    async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+      throw new Error('streaming queries are not supported on PGlite');
+    },
+  };
+}
+
+function affected(result: { affectedRows?: number; command?: string; rowCount?: number } | undefined): bigint | undefined {
+  if (result === undefined) return undefined;
+  const command = result.command?.toUpperCase();
+  if (command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE') {
+    return BigInt(result.rowCount ?? result.affectedRows ?? 0);
+  }
+  return undefined;
+}

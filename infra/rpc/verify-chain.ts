@@ -1,0 +1,64 @@
+import { IdxError } from '../../domain/errors.ts';
+import type { RpcClient } from './create-rpc-client.ts';
+import { toBlockRef } from './eth-wire.ts';
+import { hexToNumber } from './hex-quantity.ts';
+import { RpcUnreachableError } from './rpc-error.ts';
+
+export interface ChainIdentity {
+  chainId: number;
+  genesisHash: string;
+}
+
+export interface ExpectedChain {
+  /** the manifest's `network.chainId` (a string in SubQuery manifests) */
+  chainId: string | number;
+  /** the genesis hash an earlier run stored, if any */
+  genesisHash?: string;
+}
+
+/**
+ * Asks every endpoint for its chain id and genesis block and checks them against the manifest
+ * (and an earlier run): with several endpoints in rotation, one on the wrong chain would mix two
+ * chains' data silently. Endpoints that do not answer are skipped here (the client fails over
+ * around them); none answering is RPC_UNREACHABLE.
+ */
+export async function verifyChain(client: RpcClient, expected: ExpectedChain): Promise<ChainIdentity> {
+  const answers = await client.batchEach([
+    { method: 'eth_chainId', params: [] },
+    { method: 'eth_getBlockByNumber', params: ['0x0', false] },
+  ]);
+  const identities: (ChainIdentity & { endpoint: string })[] = [];
+  for (const a of answers) {
+    if ('failure' in a) continue;
+    const [id, genesis] = a.settled;
+    if (!id!.ok) throw id!.error;
+    if (!genesis!.ok) throw genesis!.error;
+    if (genesis!.value === null) throw new IdxError('CHAIN_NO_GENESIS', `${a.endpoint} has no block 0 (a pruned node?): the indexer needs it to identify the chain`);
+    identities.push({ endpoint: a.endpoint, chainId: hexToNumber(id!.value, 'chain id'), genesisHash: toBlockRef(genesis!.value).hash });
+  }
+  if (identities.length === 0) {
+    throw new RpcUnreachableError('eth_chainId', answers.length, answers.map((a) => ({ endpoint: a.endpoint, error: 'failure' in a ? a.failure : '' })));
+  }
+  const want = String(expected.chainId).trim();
+  for (const e of identities) {
+    if (String(e.chainId) !== want) {
+      throw new IdxError('CHAIN_ID_MISMATCH', `${e.endpoint} serves chain ${e.chainId}, but the manifest's network.chainId is "${want}": point the endpoint at chain ${want}, or fix network.chainId`);
+    }
+  }
+  const first = identities[0]!;
+  const other = identities.find((e) => e.genesisHash !== first.genesisHash);
+  if (other !== undefined) {
+    throw new IdxError('CHAIN_GENESIS_MISMATCH', `the endpoints serve different chains with id ${first.chainId}: ${first.endpoint} has genesis ${first.genesisHash}, ${other.endpoint} has ${other.genesisHash}; use endpoints of one chain`);
+  }
+  if (expected.genesisHash !== undefined) checkStoredGenesis(expected.genesisHash, first.genesisHash, first.endpoint);
+  return { chainId: first.chainId, genesisHash: first.genesisHash };
+}
+
+/** The genesis an earlier run stored against the one `endpoint` serves now; for a check made once the database is open. */
+export function checkStoredGenesis(stored: string, served: string, endpoint: string): void {
+  if (stored.toLowerCase() === served.toLowerCase()) return;
+  throw new IdxError(
+    'CHAIN_GENESIS_MISMATCH',
+    `this database schema was indexed from a chain with genesis ${stored.toLowerCase()}, but ${endpoint} serves genesis ${served.toLowerCase()} (a restarted dev chain?): use another --db-schema, or force-clean to start over`,
+  );
+}

@@ -1,0 +1,50 @@
+import { createRequire } from 'node:module';
+import { rename, writeFile } from 'node:fs/promises';
+import { dirname, extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
+import { rollup, type Plugin } from 'rollup';
+
+/**
+ * Bundles the in-sandbox runtime (`isolate/prelude.ts`, the `buffer` package, the builtins) into one
+ * script with rollup. Run as a script (`bundle-prelude.ts <out-file>`) by create-prelude-cache.ts in a
+ * child process, so that rollup and swc never load into the indexer's own memory.
+ */
+// Loaded through require: the typings of these two plugins do not compile under this repository's settings.
+const requireCjs = createRequire(import.meta.url);
+const commonjs = requireCjs('@rollup/plugin-commonjs') as (options?: object) => Plugin;
+const swc = (requireCjs('@rollup/plugin-swc') as { swc: (options: object) => Plugin }).swc;
+
+export async function bundlePrelude(): Promise<string> {
+  const here = fileURLToPath(import.meta.url);
+  // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
+  const ext = extname(here);
+  const isolateDir = `${dirname(here)}/isolate`;
+  const bundle = await rollup({
+    input: `${isolateDir}/prelude${ext}`,
+    plugins: [
+      // the npm `buffer` package, not Node's: the isolate has no Node
+      nodeResolve({ preferBuiltins: false, browser: true }),
+      commonjs(),
+      swc({ include: [`${isolateDir}/**`], swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } } }),
+    ],
+    onwarn(warning, warn) {
+      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
+    },
+  });
+  try {
+    const { output } = await bundle.generate({ format: 'cjs', exports: 'named', strict: true });
+    return `(function () {\nvar module = { exports: {} }, exports = module.exports;\n${output[0].code}\nreturn module.exports;\n})()`;
+  } finally {
+    await bundle.close();
+  }
+}
+
+// As a script: bundle into the file named by the first argument, atomically (another process may race).
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const out = process.argv[2];
+  if (out === undefined) throw new Error('usage: bundle-prelude <out-file>');
+  const part = `${out}.${process.pid}.part`;
+  await writeFile(part, await bundlePrelude());
+  await rename(part, out);
+}

@@ -1,0 +1,143 @@
+import ivm from 'isolated-vm';
+import type { PreludeCache } from './create-prelude-cache.ts';
+import type { HostBridge } from './create-host-bridge.ts';
+import type { BlockOutcome, BlockPayload, InstallOptions, LoadOutcome } from './isolate/wire.ts';
+import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
+
+export interface IsolatedRuntimeOptions {
+  code: string;
+  fileName: string;
+  memoryLimitMb: number;
+  /** bounds evaluating the bundle's top level */
+  loadTimeoutMs: number;
+  install: Omit<InstallOptions, 'progress'>;
+  prelude: PreludeCache;
+  bridge: HostBridge;
+}
+
+interface Live {
+  isolate: ivm.Isolate;
+  runBlock: ivm.Reference<(payload: unknown) => Promise<BlockOutcome>>;
+  load: LoadOutcome;
+}
+
+// Runs inside the isolate: turns the host's References into the plain functions the prelude takes,
+// so no isolated-vm object is ever reachable from mapping code. Awaited host calls use
+// applySyncPromise: the isolate's thread waits for the host's answer instead of being scheduled
+// again, which measured ~30% more store reads per second; the call stays async to the mapping,
+// and disposing the isolate (timeout) still cuts a wait short.
+const BOOTSTRAP = `
+const [preludeExports, callRef, syncRef, logRef, options] = [$0, $1, $2, $3, $4];
+const bridge = {
+  call: async (op, args, writes) => callRef.applySyncPromise(undefined, [op, args, writes], { arguments: { copy: true } }),
+  callSync: (op, args) => syncRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
+  log: (level, message, fields) => logRef.applyIgnored(undefined, [level, message, fields], { arguments: { copy: true } }),
+};
+return preludeExports.deref().install(bridge, options);
+`;
+
+/**
+ * Mappings in an isolated-vm isolate: one per project, with a memory limit. Each block's data
+ * enters with one ExternalCopy; store reads cross back per call; writes travel in batches. The
+ * host never waits on the isolate's thread, so a stuck handler can be cut off by disposing it.
+ */
+export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingRuntime {
+  const progressBuffer = new SharedArrayBuffer(4);
+  const progress = new Int32Array(progressBuffer);
+  const { bridge } = options;
+  // applySyncPromise takes no result options, so the answer is handed back as a copy explicitly
+  const callRef = new ivm.Reference(async (op: never, args: never, writes: never) => {
+    const result = await bridge.call(op, args, writes);
+    return result === undefined ? undefined : new ivm.ExternalCopy(result).copyInto({ release: true });
+  });
+  const syncRef = new ivm.Reference((op: never, args: never) => bridge.callSync(op, args));
+  const logRef = new ivm.Reference((level: string, message: string, fields: Record<string, unknown> | undefined) => bridge.log(level, message, fields));
+  let live: Promise<Live> | undefined;
+  let current: Live | undefined;
+
+  const create = async (): Promise<Live> => {
+    const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMb });
+    try {
+      const context = await isolate.createContext();
+      const { prelude } = options;
+      // The compile cache is kept as plain bytes; its ExternalCopy lives only for this compile, so no
+      // isolated-vm handle outlives the sandboxes (one left for process teardown can trip an assertion).
+      const cached = prelude.v8Cache === undefined ? undefined : new ivm.ExternalCopy(prelude.v8Cache);
+      const script = await isolate.compileScript(await prelude.code(), {
+        filename: 'idx:sandbox-runtime.js',
+        ...(cached === undefined ? { produceCachedData: true } : { cachedData: cached }),
+      });
+      cached?.release();
+      // isolated-vm sets `cachedData` on the script when asked to produce it (not in its typings)
+      const produced = (script as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+      if (produced !== undefined) {
+        if (prelude.v8Cache === undefined) prelude.v8Cache = produced.copy();
+        produced.release();
+      }
+      const preludeExports = await script.run(context, { reference: true });
+      const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
+      const runtime = await context.evalClosure(BOOTSTRAP, [preludeExports, callRef, syncRef, logRef, installOptions], { result: { reference: true } });
+      const load = await runtime.get('load', { reference: true });
+      const runBlock = await runtime.get('runBlock', { reference: true });
+      let outcome: LoadOutcome;
+      try {
+        // the line break keeps the bundle's own line numbers (lineOffset -1) for stack traces
+        const user = await isolate.compileScript(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 });
+        const factory = await user.run(context, { reference: true });
+        outcome = (await load.apply(undefined, [factory.derefInto()], { result: { copy: true }, timeout: options.loadTimeoutMs })) as LoadOutcome;
+      } catch (err) {
+        outcome = { ok: false, error: toThrownError(err) };
+      }
+      return { isolate, runBlock, load: outcome };
+    } catch (err) {
+      isolate.dispose();
+      throw err;
+    }
+  };
+
+  return {
+    async ready() {
+      live ??= create();
+      try {
+        current = await live;
+      } catch (err) {
+        live = undefined;
+        throw err;
+      }
+      return current.load;
+    },
+
+    async runBlock(payload: BlockPayload) {
+      const state = current;
+      if (state === undefined) throw new Error('runtime not ready');
+      progress[0] = 0;
+      try {
+        return await state.runBlock.apply(undefined, [new ivm.ExternalCopy(payload).copyInto({ release: true })], { result: { promise: true, copy: true } });
+      } catch (err) {
+        if (state.isolate.isDisposed && current === state) {
+          current = undefined;
+          live = undefined;
+          const message = (err as Error)?.message ?? String(err);
+          throw new RuntimeDied(/memory limit/i.test(message) ? 'memory-limit' : 'crashed', message);
+        }
+        throw err;
+      }
+    },
+
+    progress: () => progress[0]!,
+
+    reset() {
+      const state = current;
+      current = undefined;
+      live = undefined;
+      if (state !== undefined && !state.isolate.isDisposed) state.isolate.dispose();
+    },
+
+    dispose() {
+      this.reset();
+      callRef.release();
+      syncRef.release();
+      logRef.release();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { createRequire } from 'node:module';
+import { Script, createContext, type Context } from 'node:vm';
+import type { PreludeCache } from './create-prelude-cache.ts';
+import type { HostBridge } from './create-host-bridge.ts';
+import type { BlockOutcome, BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } from './isolate/wire.ts';
+import { toThrownError, type MappingRuntime } from './mapping-runtime.ts';
+
+export interface NodeVmRuntimeOptions {
+  code: string;
+  fileName: string;
+  /** bounds the bundle's top level and each block's synchronous start */
+  timeoutMs: number;
+  install: Omit<InstallOptions, 'progress'>;
+  prelude: PreludeCache;
+  bridge: HostBridge;
+}
+
+interface Live {
+  context: Context;
+  runtime: { runBlock(payload: BlockPayload): Promise<BlockOutcome> };
+  load: LoadOutcome;
+  abandoned: boolean;
+}
+
+const RUN = new Script('__idx_runtime.runBlock(__idx_payload)', { filename: 'idx:sandbox-run.js' });
+
+/**
+ * --unsafe mappings in a node:vm context: real Node modules (`fs`, `http`, anything installed)
+ * cannot be moved into an isolate, so unsafe mode runs where they live, as SubQuery's unsafe mode
+ * does (a Node VM). The same runtime script sets the same globals, plus `unsafeApi` and `fetch`.
+ * The price: no memory limit, and a handler stuck in a loop after its first `await` cannot be
+ * interrupted (a never-settling await still times out).
+ */
+export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRuntime {
+  const progressBuffer = new SharedArrayBuffer(4);
+  const progress = new Int32Array(progressBuffer);
+  let live: Promise<Live> | undefined;
+  let current: Live | undefined;
+
+  const create = async (): Promise<Live> => {
+    const state = { abandoned: false } as Live;
+    const guard = () => {
+      if (state.abandoned) throw new Error('this block was abandoned after a timeout; its late calls are refused');
+    };
+    // copies keep the isolate's semantics: the host never shares objects with the mapping
+    const bridge: Bridge = {
+      call: async (op, args, writes) => {
+        guard();
+        return structuredClone(await options.bridge.call(op, structuredClone(args), structuredClone(writes)));
+      },
+      callSync: (op, args) => {
+        guard();
+        return options.bridge.callSync(op, structuredClone(args));
+      },
+      log: (level, message, fields) => {
+        if (!state.abandoned) options.bridge.log(level, message, fields);
+      },
+    };
+    const unsafe: UnsafeExtras = {
+      require: createRequire(options.fileName),
+      globals: { fetch, Buffer, URL, URLSearchParams, AbortController, setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, queueMicrotask, process },
+    };
+    const context = createContext({});
+    const prelude = new Script(await options.prelude.code(), { filename: 'idx:sandbox-runtime.js' }).runInContext(context) as {
+      install(bridge: Bridge, options: InstallOptions, unsafe: UnsafeExtras): Live['runtime'] & { load(factory: unknown): LoadOutcome };
+    };
+    const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe);
+    let load: LoadOutcome;
+    try {
+      const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(context, {
+        timeout: options.timeoutMs,
+      });
+      context.__idx_load = () => runtime.load(factory);
+      load = new Script('__idx_load()').runInContext(context, { timeout: options.timeoutMs }) as LoadOutcome;
+    } catch (err) {
+      load = { ok: false, error: toThrownError(err) };
+    }
+    context.__idx_runtime = runtime;
+    Object.assign(state, { context, runtime, load });
+    return state;
+  };
+
+  return {
+    async ready() {
+      live ??= create();
+      try {
+        current = await live;
+      } catch (err) {
+        live = undefined;
+        throw err;
+      }
+      return current.load;
+    },
+
+    async runBlock(payload) {
+      const state = current;
+      if (state === undefined) throw new Error('runtime not ready');
+      progress[0] = 0;
+      state.context.__idx_payload = payload;
+      return (await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as BlockOutcome;
+    },
+
+    progress: () => progress[0]!,
+
+    reset() {
+      if (current !== undefined) current.abandoned = true;
+      current = undefined;
+      live = undefined;
+    },
+
+    dispose() {
+      this.reset();
+    },
+  };
+}

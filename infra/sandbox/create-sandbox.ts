@@ -1,0 +1,226 @@
+import { SourceMap } from 'node:module';
+import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';
+import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
+import { createAbiDecoder, type AbiDecoder } from './abi-decoder.ts';
+import { createHostBridge, WriteFailed } from './create-host-bridge.ts';
+import { createIsolatedRuntime } from './create-isolated-runtime.ts';
+import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
+import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
+import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
+import type { BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
+import { mapStack } from './map-stack.ts';
+import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
+import { SandboxError } from './sandbox-error.ts';
+
+export interface SandboxOptions {
+  /** the project's built `dist/index.js`: one CommonJS bundle */
+  code: string;
+  /** its `dist/index.js.map` (JSON text or parsed), to point errors at the project's sources */
+  sourceMap?: string | object;
+  /** the bundle's path; stack frames name it */
+  fileName: string;
+  /** --unsafe: any `require`, `fetch`, `unsafeApi`; runs in node:vm instead of an isolate */
+  unsafe?: boolean;
+  /** --timeout: milliseconds for all handlers of one block (default 10000) */
+  timeoutMs?: number;
+  /** the isolate's heap limit (default 256; not enforced with --unsafe) */
+  memoryLimitMb?: number;
+  /** --query-limit: the largest `limit` a store read may ask for, and the default one (default 100) */
+  queryLimit?: number;
+  host: MappingHost;
+  /**
+   * Entities the sandbox remembers from the mapping's own reads and writes so a repeated
+   * `store.get` needs no host round trip (default 10000; 0 = off). Correct while this sandbox is
+   * the only writer of the project's entities; turn it off when another process writes them too
+   * (e.g. --multi-chain). It is cleared when a block fails or a height is run again (rewinds).
+   */
+  readCacheSize?: number;
+  /** share one per process: the runtime bundle is built once per cache */
+  prelude?: PreludeCache;
+}
+
+export interface Sandbox {
+  /** names of the functions the bundle exports (the handlers a manifest may name) */
+  readonly handlers: readonly string[];
+  /**
+   * Runs the calls of one block strictly in order, each awaited. Rejects with a `SandboxError`
+   * (`HANDLER_FAILED`, `SANDBOX_TIMEOUT`, `SANDBOX_MEMORY_LIMIT`, `HANDLER_NOT_FOUND`, …); the block's
+   * store writes may then have partly reached the host and must be dropped with the block.
+   */
+  runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<void>;
+  dispose(): void;
+}
+
+const DEFAULTS = { timeoutMs: 10_000, memoryLimitMb: 256, queryLimit: 100, readCacheSize: 10_000 };
+
+/** Loads a project's bundle into a fresh sandbox; load errors (syntax, a forbidden `require`) reject here. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
+  const queryLimit = options.queryLimit ?? DEFAULTS.queryLimit;
+  const memoryLimitMb = options.memoryLimitMb ?? DEFAULTS.memoryLimitMb;
+  const prelude = options.prelude ?? createPreludeCache();
+  const sourceMap = readSourceMap(options.sourceMap, options.fileName);
+  const bridge = createHostBridge(options.host);
+  const install = { queryLimit, readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize, chainId: options.host.chainId, unsafe: options.unsafe === true };
+  const runtime: MappingRuntime = options.unsafe
+    ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })
+    : createIsolatedRuntime({ code: options.code, fileName: options.fileName, memoryLimitMb, loadTimeoutMs: timeoutMs, install, prelude, bridge });
+  const decoders = new WeakMap<JsonAbi, AbiDecoder>();
+  const decoder = (abi: JsonAbi): AbiDecoder => {
+    let d = decoders.get(abi);
+    if (d === undefined) decoders.set(abi, (d = createAbiDecoder(abi)));
+    return d;
+  };
+  let busy = false;
+  let disposed = false;
+  // whether the last block completed: when not, its writes never reached the store for good
+  let lastCompleted = true;
+
+  const ready = async (): Promise<readonly string[]> => {
+    const load = await runtime.ready();
+    if (load.ok) return load.handlers;
+    runtime.reset();
+    const { stack, location } = mapStack(load.error.stack ?? '', options.fileName, sourceMap);
+    const code = load.error.name === 'ModuleNotAllowedError' ? 'MODULE_NOT_ALLOWED' : 'SANDBOX_LOAD_FAILED';
+    throw new SandboxError(code, `${options.fileName} failed to load: ${load.error.message}${location ? `\n    at ${location}` : ''}`, { location, mappingStack: stack });
+  };
+
+  const payloadOf = (content: BlockContent, calls: readonly HandlerCall[]): BlockPayload => {
+    const { block, logs } = content;
+    const txs = block.transactions ?? [];
+    const wireCalls = calls.map((c, i): WireCall => {
+      if (c.kind === 'block') return [c.handler, 0, 0];
+      const list = c.kind === 'log' ? logs : txs;
+      if (!Number.isInteger(c.index) || c.index < 0 || c.index >= list.length) {
+        throw new SandboxError('INVALID_HANDLER_CALL', `call ${i} (${c.handler}) refers to ${c.kind} ${c.index} of block ${block.height}, which has ${list.length}`, { handler: c.handler, height: block.height });
+      }
+      if (c.kind === 'log') {
+        const log = logs[c.index]!;
+        return [c.handler, 1, c.index, c.abi && decodeLog(decoder(c.abi), log.topics, log.data, c.handler)];
+      }
+      const tx = txs[c.index]!;
+      if (c.abi === undefined) return [c.handler, 2, c.index];
+      const d = decoder(c.abi);
+      const txLogArgs: [number, WireResult][] = [];
+      logs.forEach((log, li) => {
+        if (log.transactionHash !== tx.hash) return;
+        const args = d.decodeLog(log.topics, log.data);
+        if (args !== undefined) txLogArgs.push([li, args]);
+      });
+      return [c.handler, 2, c.index, d.decodeInput(tx.input), txLogArgs];
+    });
+    return {
+      height: block.height,
+      fresh: !lastCompleted,
+      block: toWireBlock(block),
+      transactions: txs.map((tx) => toWireTransaction(tx, block.timestamp)),
+      logs: logs.map(toWireLog),
+      calls: wireCalls,
+    };
+  };
+
+  const decodeLog = (d: AbiDecoder, topics: readonly string[], data: string, handler: string): WireResult | undefined => {
+    const args = d.decodeLog(topics, data);
+    if (args === undefined) options.host.logger('warn', `${handler}: the log with topic ${topics[0] ?? '(none)'} does not match the data source's ABI; log.args is undefined`);
+    return args;
+  };
+
+  const handlerFailure = (height: number, handler: string, error: ThrownError): SandboxError => {
+    if (error.name === 'HandlerNotFound') {
+      return new SandboxError('HANDLER_NOT_FOUND', `Handler ${handler} at block ${height}: ${error.message}`, { handler, height });
+    }
+    const { stack, location } = mapStack(error.stack ?? '', options.fileName, sourceMap);
+    const frames = stack.split('\n').filter((l) => /^\s+at\s/.test(l));
+    const headline = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+    return new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${headline}${frames.length ? `\n${frames.join('\n')}` : ''}`, {
+      handler,
+      height,
+      location,
+      mappingStack: stack,
+    });
+  };
+
+  const handlers = await ready();
+
+  return {
+    handlers,
+
+    async runBlock(content, calls) {
+      if (disposed) throw new SandboxError('SANDBOX_DISPOSED', 'runBlock was called on a disposed sandbox');
+      if (calls.length === 0) return;
+      if (busy) throw new SandboxError('SANDBOX_BUSY', 'runBlock was called while another block was still running; blocks must run one after another');
+      busy = true;
+      const height = content.block.height;
+      let timer: NodeJS.Timeout | undefined;
+      let completed = false;
+      try {
+        const payload = payloadOf(content, calls);
+        await ready();
+        const run = (async (): Promise<BlockOutcome> => {
+          const outcome = await runtime.runBlock(payload);
+          if (outcome.ok) await bridge.applyWrites(outcome.writes);
+          return outcome;
+        })();
+        const expired = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), timeoutMs);
+        });
+        let outcome: BlockOutcome | 'timeout';
+        try {
+          outcome = await Promise.race([run, expired]);
+        } catch (err) {
+          if ((err as { code?: string })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') outcome = 'timeout';
+          else throw err;
+        }
+        if (outcome === 'timeout') {
+          run.catch(() => {});
+          const handler = calls[runtime.progress()]?.handler ?? '(none)';
+          runtime.reset();
+          throw new SandboxError(
+            'SANDBOX_TIMEOUT',
+            `Handler ${handler} did not finish within the --timeout of ${timeoutMs} ms at block ${height}: it is stuck in a loop or awaiting something that never settles (raise --timeout if it is only slow)`,
+            { handler, height },
+          );
+        }
+        if (!outcome.ok) throw handlerFailure(height, calls[outcome.call]?.handler ?? '(unknown)', outcome.error);
+        completed = true;
+      } catch (err) {
+        if (err instanceof SandboxError) throw err;
+        if (err instanceof WriteFailed) {
+          const handler = calls[err.call]?.handler ?? '(unknown)';
+          throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${err.message}`, { handler, height, cause: err.cause });
+        }
+        if (err instanceof RuntimeDied) {
+          const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
+          if (err.reason === 'memory-limit') {
+            throw new SandboxError(
+              'SANDBOX_MEMORY_LIMIT',
+              `Handler ${handler} ran out of memory at block ${height}: the sandbox is limited to ${memoryLimitMb} MB. The mapping keeps too much in memory (a growing global, a huge array); the sandbox is recreated for the next block`,
+              { handler, height },
+            );
+          }
+          throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, { handler, height, cause: err });
+        }
+        throw err;
+      } finally {
+        clearTimeout(timer);
+        busy = false;
+        lastCompleted = completed;
+      }
+    },
+
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      runtime.dispose();
+    },
+  };
+}
+
+function readSourceMap(map: string | object | undefined, fileName: string): SourceMap | undefined {
+  if (map === undefined) return undefined;
+  try {
+    return new SourceMap((typeof map === 'string' ? JSON.parse(map) : map) as ConstructorParameters<typeof SourceMap>[0]);
+  } catch (err) {
+    throw new SandboxError('SANDBOX_LOAD_FAILED', `the source map of ${fileName} is not valid JSON source map: ${(err as Error).message}`, { cause: err });
+  }
+}

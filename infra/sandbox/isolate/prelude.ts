@@ -1,0 +1,197 @@
+import { Buffer, SlowBuffer, kMaxLength } from 'buffer';
+import { assert } from './builtins/assert.ts';
+import { createCrypto } from './builtins/crypto.ts';
+import { path } from './builtins/path.ts';
+import { TextDecoder, TextEncoder } from './builtins/text-codec.ts';
+import { util } from './builtins/util.ts';
+import { buildChainObjects, setArgs } from './chain-objects.ts';
+import { createEthProvider } from './eth-provider.ts';
+import { createReadCache } from './create-read-cache.ts';
+import { createStore, type Write } from './create-store.ts';
+import type { BlockOutcome, BlockPayload, Bridge, HostOp, InstallOptions, LoadOutcome, ThrownError, UnsafeExtras, WireRecord, WriteOp } from './wire.ts';
+
+/**
+ * The mapping runtime inside the sandbox, bundled once per process and run first in every
+ * isolate (or, with --unsafe, node:vm context). `install` sets the globals mappings use and
+ * returns the two entry points the host calls: `load` (evaluate the project bundle) and
+ * `runBlock` (run one block's handlers in order).
+ */
+
+const ALLOWED = 'assert, buffer, crypto, util and path';
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+type Factory = (this: unknown, module: { exports: unknown }, exports: unknown, require: (name: string) => unknown) => void;
+
+export function install(bridge: Bridge, options: InstallOptions, unsafe?: UnsafeExtras) {
+  const g = globalThis as unknown as Record<string, unknown>;
+  const progress = new Int32Array(options.progress);
+  let pending: WriteOp[] = [];
+  let current = -1;
+  let height = 0;
+  let handlers: Record<string, unknown> = {};
+  let lastHeight = -1;
+  const readCache = createReadCache(options.readCacheSize);
+
+  const call = (op: HostOp, args: unknown[]): Promise<unknown> => {
+    const writes = pending;
+    pending = [];
+    return bridge.call(op, args, writes);
+  };
+  const queue = (write: Write): void => {
+    pending.push([current, ...write] as WriteOp);
+  };
+
+  const crypto = createCrypto(bridge);
+  const buffer = { Buffer, SlowBuffer, kMaxLength, INSPECT_MAX_BYTES: 50 };
+  const builtins: Record<string, unknown> = {
+    assert,
+    'assert/strict': assert.strict,
+    buffer,
+    crypto,
+    path,
+    'path/posix': path,
+    util,
+    'util/types': util.types,
+  };
+  const require = (name: string): unknown => {
+    if (typeof name !== 'string') throw new TypeError('require: the module name must be a string');
+    if (unsafe !== undefined) return unsafe.require(name);
+    const bare = name.startsWith('node:') ? name.slice(5) : name;
+    if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
+    const err = new Error(
+      `Cannot require "${name}" in a mapping: the sandbox only provides ${ALLOWED}. ` +
+        'Bundle pure-JavaScript dependencies into dist/index.js (idx build does), or run the node with --unsafe to allow any module (results may then differ between runs).',
+    );
+    err.name = 'ModuleNotAllowedError';
+    throw err;
+  };
+
+  const logger: Record<string, (...args: unknown[]) => void> = {};
+  for (const level of LEVELS) {
+    logger[level] = (...args: unknown[]) => {
+      let fields: Record<string, unknown> | undefined;
+      if (args[0] instanceof Error) {
+        const e = args.shift() as Error;
+        fields = { err: { name: e.name, message: e.message, stack: e.stack } };
+        if (args.length === 0) args.push(e.message);
+      } else if (args[0] !== null && typeof args[0] === 'object' && args.length > 1) {
+        fields = loggable(args.shift() as Record<string, unknown>);
+      }
+      bridge.log(level, util.format(...args), fields);
+    };
+  }
+  logger.child = () => logger as never;
+  const console = {
+    log: logger.info!,
+    info: logger.info!,
+    warn: logger.warn!,
+    error: logger.error!,
+    debug: logger.debug!,
+    trace: logger.trace!,
+  };
+
+  const cacheMap = new Map<unknown, unknown>();
+  const cache = {
+    get: async (key: unknown) => cacheMap.get(key),
+    set: async (key: unknown, value: unknown) => {
+      cacheMap.set(key, value);
+    },
+  };
+
+  const globals: Record<string, unknown> = {
+    store: createStore(call, queue, options.queryLimit, readCache),
+    logger,
+    console,
+    api: createEthProvider(call, options.chainId, () => height),
+    chainId: options.chainId,
+    createDynamicDatasource: async (template: string, args: Record<string, unknown>) => {
+      if (typeof template !== 'string') throw new TypeError('createDynamicDatasource: the template name must be a string');
+      await call('createDynamicDatasource', [template, args ?? {}]);
+    },
+    cache,
+    Buffer,
+    TextEncoder,
+    TextDecoder,
+    atob: (s: string) => Buffer.from(String(s), 'base64').toString('latin1'),
+    btoa: (s: string) => Buffer.from(String(s), 'latin1').toString('base64'),
+    global: g,
+  };
+  if (unsafe !== undefined) {
+    globals.unsafeApi = createEthProvider(call, options.chainId, undefined);
+    Object.assign(globals, unsafe.globals);
+  }
+  for (const [k, v] of Object.entries(globals)) Object.defineProperty(g, k, { value: v, writable: true, configurable: true, enumerable: false });
+
+  const fetchReceipt = async (hash: string) => (await call('receipt', [hash])) as WireRecord;
+
+  return {
+    load(factory: Factory): LoadOutcome {
+      const module = { exports: {} as unknown };
+      try {
+        factory.call(module.exports, module, module.exports, require);
+      } catch (err) {
+        return { ok: false, error: describe(err) };
+      }
+      handlers = (module.exports ?? {}) as Record<string, unknown>;
+      return { ok: true, handlers: Object.keys(handlers).filter((k) => typeof handlers[k] === 'function') };
+    },
+
+    async runBlock(payload: BlockPayload): Promise<BlockOutcome> {
+      height = payload.height;
+      pending = [];
+      // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
+      if (payload.fresh || payload.height <= lastHeight) readCache.clear();
+      lastHeight = payload.height;
+      const chain = buildChainObjects(payload, fetchReceipt);
+      for (let i = 0; i < payload.calls.length; i++) {
+        const [name, kind, index, args, txLogArgs] = payload.calls[i]!;
+        current = i;
+        progress[0] = i;
+        // own properties only: a manifest naming `toString` must not reach Object.prototype
+        const fn = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
+        if (typeof fn !== 'function') {
+          readCache.clear();
+          return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
+        }
+        let arg: Record<string, unknown>;
+        if (kind === 0) {
+          arg = chain.block;
+        } else if (kind === 1) {
+          arg = chain.logs[index]!;
+          setArgs(arg, args);
+        } else {
+          arg = chain.transactions[index]!;
+          setArgs(arg, args);
+          for (const [li, la] of txLogArgs ?? []) setArgs(chain.logs[li]!, la);
+        }
+        try {
+          await (fn as (a: unknown) => unknown)(arg);
+        } catch (err) {
+          pending = [];
+          readCache.clear();
+          return { ok: false, call: i, error: describe(err) };
+        }
+      }
+      const writes = pending;
+      pending = [];
+      return { ok: true, writes };
+    },
+  };
+}
+
+function describe(err: unknown): ThrownError {
+  if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
+    const e = err as Error;
+    return { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof e.stack === 'string' ? e.stack : undefined };
+  }
+  return { name: 'Error', message: `a non-Error value was thrown: ${util.inspect(err)}` };
+}
+
+/** Log fields must survive structured clone and JSON log lines: bigint becomes its digits, anything odd its inspected text. */
+function loggable(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    out[k] = typeof v === 'bigint' ? v.toString() : v === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof v) ? v : util.inspect(v);
+  }
+  return out;
+}

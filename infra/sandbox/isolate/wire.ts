@@ -1,0 +1,79 @@
+/**
+ * What crosses the isolate boundary, in both directions: plain data only (structured clone), so
+ * the host can send it with one ExternalCopy per block and the isolate rebuilds the objects
+ * mappings expect (BigNumber, Result, cross-linked log/transaction/block).
+ */
+
+/** A decoded ABI value: bigint becomes a BigNumber inside, `$r` a Result, `$i` an indexed-topic hash. */
+export type WireValue = bigint | number | string | boolean | null | WireValue[] | WireResult | WireIndexed;
+export interface WireResult {
+  $r: WireValue[];
+  /** component names, null where unnamed */
+  n: (string | null)[];
+}
+export interface WireIndexed {
+  $i: string;
+}
+
+/** 0 block, 1 log, 2 transaction */
+export type WireCallKind = 0 | 1 | 2;
+/** handler, kind, index, decoded args, and for transactions the decoded args of its logs by log position */
+export type WireCall = [handler: string, kind: WireCallKind, index: number, args?: WireResult, txLogArgs?: [number, WireResult][]];
+
+export type WireRecord = Record<string, unknown>;
+
+export interface BlockPayload {
+  height: number;
+  /** the previous block did not complete (its writes were dropped): forget what was cached */
+  fresh: boolean;
+  /** SubQuery's EthereumBlock fields without `logs`/`transactions` */
+  block: WireRecord;
+  transactions: WireRecord[];
+  logs: WireRecord[];
+  calls: WireCall[];
+}
+
+/** One buffered store write, tagged with the index of the call that made it. */
+export type WriteOp =
+  | [call: number, op: 'set', entity: string, id: string, data: WireRecord]
+  | [call: number, op: 'bulkCreate', entity: string, records: WireRecord[]]
+  | [call: number, op: 'bulkUpdate', entity: string, records: WireRecord[], fields: string[] | undefined]
+  | [call: number, op: 'remove', entity: string, id: string]
+  | [call: number, op: 'bulkRemove', entity: string, ids: string[]];
+
+export interface ThrownError {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+export type BlockOutcome = { ok: true; writes: WriteOp[] } | { ok: false; call: number; error: ThrownError };
+
+export type LoadOutcome = { ok: true; handlers: string[] } | { ok: false; error: ThrownError };
+
+/** Awaited host operations; `writes` are the store writes buffered since the last crossing, applied first. */
+export type HostOp = 'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource';
+export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID';
+
+export interface Bridge {
+  call(op: HostOp, args: unknown[], writes: WriteOp[]): Promise<unknown>;
+  callSync(op: HostSyncOp, args: unknown[]): unknown;
+  /** fire and forget: logging */
+  log(level: string, message: string, fields: Record<string, unknown> | undefined): void;
+}
+
+export interface InstallOptions {
+  queryLimit: number;
+  /** entities the store's read cache keeps; 0 = every `get` asks the host */
+  readCacheSize: number;
+  chainId: string;
+  unsafe: boolean;
+  /** Int32Array[0] = index of the call running now; the host reads it when a block times out */
+  progress: SharedArrayBuffer;
+}
+
+/** Only in --unsafe mode (node:vm): the real `require` and extra globals such as `fetch`. */
+export interface UnsafeExtras {
+  require: (name: string) => unknown;
+  globals: Record<string, unknown>;
+}

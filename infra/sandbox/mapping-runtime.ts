@@ -1,0 +1,33 @@
+import type { BlockOutcome, BlockPayload, LoadOutcome, ThrownError } from './isolate/wire.ts';
+
+/**
+ * One place mappings run: an isolated-vm isolate, or with --unsafe a node:vm context. The sandbox
+ * drives it the same way either way.
+ */
+export interface MappingRuntime {
+  /** makes the isolate/context and loads the project unless that is already done; idempotent */
+  ready(): Promise<LoadOutcome>;
+  runBlock(payload: BlockPayload): Promise<BlockOutcome>;
+  /** index of the call running now (readable while the mapping is stuck in a loop) */
+  progress(): number;
+  /** abandons the isolate/context (after a timeout): the next `ready()` starts a fresh one */
+  reset(): void;
+  dispose(): void;
+}
+
+/** The runtime itself died (isolated-vm disposed the isolate after it passed its memory limit). */
+export class RuntimeDied extends Error {
+  constructor(
+    readonly reason: 'memory-limit' | 'crashed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RuntimeDied';
+  }
+}
+
+/** A value thrown while loading a project, as the sandbox reports it. */
+export function toThrownError(err: unknown): ThrownError {
+  const e = err as Error | undefined;
+  return { name: e?.name ?? 'Error', message: e?.message ?? String(err), stack: e?.stack };
+}

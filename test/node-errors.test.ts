@@ -1,0 +1,83 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject, rebuild, runNodeCli } from './support/erc20-project.ts';
+
+const { anvil, workload, built } = await setupErc20Chain(t, 10);
+const kind = BACKENDS[BACKENDS.length - 1]!;
+
+t.test('a bad manifest names the field', async (t) => {
+  const dir = await copyProject(t, built);
+  const manifest = join(dir, 'project.ts');
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('handler: "handleTransfer"', 'handler: "handleTransfer", kind: "ethereum/NoSuchHandler" as never'));
+  const r = await runNodeCli(dir, {}, ['--network-endpoint', anvil.url]);
+  t.equal(r.code, 1);
+  t.match(r.output, /dataSources\[0\]\.mapping\.handlers\[0\]\.kind/);
+});
+
+t.test('a bad schema names the file, line and column', async (t) => {
+  const dir = await copyProject(t, built);
+  await writeFile(join(dir, 'schema.graphql'), 'type Transfer @entity {\n  id: ID!\n  value: Money!\n}\n');
+  const r = await runNodeCli(dir, {}, ['--network-endpoint', anvil.url]);
+  t.equal(r.code, 1);
+  t.match(r.output, /schema\.graphql:3:10: Transfer\.value: unknown type "Money"/);
+});
+
+t.test('an unreachable endpoint is named', async (t) => {
+  const dir = await copyProject(t, built);
+  const r = await runNodeCli(dir, {}, ['--network-endpoint', 'http://127.0.0.1:1']);
+  t.equal(r.code, 1);
+  t.match(r.output, /cannot reach the chain/);
+  t.match(r.output, /127\.0\.0\.1:1/);
+});
+
+t.test('a throwing handler stops with its name, the block and the source line; earlier blocks stay', async (t) => {
+  const dir = await copyProject(t, built);
+  const failAt = workload.fromBlock + 3;
+  const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
+  const source = await readFile(mapping, 'utf8');
+  const patched = source.replace(/(export async function handleTransfer\([^)]*\)[^{]*\{)/, `$1\n  if (log.blockNumber === ${failAt}) throw new Error("cannot index block ${failAt}");`);
+  t.not(patched, source, 'the mapping was patched');
+  await writeFile(mapping, patched);
+  await rebuild(dir);
+  const schema = uniqueSchemaName('idx_e2e');
+  const r = await runNodeCli(dir, envFor(kind), ['--network-endpoint', anvil.url, '--batch-size', '2', '--db-schema', schema]);
+  t.equal(r.code, 1);
+  t.match(r.output, /handleTransfer/);
+  t.match(r.output, new RegExp(`block ${failAt}|${failAt}`));
+  t.match(r.output, /cannot index block/);
+  t.match(r.output, /src\/mappings\/erc20\.ts:\d+/);
+  const db = await openDb(kind, dir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
+  const [row] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
+  t.equal(row?.value, failAt - 1, 'every block before the failing one was saved');
+});
+
+t.test('a changed schema.graphql is refused until migration exists, naming the ways out', async (t) => {
+  const dir = await copyProject(t, built);
+  const schema = uniqueSchemaName('idx_e2e');
+  const env = envFor(kind);
+  const args = ['--network-endpoint', anvil.url, '--db-schema', schema];
+  const first = await runNodeCli(dir, env, args, { until: workload.toBlock });
+  t.equal(first.code, 0);
+  const file = join(dir, 'schema.graphql');
+  await writeFile(file, (await readFile(file, 'utf8')).replace('transactionHash: String!', 'transactionHash: String!\n  memo: String'));
+  const second = await runNodeCli(dir, env, args);
+  t.equal(second.code, 1);
+  t.match(second.output, /schema\.graphql changed since schema "idx_e2e_\w+" was indexed/);
+  t.match(second.output, /--db-schema <name>/);
+  t.match(second.output, /force-clean/);
+  const db = await openDb(kind, dir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
+  const [row] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
+  t.equal(row?.value, workload.toBlock, 'the data indexed before is untouched');
+});

@@ -1,0 +1,121 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+
+/** What a test server answers to one HTTP request. */
+export interface Reply {
+  status?: number;
+  /** sent as JSON */
+  json?: unknown;
+  /** sent as is, when there is no `json` */
+  text?: string;
+  headers?: Record<string, string>;
+  /** wait this long before answering, to provoke client timeouts */
+  delayMs?: number;
+}
+
+export interface LocalServer {
+  url: string;
+  /** every request body received, parsed */
+  bodies: unknown[];
+  headers: IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+/** The part of tap's `t` we need, so helpers close what they open. */
+export interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+/**
+ * A local HTTP server for client tests: counts requests and answers what `handle` says. Real
+ * sockets, so batching, timeouts and connection errors are the client's real behaviour.
+ */
+export async function startLocalServer(t: Teardown, handle: (body: unknown, index: number) => Reply | Promise<Reply>): Promise<LocalServer> {
+  const bodies: unknown[] = [];
+  const headers: IncomingHttpHeaders[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          body = Buffer.concat(chunks).toString('utf8');
+        }
+        bodies.push(body);
+        headers.push(req.headers);
+        const reply = await handle(body, bodies.length - 1);
+        if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+        if (res.destroyed) return;
+        const text = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
+        res.writeHead(reply.status ?? 200, { 'content-type': reply.json !== undefined ? 'application/json' : 'text/plain', ...reply.headers });
+        res.end(text);
+      })().catch((err: unknown) => {
+        res.writeHead(500);
+        res.end(String(err));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    return closed;
+  };
+  t.teardown(close);
+  return { url: `http://127.0.0.1:${port}`, bodies, headers, close };
+}
+
+/** A JSON-RPC proxy in front of `upstream` that lets `intercept` answer some calls itself. */
+export async function startRpcProxy(
+  t: Teardown,
+  upstream: string,
+  intercept: (call: JsonRpcRequest) => { error: { code: number; message: string; data?: unknown } } | undefined = () => undefined,
+): Promise<LocalServer> {
+  return startLocalServer(t, async (body) => {
+    const calls = (Array.isArray(body) ? body : [body]) as JsonRpcRequest[];
+    const answered = new Map<unknown, unknown>();
+    const forward: JsonRpcRequest[] = [];
+    for (const call of calls) {
+      const own = intercept(call);
+      if (own) answered.set(call.id, { jsonrpc: '2.0', id: call.id, ...own });
+      else forward.push(call);
+    }
+    if (forward.length > 0) {
+      const res = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forward) });
+      for (const r of (await res.json()) as { id: unknown }[]) answered.set(r.id, r);
+    }
+    const out = calls.map((c) => answered.get(c.id));
+    return { json: Array.isArray(body) ? out : out[0] };
+  });
+}
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number;
+  method: string;
+  params: unknown[];
+}
+
+/** A port nothing listens on: connections to it are refused. */
+export function deadPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** How many JSON-RPC calls a request body held (a lone object counts as one). */
+export function callCount(body: unknown): number {
+  return Array.isArray(body) ? body.length : 1;
+}
