@@ -6,6 +6,9 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject, erc20Tables } from './support/erc20-project.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+
+exitWhenDone();
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 const { anvil, client, workload, built } = await setupErc20Chain(t);

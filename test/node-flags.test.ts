@@ -8,6 +8,9 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject, erc20Tables, runNodeCli } from './support/erc20-project.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+
+exitWhenDone();
 
 // The flags that change what is stored, on the richer backend this run has.
 const kind = BACKENDS[BACKENDS.length - 1]!;

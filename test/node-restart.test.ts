@@ -5,6 +5,9 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables, runNodeCli, slowDownTransfers } from './support/erc20-project.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+
+exitWhenDone();
 
 const { anvil, workload, built } = await setupErc20Chain(t);
 

@@ -2,6 +2,9 @@ import t from 'tap';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { parseNodeArgs } from './node-options.ts';
 import { runNode } from './run-node.ts';
+import { exitWhenDone } from '../../test/support/exit-when-done.ts';
+
+exitWhenDone();
 
 const options = (args: string[]) => {
   const cmd = parseNodeArgs(['-f', '/nonexistent', ...args], { program: 'idx-node', version: 't', variant: 'base', cores: 2, write: () => {} });

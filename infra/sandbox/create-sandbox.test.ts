@@ -11,6 +11,9 @@ import { createPreludeCache } from './create-prelude-cache.ts';
 import { createSandbox, type SandboxOptions } from './create-sandbox.ts';
 import { block, createFakeHost, ERC20_ABI, FROM, TO, TOKEN, transferLog, transferTx, TX_HASH } from './fixtures/fake-host.ts';
 import type { SandboxError } from './sandbox-error.ts';
+import { exitWhenDone } from '../../test/support/exit-when-done.ts';
+
+exitWhenDone();
 
 // one runtime bundle for the whole file, as the node shares one per process
 const prelude = createPreludeCache();
