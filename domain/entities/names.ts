@@ -30,3 +30,16 @@ export function columnName(field: string, isRelation = false): string {
 export function enumTypeName(name: string): string {
   return snakeCase(name);
 }
+
+/**
+ * The `NOTIFY` channel of an entity table: the contract between the node's `--subscription` triggers
+ * and the query service's listeners. Postgres truncates identifiers at 63 bytes, so a longer name
+ * keeps its start and gains a hash of the whole, staying distinct.
+ */
+export function notifyChannel(schema: string, table: string): string {
+  const name = `${schema}.${table}`;
+  if (new TextEncoder().encode(name).length <= 63) return name;
+  let hash = 0x811c9dc5; // FNV-1a, 32 bit
+  for (const ch of name) hash = Math.imul(hash ^ ch.codePointAt(0)!, 0x01000193) >>> 0;
+  return `${name.slice(0, 40)}_${hash.toString(16).padStart(8, '0')}`;
+}
