@@ -15,7 +15,7 @@ export interface FetchedRange extends HeightRange {
 /**
  * Fetches one range in as few round trips as the plan allows: one `eth_getLogs` over the range,
  * then one batch of blocks for the heights that have logs or a due block handler (all heights
- * when a transaction handler needs every transaction).
+ * when a transaction handler needs every transaction, unless a dictionary named the heights).
  */
 export async function fetchRange(source: ChainSource, plan: FetchPlan, range: HeightRange): Promise<FetchedRange> {
   const logs = new Map<number, EthLog[]>();
@@ -31,7 +31,8 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
     }
   }
   const heights = new Set<number>(plan.blockHeights);
-  if (plan.transactions) for (let h = range.from; h <= range.to; h++) heights.add(h);
+  if (plan.transactionHeights !== undefined) for (const h of plan.transactionHeights) heights.add(h);
+  else if (plan.transactions) for (let h = range.from; h <= range.to; h++) heights.add(h);
   for (const h of logs.keys()) heights.add(h);
   const sorted = [...heights].sort((a, b) => a - b);
   const blocks = new Map<number, EthBlock>();

@@ -29,7 +29,9 @@ t.test('the fetch plan narrows logs to addresses and topic0s, and asks for block
     ds([{ kind: 'ethereum/BlockHandler', handler: 'handleBlock', filter: { modulo: 10 } }], { startBlock: 5, endBlock: 35 }),
   ].map((d, i) => compileDataSource(d, i, keccak));
 
-  t.same(planFetch(sources, 1, 40), {
+  const { dictionary, ...plan } = planFetch(sources, 1, 40);
+  t.equal(dictionary?.length, 1, 'with a dictionary question for the Transfer logs');
+  t.same(plan, {
     transactions: false,
     blockHeights: [10, 20, 30],
     logs: { fromBlock: 1, toBlock: 40, address: [TOKEN], topics: [[TRANSFER]] },
@@ -41,7 +43,7 @@ t.test('the fetch plan narrows logs to addresses and topic0s, and asks for block
   t.same(planFetch(wide, 1, 2).logs, { fromBlock: 1, toBlock: 2 }, 'no address and no topic0: any log');
 
   const txs = [ds([{ kind: 'ethereum/TransactionHandler', handler: 'h', filter: { function: 'approve(address,uint256)' } }])].map((d, i) => compileDataSource(d, i, keccak));
-  t.same(planFetch(txs, 1, 2), { transactions: true, blockHeights: [] });
+  t.same(planFetch(txs, 1, 2), { transactions: true, blockHeights: [], dictionary: [{ entity: 'evmTransactions', conditions: [{ field: 'to', matcher: 'equalTo', value: TOKEN }, { field: 'func', matcher: 'equalTo', value: keccak('approve(address,uint256)').slice(0, 10) }] }] });
 
   const cron = [ds([{ kind: 'ethereum/BlockHandler', handler: 'h', filter: { timestamp: '*/5 * * * *' } }])].map((d, i) => compileDataSource(d, i, keccak));
   t.same(planFetch(cron, 3, 6).blockHeights, [2, 3, 4, 5, 6], 'a cron filter needs every block and the one before');

@@ -1,4 +1,5 @@
 import type { LogQuery } from '../blocks/chain-data.ts';
+import { dictionaryEntries, type DictionaryEntry } from './dictionary-query.ts';
 import {
   matchesFunctionFilter,
   matchesTopicFilter,
@@ -69,8 +70,12 @@ export interface FetchPlan {
   logs?: LogQuery;
   /** full transactions of every block are needed (a transaction handler is active) */
   transactions: boolean;
+  /** with `transactions`: only these heights can hold a matching transaction (a dictionary said so); absent = every height */
+  transactionHeights?: number[];
   /** heights whose block a block handler needs; logs' blocks are added by the caller once logs are known */
   blockHeights: number[];
+  /** what to ask a dictionary to narrow this plan; absent when a handler needs every block */
+  dictionary?: DictionaryEntry[];
 }
 
 /**
@@ -109,6 +114,8 @@ export function planFetch(dataSources: readonly CompiledDataSource[], from: numb
     }
   }
   const plan: FetchPlan = { transactions, blockHeights: [...blockHeights].sort((a, b) => a - b) };
+  const dictionary = dictionaryEntries(active, { from, to });
+  if (dictionary !== undefined && dictionary.length > 0) plan.dictionary = dictionary;
   if (hasLogHandler) {
     const logs: LogQuery = { fromBlock: from, toBlock: to };
     if (!anyAddress) logs.address = [...addresses].sort();
