@@ -11,6 +11,7 @@ import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
+import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
 import { prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
@@ -59,7 +60,6 @@ function refuseUnbuiltOptions(options: NodeOptions): void {
     [
       ['--csv-out-dir', options.csvOutDir !== undefined],
       ['--multi-chain', options.multiChain],
-      ['--subscription', options.subscription],
       ['--unfinalized-blocks', options.unfinalizedBlocks],
       ['--allow-schema-migration', options.allowSchemaMigration],
     ] as const
@@ -160,6 +160,9 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     db = await openProjectDb(options, project, ctx.env);
 
     await prepareProjectSchema(db.kysely, files.model, { schema, historical, timestampField: options.timestampField });
+    // --subscription: NOTIFY triggers for idx-query's subscriptions; without it, any left by an earlier run go
+    if (options.subscription) await installNotifyTriggers(db.kysely, files.model, { schema, historical });
+    else await dropNotifyTriggers(db.kysely, schema);
     const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField });
     const stored = await store.getMetadata(['genesisHash', 'schema']);
     // verifyChain already asked every endpoint; the stored genesis only needs comparing with its answer.

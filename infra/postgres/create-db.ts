@@ -13,6 +13,8 @@ export interface Db {
   readonly kysely: Kysely<any>;
   /** where the data is, for messages: `PostgreSQL at host:5432/db` or `PGlite in /path` */
   readonly description: string;
+  /** the embedded database itself, when `kind` is `pglite`: for LISTEN and for serving it to other processes */
+  readonly pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -75,7 +77,7 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
     );
   }
   const kysely = new Kysely<any>({ dialect: createPgliteDialect(pglite) });
-  return { kind: 'pglite', kysely, description, close: () => kysely.destroy() };
+  return { kind: 'pglite', kysely, description, pglite, close: () => kysely.destroy() };
 }
 
 async function openPostgres(host: string, options: CreateDbOptions): Promise<Db> {
