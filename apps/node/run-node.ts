@@ -7,6 +7,8 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { keccak256, toBytes } from 'viem';
 import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { createDictionaryClient } from '../../infra/dictionary/create-dictionary-client.ts';
+import { resolveDictionaries } from '../../infra/dictionary/resolve-dictionaries.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
@@ -26,6 +28,7 @@ import { createIndexerStatus } from './indexer-status.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
 import { DEFAULT_BATCH_SIZE, type NodeOptions, type NodeVariant } from './node-options.ts';
 import { progressLine } from './progress-line.ts';
+import { createDictionaryFetcher } from './dictionary-fetcher.ts';
 import { createLocalFetcher, type RangeFetcher } from './range-fetcher.ts';
 import { createWorkerFetcher } from './worker-fetcher.ts';
 
@@ -70,6 +73,22 @@ function refuseUnbuiltOptions(options: NodeOptions): void {
 }
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
 
+/** Dictionaries to try, best first: from `--dictionary-resolver`, else `--network-dictionary`, else the manifest. */
+async function dictionaryUrls(options: NodeOptions, network: { chainId: string; dictionary?: string | string[] }, genesisHash: string, log: Logger): Promise<string[]> {
+  if (options.dictionaryResolver !== undefined) {
+    try {
+      const urls = await resolveDictionaries(options.dictionaryResolver, { chainId: network.chainId, genesisHash }, options.dictionaryTimeout);
+      if (urls.length === 0) log.warn(`the dictionary resolver knows no dictionary for chain ${network.chainId}: fetching everything from the chain`);
+      return urls;
+    } catch (err) {
+      log.warn(`${(err as Error).message}: fetching everything from the chain`);
+      return [];
+    }
+  }
+  if (options.networkDictionary !== undefined) return [options.networkDictionary];
+  return network.dictionary === undefined ? [] : [network.dictionary].flat();
+}
+
 /** The database schema of a project: `--db-schema`, else `--idx-name`, else the project folder's name. */
 export function projectSchemaName(options: NodeOptions, project: LoadedProject): string {
   return options.dbSchema ?? options.idxName ?? basename(project.root);
@@ -89,9 +108,6 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, logger } = ctx;
   const log = logger.child('node');
   refuseUnbuiltOptions(options);
-  if (options.dictionaryResolver !== undefined || options.networkDictionary !== undefined) {
-    log.warn('dictionaries are not supported yet: --network-dictionary and --dictionary-resolver are ignored and every block comes from the RPC endpoints');
-  }
   if (options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
   const project = await loadProject(options.idx, { networkEndpoints: options.networkEndpoint });
   const network = project.manifest.network;
@@ -115,6 +131,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const client = createRpcClient(rpc);
   const source = createEthereumSource(client);
   let genesisHash: string | undefined;
+  let usingDictionary = false;
   const startedAt = Date.now();
 
   const server = createServer(
@@ -134,7 +151,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
           chainSdkVersion: ctx.version,
           apiConnected: health.healthy,
           injectedApiConnected: false,
-          usingDictionary: false,
+          usingDictionary,
           chain: network.chainId,
           specName: 'ethereum',
           genesisHash,
@@ -216,6 +233,15 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     }
 
     fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc) : createLocalFetcher(source);
+    const dictionaries = await dictionaryUrls(options, network, identity.genesisHash, log);
+    if (dictionaries.length > 0) {
+      fetcher = createDictionaryFetcher(fetcher, {
+        dictionaries: dictionaries.map((url) => createDictionaryClient({ url, timeoutSeconds: options.dictionaryTimeout })),
+        chain: { chainId: network.chainId, genesisHash: identity.genesisHash },
+        logger: logger.child('dictionary'),
+        onUse: (using) => (usingDictionary = using),
+      });
+    }
     if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
     const indexer = createIndexer({
       source,
