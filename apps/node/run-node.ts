@@ -14,6 +14,7 @@ import type { Logger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
+import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
@@ -165,6 +166,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   ctx.onListening?.(port);
 
   let db: Db | undefined;
+  let socket: PublishedPgliteSocket | undefined;
   let fetcher: RangeFetcher | undefined;
   let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
   try {
@@ -202,6 +204,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       schema: files.model,
     });
     log.info(`indexing ${project.manifestPath} into schema "${schema}" of ${db.description}`);
+    // Embedded: PGlite lives in this process, so idx-query reaches it through this socket (DECISIONS.md).
+    if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
+      socket = await publishPgliteSocket(db, join(project.root, '.idx-data'), (err) => log.warn(`embedded database socket: ${err.message}`));
+      log.info(`serving the embedded database to idx-query on ${socket.endpoint.host}:${socket.endpoint.port}`);
+    }
 
     const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize });
     let currentHeight = 0;
@@ -296,6 +303,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   } finally {
     sandbox?.dispose();
     await fetcher?.close();
+    await socket?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
     // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
     server.closeAllConnections();

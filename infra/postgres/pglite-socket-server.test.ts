@@ -1,0 +1,197 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import t from 'tap';
+import { createDb, type Db } from './create-db.ts';
+import { ENDPOINT_FILE, findPgliteSocket, openPgliteSocketDb, publishPgliteSocket } from './pglite-socket-endpoint.ts';
+import { createPgliteSocketServer, parseListen } from './pglite-socket-server.ts';
+import { execute } from './sql.ts';
+import { freshPgliteDir } from './test-backends.ts';
+
+const dir = await freshPgliteDir();
+t.teardown(() => rm(dir, { recursive: true, force: true }));
+const node: Db = await createDb({ env: {}, dataDir: dir });
+t.teardown(() => node.close());
+await execute(node.kysely, 'create table items (id text primary key, n int)');
+
+const published = await publishPgliteSocket(node, dir);
+t.teardown(() => published.close());
+const { host, port } = published.endpoint;
+const connect = async (extra: pg.ClientConfig = {}) => {
+  const c = new pg.Client({ host, port, user: 'postgres', database: 'postgres', ...extra });
+  await c.connect();
+  return c;
+};
+const items = async () => (await execute<{ id: string }>(node.kysely, 'select id from items order by id')).map((r) => r.id);
+const settled = async (p: Promise<unknown>, ms = 150) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), ms))]);
+
+t.test('a Unix socket in the data folder, named in idx-socket.json; pg queries with and without parameters', async (t) => {
+  t.equal(host, dir);
+  t.ok(existsSync(join(dir, '.s.PGSQL.5432')));
+  t.same(await findPgliteSocket(dir), published.endpoint);
+  const c = await connect();
+  try {
+    t.same((await c.query('select 1 + 1 as two')).rows, [{ two: 2 }]);
+    await c.query('insert into items values ($1, $2), ($3, $4)', ['a', 1, 'b', 2]);
+    t.same((await c.query('select id, n from items where n > $1 order by id', [0])).rows, [{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+    await t.rejects(c.query('selec 1'), { code: '42601' }, 'errors come back as PostgreSQL errors');
+    await t.rejects(c.query('select $1::int', ['x']), { code: '22P02' });
+    t.same((await c.query('select 3 as n')).rows, [{ n: 3 }], 'and the connection stays usable');
+    t.same(await items(), ['a', 'b'], 'the node sees what a client wrote');
+  } finally {
+    await c.end();
+    await execute(node.kysely, 'delete from items');
+  }
+});
+
+t.test('many clients at once, through a pool, as idx-query connects', async (t) => {
+  const db = await openPgliteSocketDb(dir, { maxConnections: 5 });
+  try {
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => execute<{ n: number }>(db.kysely, 'select $1::int * 2 as n', [i])));
+    t.same(answers.map((r) => r[0]!.n), Array.from({ length: 40 }, (_, i) => i * 2));
+    t.match(db.description, /embedded database of idx-node/);
+  } finally {
+    await db.close();
+  }
+});
+
+t.test("a client's transaction and the node's never mix", async (t) => {
+  const c = await connect();
+  try {
+    await c.query('begin');
+    await c.query(`insert into items values ('client', 1)`);
+    const nodeWrite = execute(node.kysely, `insert into items values ('node', 2)`);
+    t.notOk(await settled(nodeWrite), 'the node waits while a client is inside a transaction');
+    await c.query('rollback');
+    await nodeWrite;
+    t.same(await items(), ['node'], "the client's rollback did not take the node's write with it");
+
+    // and the other way round: a client waits for the node's open transaction
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const nodeTx = node.kysely.transaction().execute(async (tx) => {
+      await execute(tx, `insert into items values ('tx', 3)`);
+      await held;
+      throw new Error('roll back');
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const read = c.query('select count(*)::int as n from items');
+    t.notOk(await settled(read), "a client waits for the node's transaction");
+    release();
+    await t.rejects(nodeTx, /roll back/);
+    t.same((await read).rows, [{ n: 1 }], "and never sees the rolled-back write");
+  } finally {
+    await c.end();
+    await execute(node.kysely, 'delete from items');
+  }
+});
+
+t.test('a client that disconnects inside a transaction is rolled back', async (t) => {
+  const c = await connect();
+  await c.query('begin');
+  await c.query(`insert into items values ('lost', 1)`);
+  await c.end();
+  await execute(node.kysely, `insert into items values ('kept', 2)`);
+  t.same(await items(), ['kept']);
+  await execute(node.kysely, 'delete from items');
+});
+
+t.test("a client's settings stay its own", async (t) => {
+  // PGlite applies statement_timeout's value but cannot enforce it (no timer signals in WASM): checked by value.
+  const c = await connect({ statement_timeout: 100, options: '-c work_mem=8MB' });
+  const other = await connect();
+  const setting = async (client: pg.Client, name: string) => (await client.query('select current_setting($1) as s', [name])).rows[0].s as string;
+  const nodeSetting = async (name: string) => (await execute<{ s: string }>(node.kysely, 'select current_setting($1) as s', [name]))[0]!.s;
+  try {
+    t.equal(await setting(c, 'statement_timeout'), '100ms', 'startup parameters apply');
+    t.equal(await setting(c, 'work_mem'), '8MB', 'and -c settings in options');
+    t.equal(await setting(other, 'statement_timeout'), '0', 'but not to another client');
+    t.equal(await nodeSetting('work_mem'), '4MB', 'nor to the node');
+    const nodeDefault = await nodeSetting('search_path');
+    await c.query('set search_path = nowhere');
+    t.equal(await setting(c, 'search_path'), 'nowhere', "a client's SET lasts for its later queries");
+    t.equal(await setting(c, 'statement_timeout'), '100ms', 'with its startup settings');
+    t.equal(await nodeSetting('search_path'), nodeDefault, 'a SET does not leak into the node');
+    t.equal(await setting(other, 'search_path'), nodeDefault, 'nor into another client');
+  } finally {
+    await c.end();
+    await other.end();
+  }
+});
+
+t.test('LISTEN/NOTIFY: notifications go to the clients that listen on the channel', async (t) => {
+  const a = await connect();
+  const b = await connect();
+  try {
+    const gotA: string[] = [];
+    const gotB: string[] = [];
+    a.on('notification', (n) => gotA.push(`${n.channel}:${n.payload}`));
+    b.on('notification', (n) => gotB.push(`${n.channel}:${n.payload}`));
+    await a.query('LISTEN "Mixed.Case"');
+    await b.query('listen other');
+    await execute(node.kysely, `select pg_notify('Mixed.Case', 'one'), pg_notify('other', 'two'), pg_notify('nobody', 'x')`);
+    await node.kysely.transaction().execute(async (tx) => {
+      await execute(tx, `select pg_notify('Mixed.Case', 'three')`);
+      await execute(tx, `insert into items values ('n', 1)`);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    t.same(gotA, ['Mixed.Case:one', 'Mixed.Case:three']);
+    t.same(gotB, ['other:two']);
+    await a.query('unlisten *');
+    await b.query(`select pg_notify('Mixed.Case', 'from a client')`);
+    await b.query(`select pg_notify('other', 'to itself')`);
+    await new Promise((r) => setTimeout(r, 100));
+    t.same(gotA, ['Mixed.Case:one', 'Mixed.Case:three'], 'nothing after UNLISTEN *');
+    t.same(gotB, ['other:two', 'other:to itself'], "a client's own NOTIFY reaches listeners too");
+  } finally {
+    await a.end();
+    await b.end();
+    await execute(node.kysely, 'delete from items');
+  }
+});
+
+t.test('a client idle inside a transaction too long is rolled back and dropped', async (t) => {
+  const server = await createPgliteSocketServer({
+    pglite: node.pglite!,
+    exclusive: (fn) => node.kysely.connection().execute(() => fn()),
+    listen: { host: '127.0.0.1', port: 0 },
+    idleInTransactionMs: 200,
+  });
+  try {
+    const address = server.address as { host: string; port: number };
+    const c = new pg.Client({ host: address.host, port: address.port, user: 'postgres' });
+    const errors: Error[] = [];
+    c.on('error', (e) => errors.push(e));
+    await c.connect();
+    await c.query('begin');
+    await c.query(`insert into items values ('idle', 1)`);
+    await new Promise((r) => setTimeout(r, 400));
+    t.same(await items(), [], 'rolled back');
+    t.match(errors[0]?.message ?? '', /idle in a transaction/);
+    await c.end().catch(() => undefined);
+  } finally {
+    await server.close();
+  }
+});
+
+t.test('parseListen reads channel names as PostgreSQL does', async (t) => {
+  t.same(parseListen('LISTEN "a.B"'), { kind: 'listen', channel: 'a.B' });
+  t.same(parseListen(' listen Foo ; '), { kind: 'listen', channel: 'foo' });
+  t.same(parseListen('UNLISTEN *'), { kind: 'unlisten' });
+  t.same(parseListen('unlisten "x""y"'), { kind: 'unlisten', channel: 'x"y' });
+  t.equal(parseListen('listen a; select 1'), undefined);
+  t.equal(parseListen('select 1'), undefined);
+});
+
+t.test('no node: a clear error', async (t) => {
+  const empty = await freshPgliteDir();
+  t.teardown(() => rm(empty, { recursive: true, force: true }));
+  await t.rejects(findPgliteSocket(empty), { code: 'EMBEDDED_NODE_NOT_RUNNING', message: /no idx-node is serving it.*Start idx-node on the project first/ });
+  const other = await createDb({ env: {}, dataDir: empty });
+  const p = await publishPgliteSocket(other, empty);
+  await p.close();
+  await other.close();
+  t.notOk(existsSync(join(empty, ENDPOINT_FILE)), 'the endpoint file goes with the node');
+  await t.rejects(openPgliteSocketDb(empty), { code: 'EMBEDDED_NODE_NOT_RUNNING' });
+});
