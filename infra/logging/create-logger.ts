@@ -1,6 +1,7 @@
 import { pino, type Logger as Pino } from 'pino';
 
-export type LogLevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const LOG_LEVEL_NAMES = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
 export type LogFormat = 'json' | 'colored';
 export type LogFields = Record<string, unknown>;
 

@@ -15,6 +15,8 @@ export interface Db {
   readonly description: string;
   /** the embedded database itself, when `kind` is `pglite`: for LISTEN and for serving it to other processes */
   readonly pglite?: PGlite;
+  /** how to open one more connection outside the pool, e.g. for LISTEN (PostgreSQL only) */
+  readonly connection?: pg.ClientConfig;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,8 @@ export interface CreateDbOptions {
   ssl?: DbSslFiles;
   /** pool size on PostgreSQL (default 10) */
   maxConnections?: number;
+  /** PostgreSQL cancels statements running longer (idx-query's --query-timeout); not applied on PGlite */
+  statementTimeoutMs?: number;
   applicationName?: string;
   /** errors of idle pooled connections, which would otherwise crash the process */
   onPoolError?: (err: Error) => void;
@@ -95,6 +99,7 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
     user,
     password: env.DB_PASS,
     max: options.maxConnections ?? 10,
+    ...(options.statementTimeoutMs !== undefined && { statement_timeout: options.statementTimeoutMs }),
     ssl,
     application_name: options.applicationName ?? 'idx',
     connectionTimeoutMillis: 15_000,
@@ -108,7 +113,8 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
     throw connectionError(err, where);
   }
   const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-  return { kind: 'postgres', kysely, description, close: () => kysely.destroy() };
+  const connection: pg.ClientConfig = { host, port, database, user, password: env.DB_PASS, ssl, application_name: options.applicationName ?? 'idx' };
+  return { kind: 'postgres', kysely, description, connection, close: () => kysely.destroy() };
 }
 
 function parsePort(value: string | undefined): number {
