@@ -1,10 +1,10 @@
-import type { DynamicDataSourceRecord } from '../../domain/project/dynamic-data-sources.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { loadProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import type { NodeOptions } from './node-options.ts';
+import { rewindProject } from './rewind-project.ts';
 import { openProjectDb, projectSchemaName } from './run-node.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -24,7 +24,7 @@ export async function forceClean(options: NodeOptions & { idx: string }, logger:
 
 /**
  * `idx-node reindex --targetHeight=N`: removes everything indexed above N (entity versions,
- * `_poi`, data sources created later) so the next start indexes from N + 1. Below the start
+ * `_poi`, data sources created later, unfinalized-block hashes, metadata) so the next start indexes from N + 1. Below the start
  * height there is nothing to keep, so it force-cleans.
  */
 export async function reindex(options: NodeOptions & { idx: string }, targetHeight: number, logger: Logger, env: Env): Promise<void> {
@@ -41,15 +41,14 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
   try {
     await prepareProjectSchema(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField });
     const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical: true, timestampField: options.timestampField });
-    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources']);
-    const dynamic = Array.isArray(meta.dynamicDatasources) ? (meta.dynamicDatasources as DynamicDataSourceRecord[]) : [];
+    const meta = await store.getMetadata(['lastProcessedHeight']);
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
     if (last !== undefined && last <= targetHeight) {
       log.info(`reindex: indexing stands at ${last}, not above ${targetHeight}; nothing to remove`);
       return;
     }
     const started = Date.now();
-    await store.rewind(targetHeight, { dynamicDatasources: dynamic.filter((d) => d.startBlock <= targetHeight) });
+    await rewindProject(store, targetHeight);
     log.info(`reindex: removed the data above block ${targetHeight} in ${Date.now() - started} ms; the next start indexes from ${targetHeight + 1}`);
   } finally {
     await db.close();

@@ -1,5 +1,15 @@
+import type { BlockRef } from '../../domain/blocks/chain-data.ts';
 import type { ChainSource } from '../../domain/blocks/chain-source.ts';
 import { finalizedHeight } from '../../domain/blocks/finality.ts';
+import {
+  appendBlock,
+  brokenLink,
+  findForkPoint,
+  fromStoredUnfinalized,
+  pruneFinalized,
+  toStoredUnfinalized,
+  type UnfinalizedBlocks,
+} from '../../domain/blocks/unfinalized-blocks.ts';
 import { nextRange, type HeightRange } from '../../domain/blocks/next-range.ts';
 import type { EntityStore, PoiRow, StoreOperation } from '../../domain/entities/entity-store.ts';
 import { poiRow, type Sha256 } from '../../domain/entities/proof-of-index.ts';
@@ -15,6 +25,7 @@ import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { FetchedRange } from './fetch-range.ts';
 import type { RangeFetcher } from './range-fetcher.ts';
 import type { IndexerStatus } from './indexer-status.ts';
+import { rewindProject } from './rewind-project.ts';
 
 /** Runs one block's handler calls (the sandbox). */
 export interface BlockRunner {
@@ -94,6 +105,10 @@ export function createIndexer(deps: IndexerDeps) {
   let lastFlushAt = Date.now();
   let chain: Promise<void> = Promise.resolve();
   let flushError: unknown;
+  // --unfinalized-blocks: the identity of each indexed block above finality (and the newest final one).
+  let unfinalized: UnfinalizedBlocks = [];
+  let unfinalizedChanged = false;
+  let finalized = 0;
 
   const rebuildSources = () => {
     const all = [...deps.dataSources, ...dynamic.map((d) => instantiateTemplate(deps.templates, d))];
@@ -115,20 +130,29 @@ export function createIndexer(deps: IndexerDeps) {
 
   async function target(): Promise<{ best: number; target: number }> {
     const best = await source.bestHeight();
-    if (settings.unfinalizedBlocks) return { best, target: best };
     const tag = await source.finalizedHeight();
-    return { best, target: finalizedHeight(best, tag ?? undefined, settings.blockConfirmations) };
+    finalized = Math.max(finalized, finalizedHeight(best, tag ?? undefined, settings.blockConfirmations));
+    return { best, target: settings.unfinalizedBlocks ? best : finalized };
   }
+
+  /** Forks are looked for while hashes of unfinalized blocks are kept (also when a restart dropped the flag). */
+  const watchingForks = () => settings.unfinalizedBlocks || unfinalized.length > 0;
 
   let rangesHandedOut = 0;
   async function fetchWithRetry(plan: ReturnType<typeof planFetch>, range: HeightRange): Promise<FetchedRange> {
     const index = rangesHandedOut++;
+    return retrying(range, async () => {
+      const started = Date.now();
+      const fetched = await deps.fetcher.fetch(plan, range, index);
+      deps.logger.profile('FetchService', 'fetchRange', Date.now() - started);
+      return fetched;
+    });
+  }
+
+  async function retrying<T>(range: HeightRange, attemptOnce: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const started = Date.now();
-        const fetched = await deps.fetcher.fetch(plan, range, index);
-        deps.logger.profile('FetchService', 'fetchRange', Date.now() - started);
-        return fetched;
+        return await attemptOnce();
       } catch (err) {
         const retryable = err instanceof IdxError && err.retryable;
         if (!retryable || attempt >= FETCH_ATTEMPTS) throw err;
@@ -136,6 +160,78 @@ export function createIndexer(deps: IndexerDeps) {
         await sleep(500 * 2 ** (attempt - 1));
       }
     }
+  }
+
+  /**
+   * A range with the identity of its blocks above finality (and of its first block, which links it
+   * to the blocks indexed before). The identities are read before the logs and the newest again
+   * after them: a block's hash covers its ancestors, so an unchanged newest hash means the logs
+   * came from the branch the identities describe.
+   */
+  async function fetchWithRefs(plan: ReturnType<typeof planFetch>, range: HeightRange, finalAtPlan: number): Promise<{ fetched: FetchedRange; refs: Map<number, BlockRef> }> {
+    const heights: number[] = [];
+    for (let h = range.from; h <= range.to; h++) if (h > finalAtPlan || (h === range.from && watchingForks())) heights.push(h);
+    if (heights.length === 0 || !watchingForks()) return { fetched: await fetchWithRetry(plan, range), refs: new Map() };
+    const index = rangesHandedOut++;
+    return retrying(range, async () => {
+      const before = await source.getBlockRefs(heights);
+      const fetched = await deps.fetcher.fetch(plan, range, index);
+      const refs = new Map(before.map((r) => [r.height, r]));
+      const newest = before[before.length - 1]!;
+      const [after] = await source.getBlockRefs([newest.height]);
+      const changed =
+        brokenLink(before) !== undefined ||
+        after?.hash !== newest.hash ||
+        [...fetched.blocks.values()].some((b) => refs.has(b.height) && refs.get(b.height)!.hash !== b.hash);
+      if (changed) throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `blocks of [${range.from},${range.to}] changed while they were fetched (a reorganisation); fetching again`, { retryable: true });
+      return { fetched, refs };
+    });
+  }
+
+  /**
+   * Compares the newest kept block the chain has with the chain's block at that height. On a
+   * difference, the height of the newest kept block the chain still has (the common ancestor).
+   */
+  async function findFork(): Promise<number | undefined> {
+    try {
+      return await forkPoint();
+    } catch (err) {
+      // The chain moved between two reads (it shrank under a revert): look again on the next round.
+      if (err instanceof IdxError && err.retryable) return undefined;
+      throw err;
+    }
+  }
+
+  async function forkPoint(): Promise<number | undefined> {
+    if (unfinalized.length === 0) return undefined;
+    const best = await source.bestHeight();
+    const kept = unfinalized.filter((b) => b.height <= best);
+    const newest = kept[kept.length - 1];
+    // The chain is shorter than every block kept (a lagging endpoint, or a revert): wait for it to grow.
+    if (newest === undefined) return undefined;
+    const [now] = await source.getBlockRefs([newest.height]);
+    if (now?.hash === newest.hash) return undefined;
+    const chainHashes = new Map((await source.getBlockRefs(kept.map((b) => b.height))).map((r) => [r.height, r.hash]));
+    const point = findForkPoint(kept, (h) => chainHashes.get(h));
+    if (point.kind === 'beyond-window') {
+      throw new IdxError(
+        'FORK_BEYOND_UNFINALIZED',
+        `the chain no longer has any of the blocks kept from ${point.oldest} on: it reorganised below the height treated as final. ` +
+          `Run idx-node reindex --targetHeight=<a height below the fork> and start again${settings.unfinalizedBlocks ? '' : ' (with --unfinalized-blocks, or more --block-confirmations)'}`,
+      );
+    }
+    return point.height;
+  }
+
+  /** Commits what is processed, then rewinds to the common ancestor and reloads what the rewind changed. */
+  async function rollBack(ancestor: number): Promise<number> {
+    const from = status.lastProcessedHeight;
+    await flush();
+    cache.discard();
+    const started = Date.now();
+    await rewindProject(store, ancestor);
+    log.warn(`chain reorganisation: block ${ancestor + 1} onwards changed; rewound from ${from ?? '-'} to ${ancestor} in ${Date.now() - started} ms and indexing the new branch`);
+    return load();
   }
 
   function toCalls(block: FetchedRange, height: number, matches: readonly HandlerMatch[]): { content: BlockContent; calls: HandlerCall[] } {
@@ -189,8 +285,15 @@ export function createIndexer(deps: IndexerDeps) {
     return true;
   }
 
-  /** Moves the finished block's writes into the next flush (with its `_poi` row). */
-  function completeBlock(height: number, blockHash: string | undefined, blockTimestamp: number | undefined) {
+  /** Moves the finished block's writes into the next flush (with its `_poi` row and its identity). */
+  function completeBlock(height: number, blockHash: string | undefined, blockTimestamp: number | undefined, ref: BlockRef | undefined) {
+    if (ref !== undefined && settings.unfinalizedBlocks) {
+      const appended = appendBlock(unfinalized, ref);
+      // Checked against the kept blocks before the range ran; a failure here is a bug, not a fork.
+      if (!appended.ok) throw new IdxError('UNFINALIZED_BLOCKS_INCONSISTENT', appended.reason);
+      unfinalized = appended.blocks;
+      unfinalizedChanged = true;
+    }
     const { operations, mark } = cache.takeOperations();
     pendingMark = mark;
     if (operations.length > 0) {
@@ -224,6 +327,14 @@ export function createIndexer(deps: IndexerDeps) {
     if (pendingBlockTimestamp !== undefined) metadata.lastProcessedBlockTimestamp = pendingBlockTimestamp;
     if (poi.length > 0) metadata.lastCreatedPoiHeight = poi[poi.length - 1]!.id;
     if (dynamicChanged) metadata.dynamicDatasources = dynamic;
+    const pruned = settings.unfinalizedBlocks || unfinalized.some((b) => b.height > finalized) ? pruneFinalized(unfinalized, finalized) : [];
+    if (unfinalizedChanged || pruned.length !== unfinalized.length) {
+      // Without the flag (a restart that dropped it) the blocks are only watched until they are all final.
+      unfinalized = pruned;
+      metadata.unfinalizedBlocks = toStoredUnfinalized(unfinalized);
+      metadata.lastFinalizedVerifiedHeight = Math.min(finalized, height);
+      unfinalizedChanged = false;
+    }
     pendingOps = [];
     pendingPoi = [];
     pendingHeight = undefined;
@@ -257,12 +368,14 @@ export function createIndexer(deps: IndexerDeps) {
   }
 
   async function load(): Promise<number> {
-    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources']);
+    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources', 'unfinalizedBlocks']);
     dynamic = Array.isArray(meta.dynamicDatasources) ? (meta.dynamicDatasources as DynamicDataSourceRecord[]) : [];
     rebuildSources();
+    unfinalized = fromStoredUnfinalized(meta.unfinalizedBlocks);
+    unfinalizedChanged = false;
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
     // The chain continues from the newest row kept, which after a rewind is below any height recorded before it.
-    if (settings.proofOfIndex && last !== undefined) lastPoiHash = (await store.getLatestPoi(last))?.hash ?? null;
+    lastPoiHash = settings.proofOfIndex && last !== undefined ? ((await store.getLatestPoi(last))?.hash ?? null) : null;
     if (last !== undefined) {
       status.lastProcessedHeight = last;
       log.info(`resuming after block ${last}`);
@@ -276,12 +389,17 @@ export function createIndexer(deps: IndexerDeps) {
     async run(signal: AbortSignal): Promise<void> {
       let next = await load();
       const end = endHeight();
-      let queue: { range: HeightRange; promise: Promise<FetchedRange> }[] = [];
+      let queue: { range: HeightRange; promise: Promise<{ fetched: FetchedRange; refs: Map<number, BlockRef> }> }[] = [];
       // one range beyond those being fetched, so processing never waits when workers keep up
       const depth = deps.fetcher.parallelism + 1;
       let heads = await target();
       let batchSize = settings.batchSize;
       try {
+        // The chain may have reorganised while the node was stopped.
+        if (watchingForks()) {
+          const ancestor = await findFork();
+          if (ancestor !== undefined) next = await rollBack(ancestor);
+        }
         while (!signal.aborted) {
           if (end !== undefined && next > end) break;
           if (next > heads.target) heads = await target();
@@ -290,6 +408,15 @@ export function createIndexer(deps: IndexerDeps) {
           if (next > status.targetHeight) {
             status.caughtUp = true;
             if (pendingHeight !== undefined) await flush();
+            // Following the head: a reorganisation that keeps the height shows only in the hashes.
+            if (watchingForks()) {
+              const ancestor = await findFork();
+              if (ancestor !== undefined) {
+                next = await rollBack(ancestor);
+                queue = [];
+                continue;
+              }
+            }
             await sleep(settings.pollIntervalMs, signal);
             continue;
           }
@@ -299,13 +426,22 @@ export function createIndexer(deps: IndexerDeps) {
           for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth; ) {
             const r = nextRange(from, status.targetHeight, batchSize);
             if (r === undefined) break;
-            const promise = fetchWithRetry(planFetch(sources.map((s) => s.compiled), r.from, r.to), r);
+            const promise = fetchWithRefs(planFetch(sources.map((s) => s.compiled), r.from, r.to), r, finalized);
             promise.catch(() => undefined);
             queue.push({ range: r, promise });
             from = r.to + 1;
           }
           const { range, promise } = queue.shift()!;
-          const fetched = await promise;
+          const { fetched, refs } = await promise;
+          // The range's first block must descend from the last block indexed; if not, the chain forked.
+          const first = refs.get(range.from);
+          if (first !== undefined && unfinalized.length > 0 && !appendBlock(unfinalized, first).ok) {
+            queue = [];
+            const ancestor = await findFork();
+            // Undefined: the chain went back to the branch indexed since the range was fetched; fetch again.
+            if (ancestor !== undefined) next = await rollBack(ancestor);
+            continue;
+          }
           // Logged as ranges are taken, in order (fetches ahead finish in any order); once following the head, only with --debug.
           const line = `fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`;
           if (status.caughtUp) fetchLog.debug(line);
@@ -317,7 +453,8 @@ export function createIndexer(deps: IndexerDeps) {
             status.currentProcessingTimestamp = Date.now();
             const createdSources = await processBlock(fetched, h);
             const block = fetched.blocks.get(h);
-            completeBlock(h, block?.hash, block?.timestamp);
+            const ref = refs.get(h);
+            completeBlock(h, block?.hash ?? ref?.hash, block?.timestamp ?? ref?.timestamp, ref);
             status.blocksProcessed++;
             if (createdSources) {
               queue = [];

@@ -64,7 +64,6 @@ function refuseUnbuiltOptions(options: NodeOptions): void {
     [
       ['--csv-out-dir', options.csvOutDir !== undefined],
       ['--multi-chain', options.multiChain],
-      ['--unfinalized-blocks', options.unfinalizedBlocks],
       ['--allow-schema-migration', options.allowSchemaMigration],
     ] as const
   ).filter(([, given]) => given);

@@ -2,7 +2,17 @@ import t from 'tap';
 import type { BlockRef } from './chain-data.ts';
 import { finalizedHeight } from './finality.ts';
 import { nextRange, workerFor } from './next-range.ts';
-import { appendBlock, finalizedMismatch, findForkPoint, pruneFinalized, rewindBlocks, type UnfinalizedBlocks } from './unfinalized-blocks.ts';
+import {
+  appendBlock,
+  brokenLink,
+  finalizedMismatch,
+  findForkPoint,
+  fromStoredUnfinalized,
+  pruneFinalized,
+  rewindBlocks,
+  toStoredUnfinalized,
+  type UnfinalizedBlocks,
+} from './unfinalized-blocks.ts';
 
 const ref = (height: number, branch = 'a'): BlockRef => ({
   height,
@@ -58,4 +68,19 @@ t.test('a stored block the chain replaced below finality is found', async (t) =>
   t.equal(finalizedMismatch(blocks, 4, (h) => `0xa${h}`), undefined);
   t.equal(finalizedMismatch(blocks, 4, (h) => (h === 4 ? '0xc4' : `0xa${h}`))?.height, 4);
   t.equal(finalizedMismatch(blocks, 4, (h) => (h === 5 ? '0xc5' : `0xa${h}`)), undefined, 'above finality is not checked here');
+});
+
+t.test('unfinalized blocks are kept in SubQuery\'s shape and read back in height order', async (t) => {
+  const blocks = [3, 4].map((h) => ref(h));
+  const stored = toStoredUnfinalized(blocks);
+  t.same(stored[0], { blockHeight: 3, blockHash: '0xa3', parentHash: '0xa2', timestamp: 36 });
+  t.same(fromStoredUnfinalized([...stored].reverse()), blocks);
+  t.same(fromStoredUnfinalized(undefined), []);
+  t.same(fromStoredUnfinalized('[1]'), [], 'another shape reads as none kept');
+});
+
+t.test('refs of one range must chain', async (t) => {
+  t.equal(brokenLink([1, 2, 3].map((h) => ref(h))), undefined);
+  t.equal(brokenLink([ref(1), ref(3)]), undefined, 'a gap is not a broken link');
+  t.equal(brokenLink([ref(1), ref(2), { ...ref(3), parentHash: '0xb2' }])?.height, 3);
 });

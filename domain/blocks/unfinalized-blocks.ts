@@ -62,3 +62,36 @@ export function findForkPoint(blocks: UnfinalizedBlocks, chainHashAt: (height: n
 export function rewindBlocks(blocks: UnfinalizedBlocks, height: number): UnfinalizedBlocks {
   return blocks.filter((b) => b.height <= height);
 }
+
+/** One entry of `_metadata.unfinalizedBlocks`, in SubQuery's shape. */
+export interface StoredUnfinalizedBlock {
+  blockHeight: number;
+  blockHash: string;
+  parentHash: string;
+  timestamp: number;
+}
+
+export function toStoredUnfinalized(blocks: UnfinalizedBlocks): StoredUnfinalizedBlock[] {
+  return blocks.map((b) => ({ blockHeight: b.height, blockHash: b.hash, parentHash: b.parentHash, timestamp: b.timestamp }));
+}
+
+/** The list kept in `_metadata`; anything else (no key yet, an older shape) reads as none kept. */
+export function fromStoredUnfinalized(value: unknown): UnfinalizedBlocks {
+  if (!Array.isArray(value)) return [];
+  const out: BlockRef[] = [];
+  for (const v of value as Partial<StoredUnfinalizedBlock>[]) {
+    if (typeof v?.blockHeight !== 'number' || typeof v.blockHash !== 'string' || typeof v.parentHash !== 'string') continue;
+    out.push({ height: v.blockHeight, hash: v.blockHash, parentHash: v.parentHash, timestamp: typeof v.timestamp === 'number' ? v.timestamp : 0 });
+  }
+  return out.sort((a, b) => a.height - b.height);
+}
+
+/** The refs fetched for a range must form one branch: each the parent of the next where heights are consecutive. */
+export function brokenLink(refs: readonly BlockRef[]): BlockRef | undefined {
+  for (let i = 1; i < refs.length; i++) {
+    const prev = refs[i - 1]!;
+    const ref = refs[i]!;
+    if (ref.height === prev.height + 1 && ref.parentHash !== prev.hash) return ref;
+  }
+  return undefined;
+}
