@@ -23,7 +23,8 @@ export interface RunShardContext {
   env: Readonly<Record<string, string | undefined>>;
   /** aborting stops syncing and serving, after the batch being written */
   signal: AbortSignal;
-  onListening?: (port: number) => void;
+  /** called once the JSON-RPC endpoint listens; `pruned` resolves once no data outside the range is left */
+  onListening?: (port: number, shard: { pruned(): Promise<void>; store: ShardStore }) => void;
   progressEverySeconds?: number;
 }
 
@@ -75,7 +76,7 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
     const port = await listenOnFreePort(server, options.port);
     listening = true;
     log.info(`serving JSON-RPC on http://localhost:${port}`);
-    ctx.onListening?.(port);
+    ctx.onListening?.(port, { pruned: () => pruner.idle(), store });
 
     const pruning = pruner.run(stopped.signal);
     try {

@@ -1,0 +1,99 @@
+import { rm } from 'node:fs/promises';
+import { parseShardArgs } from '../../apps/shard/shard-options.ts';
+import { runShard } from '../../apps/shard/run-shard.ts';
+import { createLogger } from '../../infra/logging/create-logger.ts';
+import type { ShardStore } from '../../infra/postgres/shard-store.ts';
+import { createDb } from '../../infra/postgres/create-db.ts';
+import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
+import { freshPgliteDir, uniqueSchemaName } from '../../infra/postgres/test-backends.ts';
+import { envFor, type BackendKind } from './erc20-chain.ts';
+import type { Teardown } from './local-rpc-server.ts';
+
+export interface TestShard {
+  url: string;
+  /** the shard's storage, as its owner: also where a restart finds its data */
+  where: { kind: BackendKind; dataDir: string; schema: string };
+  store: ShardStore;
+  /** resolves once the data outside the range is removed */
+  pruned(): Promise<void>;
+  /** log lines so far */
+  lines: string[];
+  stop(): Promise<void>;
+}
+
+export interface ShardPlace {
+  kind: BackendKind;
+  dataDir: string;
+  schema: string;
+}
+
+/** A fresh place for a shard's data (a PGlite folder or a PostgreSQL schema), removed on teardown. */
+export async function shardPlace(t: Teardown, kind: BackendKind): Promise<ShardPlace> {
+  const dataDir = await freshPgliteDir();
+  const schema = uniqueSchemaName('idx_shard_test');
+  t.teardown(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    if (kind === 'postgres') {
+      const db = await createDb({ env: envFor(kind) });
+      await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+      await db.close();
+    }
+  });
+  return { kind, dataDir, schema };
+}
+
+/** idx-shard run in this process, on `place`, with the command-line `args`; stopped on teardown. */
+export async function startShard(t: Teardown, upstream: string, place: ShardPlace, args: readonly string[] = []): Promise<TestShard> {
+  const cmd = parseShardArgs(
+    ['--upstream', upstream, '--data-dir', place.dataDir, '--db-schema', place.schema, '-p', String(20000 + Math.floor(Math.random() * 20000)), '--poll-interval', '50', ...args],
+    { version: 'test', write: () => {} },
+  );
+  if (cmd.command !== 'run') throw new Error('expected a run command');
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', format: 'json', write: (l) => void lines.push(l) });
+  const controller = new AbortController();
+  let onListening!: (v: { port: number; shard: { pruned(): Promise<void>; store: ShardStore } }) => void;
+  const listening = new Promise<{ port: number; shard: { pruned(): Promise<void>; store: ShardStore } }>((resolve) => (onListening = resolve));
+  const running = runShard({ options: cmd.options, logger, env: envFor(place.kind), signal: controller.signal, onListening: (port, shard) => onListening({ port, shard }) });
+  const started = await Promise.race([listening, running.then(() => Promise.reject(new Error(`idx-shard stopped before listening:\n${lines.join('')}`)))]);
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      controller.abort();
+      await running;
+    })();
+    return stopping;
+  };
+  t.teardown(stop);
+  return { url: `http://127.0.0.1:${started.port}`, where: place, store: started.shard.store, pruned: started.shard.pruned, lines, stop };
+}
+
+export interface RpcAnswer {
+  status: number;
+  text: string;
+  json: any;
+}
+
+/** One JSON-RPC request body (a call or a batch) posted as is. */
+export async function post(url: string, body: unknown): Promise<RpcAnswer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, text, json: text === '' ? undefined : JSON.parse(text) };
+}
+
+let nextId = 1;
+/** The whole response of one call. */
+export async function call(url: string, method: string, params: unknown[] = []): Promise<any> {
+  return (await post(url, { jsonrpc: '2.0', id: nextId++, method, params })).json;
+}
+
+/** Waits until the shard's newest block is at least `height`. */
+export async function waitForHeight(url: string, height: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await call(url, 'eth_blockNumber').catch(() => undefined);
+    if (answer?.result !== undefined && Number(answer.result) >= height) return;
+    if (Date.now() > deadline) throw new Error(`the shard at ${url} did not reach block ${height} within ${timeoutMs} ms (at ${answer?.result})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
