@@ -76,6 +76,13 @@ export interface IndexerDeps {
   takeCreatedDataSources: () => { template: string; args: Record<string, unknown> }[];
 }
 
+/** A fetched range with the identities of its blocks from `keepFrom` (the final height when planned) and of its first block. */
+interface FetchedWithRefs {
+  fetched: FetchedRange;
+  refs: Map<number, BlockRef>;
+  keepFrom: number;
+}
+
 interface Source {
   compiled: CompiledDataSource;
   abi?: JsonAbi;
@@ -168,23 +175,24 @@ export function createIndexer(deps: IndexerDeps) {
    * after them: a block's hash covers its ancestors, so an unchanged newest hash means the logs
    * came from the branch the identities describe.
    */
-  async function fetchWithRefs(plan: ReturnType<typeof planFetch>, range: HeightRange, finalAtPlan: number): Promise<{ fetched: FetchedRange; refs: Map<number, BlockRef> }> {
+  async function fetchWithRefs(plan: ReturnType<typeof planFetch>, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs> {
     const heights: number[] = [];
-    for (let h = range.from; h <= range.to; h++) if (h > finalAtPlan || (h === range.from && watchingForks())) heights.push(h);
-    if (heights.length === 0 || !watchingForks()) return { fetched: await fetchWithRetry(plan, range), refs: new Map() };
+    for (let h = range.from; h <= range.to; h++) if (h >= finalAtPlan || h === range.from) heights.push(h);
+    if (!watchingForks()) return { fetched: await fetchWithRetry(plan, range), refs: new Map(), keepFrom: finalAtPlan };
     const index = rangesHandedOut++;
     return retrying(range, async () => {
       const before = await source.getBlockRefs(heights);
       const fetched = await deps.fetcher.fetch(plan, range, index);
       const refs = new Map(before.map((r) => [r.height, r]));
       const newest = before[before.length - 1]!;
-      const [after] = await source.getBlockRefs([newest.height]);
+      // Final blocks cannot change: the second look is only for a range that reaches above finality.
+      const [after] = newest.height > finalAtPlan ? await source.getBlockRefs([newest.height]) : [newest];
       const changed =
         brokenLink(before) !== undefined ||
         after?.hash !== newest.hash ||
         [...fetched.blocks.values()].some((b) => refs.has(b.height) && refs.get(b.height)!.hash !== b.hash);
       if (changed) throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `blocks of [${range.from},${range.to}] changed while they were fetched (a reorganisation); fetching again`, { retryable: true });
-      return { fetched, refs };
+      return { fetched, refs, keepFrom: finalAtPlan };
     });
   }
 
@@ -389,7 +397,7 @@ export function createIndexer(deps: IndexerDeps) {
     async run(signal: AbortSignal): Promise<void> {
       let next = await load();
       const end = endHeight();
-      let queue: { range: HeightRange; promise: Promise<{ fetched: FetchedRange; refs: Map<number, BlockRef> }> }[] = [];
+      let queue: { range: HeightRange; promise: Promise<FetchedWithRefs> }[] = [];
       // one range beyond those being fetched, so processing never waits when workers keep up
       const depth = deps.fetcher.parallelism + 1;
       let heads = await target();
@@ -432,7 +440,7 @@ export function createIndexer(deps: IndexerDeps) {
             from = r.to + 1;
           }
           const { range, promise } = queue.shift()!;
-          const { fetched, refs } = await promise;
+          const { fetched, refs, keepFrom } = await promise;
           // The range's first block must descend from the last block indexed; if not, the chain forked.
           const first = refs.get(range.from);
           if (first !== undefined && unfinalized.length > 0 && !appendBlock(unfinalized, first).ok) {
@@ -454,7 +462,8 @@ export function createIndexer(deps: IndexerDeps) {
             const createdSources = await processBlock(fetched, h);
             const block = fetched.blocks.get(h);
             const ref = refs.get(h);
-            completeBlock(h, block?.hash ?? ref?.hash, block?.timestamp ?? ref?.timestamp, ref);
+            // Kept from the final height on: the same blocks whenever and however often the node ran.
+            completeBlock(h, block?.hash ?? ref?.hash, block?.timestamp ?? ref?.timestamp, h >= keepFrom ? ref : undefined);
             status.blocksProcessed++;
             if (createdSources) {
               queue = [];
