@@ -97,7 +97,13 @@ export async function openPgliteSocketDb(dataDir: string, options: { maxConnecti
   }).catch((err: unknown) => {
     throw new IdxError('EMBEDDED_NODE_NOT_RUNNING', `cannot connect to the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}: ${(err as Error).message}`, { cause: err, retryable: true });
   });
-  return { kind: db.kind, kysely: db.kysely, description: `the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}`, close: () => db.close() };
+  return {
+    kind: db.kind,
+    kysely: db.kysely,
+    description: `the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}`,
+    ...(db.connection && { connection: db.connection }),
+    close: () => db.close(),
+  };
 }
 
 function isAlive(pid: number): boolean {
