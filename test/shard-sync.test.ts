@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
 import { ANVIL_DEV_ACCOUNT } from '../infra/chain/start-anvil.ts';
 import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
@@ -12,7 +12,7 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 const kind = BACKENDS[BACKENDS.length - 1]!;
 
 /** Blocks `from..to` (with transactions), their receipts and all their logs: the shard's answers equal the upstream's. */
-async function sameData(t: Tap.Test, shardUrl: string, upstream: string, from: number, to: number): Promise<void> {
+async function sameData(t: Test, shardUrl: string, upstream: string, from: number, to: number): Promise<void> {
   const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
   const batch = [
     ...heights.map((h, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: [hex(h), true] })),
@@ -22,10 +22,6 @@ async function sameData(t: Tap.Test, shardUrl: string, upstream: string, from: n
   const [ours, theirs] = await Promise.all([post(shardUrl, batch), post(upstream, batch)]);
   const differing = (ours.json as { id: number }[]).filter((a, i) => JSON.stringify(a) !== JSON.stringify(theirs.json[i])).map((a) => a.id);
   t.same(differing, [], `blocks ${from}..${to}, their receipts and logs are the upstream's`);
-}
-
-declare namespace Tap {
-  type Test = typeof t;
 }
 
 function runShardCli(place: ShardPlace, upstream: string, port: number, args: readonly string[]) {
