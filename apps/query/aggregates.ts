@@ -1,0 +1,207 @@
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import { quoteIdent } from '../../infra/postgres/sql.ts';
+import { subfields } from './collect-fields.ts';
+import { badInput } from './compile-filter.ts';
+import type { ConnectionSource } from './connection-source.ts';
+import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import { SqlParams } from './sql-params.ts';
+
+/** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */
+export const AGGREGATE_FNS = ['sum', 'distinctCount', 'min', 'max', 'average', 'stddevSample', 'stddevPopulation', 'varianceSample', 'variancePopulation'] as const;
+export type AggregateFn = (typeof AGGREGATE_FNS)[number];
+export const UNSAFE_FNS: ReadonlySet<AggregateFn> = new Set(AGGREGATE_FNS.filter((f) => f !== 'distinctCount'));
+
+const SQL_FN: Record<Exclude<AggregateFn, 'distinctCount'>, string> = {
+  sum: 'sum',
+  min: 'min',
+  max: 'max',
+  average: 'avg',
+  stddevSample: 'stddev_samp',
+  stddevPopulation: 'stddev_pop',
+  varianceSample: 'var_samp',
+  variancePopulation: 'var_pop',
+};
+
+export const FN_TYPE_SUFFIX: Record<AggregateFn, string> = {
+  sum: 'Sum',
+  distinctCount: 'DistinctCount',
+  min: 'Min',
+  max: 'Max',
+  average: 'Average',
+  stddevSample: 'StddevSample',
+  stddevPopulation: 'StddevPopulation',
+  varianceSample: 'VarianceSample',
+  variancePopulation: 'VariancePopulation',
+};
+
+export function unsafeError(fn: string): GraphQLError {
+  return new GraphQLError(`the aggregate "${fn}" is disabled: sum, min, max, average, stddev and variance aggregates need idx-query --unsafe`, {
+    extensions: { code: 'UNSAFE_AGGREGATE_DISABLED', flag: '--unsafe' },
+  });
+}
+
+/** The columns a function applies to: numbers for the arithmetic ones, every column for distinctCount. */
+export function aggregateColumns(t: EntityTable, fn: AggregateFn): QueryColumn[] {
+  if (fn === 'distinctCount') return t.columns;
+  return t.columns.filter((c) => !c.list && (c.kind === 'int' || c.kind === 'float' || c.kind === 'bigfloat'));
+}
+
+/** The aggregate as SQL; `output` casts it the way GraphQL shows it (exact numbers as text). */
+export function aggregateSql(fn: AggregateFn, c: QueryColumn, alias: string, output: boolean): string {
+  const ref = `${alias}.${quoteIdent(c.column)}`;
+  if (fn === 'distinctCount') return `count(distinct ${ref})${output ? '::text' : ''}`;
+  const call = `${SQL_FN[fn]}(${ref})`;
+  if (!output) return `${call}::numeric`;
+  // min/max keep Int and Float columns as numbers; everything else is BigFloat text
+  if ((fn === 'min' || fn === 'max') && c.kind !== 'bigfloat') return call;
+  return `${call}::text`;
+}
+
+/** The groupBy enum values of an entity: each plain column, and timestamps truncated to the hour or day. */
+export function groupByValues(t: EntityTable): Map<string, (alias: string) => string> {
+  const out = new Map<string, (alias: string) => string>();
+  for (const c of t.columns) {
+    if (c.list || c.kind === 'json') continue;
+    out.set(c.upper, (a) => `${a}.${quoteIdent(c.column)}`);
+    if (c.kind === 'datetime') {
+      out.set(`${c.upper}_TRUNCATED_TO_HOUR`, (a) => `date_trunc('hour', ${a}.${quoteIdent(c.column)})`);
+      out.set(`${c.upper}_TRUNCATED_TO_DAY`, (a) => `date_trunc('day', ${a}.${quoteIdent(c.column)})`);
+    }
+  }
+  return out;
+}
+
+interface Wanted {
+  count: boolean;
+  columns: { fn: AggregateFn; column: QueryColumn }[];
+}
+
+/** What the selection under an `aggregates` field asks for; unsafe functions are left out unless allowed. */
+function wanted(src: ConnectionSource, info: GraphQLResolveInfo): Wanted {
+  const fields = subfields(info.fieldNodes, info);
+  const out: Wanted = { count: fields.has('count'), columns: [] };
+  for (const fn of AGGREGATE_FNS) {
+    const nodes = fields.get(fn);
+    if (nodes === undefined) continue;
+    if (UNSAFE_FNS.has(fn) && !src.ctx.settings.unsafe) continue; // the field's resolver reports it
+    const names = subfields(nodes, info);
+    for (const c of aggregateColumns(src.t, fn)) if (names.has(c.name)) out.columns.push({ fn, column: c });
+  }
+  return out;
+}
+
+export type AggregateResult = Record<string, unknown>;
+
+function selectWanted(w: Wanted): string {
+  const items = ['count(*) as __count'];
+  w.columns.forEach((x, i) => items.push(`${aggregateSql(x.fn, x.column, 't', true)} as a${i}`));
+  return items.join(', ');
+}
+
+function shape(w: Wanted, row: Record<string, unknown> | undefined): AggregateResult {
+  const out: AggregateResult = { count: Number(row?.__count ?? 0) };
+  w.columns.forEach((x, i) => {
+    const byColumn = (out[x.fn] ??= {}) as Record<string, unknown>;
+    byColumn[x.column.name] = row?.[`a${i}`] ?? null;
+  });
+  return out;
+}
+
+/** `aggregates` of a connection: one statement (for all parents of a nested connection). */
+export async function resolveAggregates(src: ConnectionSource, info: GraphQLResolveInfo): Promise<AggregateResult> {
+  const w = wanted(src, info);
+  if (src.parent === undefined) {
+    const params = new SqlParams();
+    const { from } = src.aggregateFrom(params, undefined);
+    const [row] = await src.ctx.sql(`select ${selectWanted(w)} from ${from}`, params.values);
+    return shape(w, row);
+  }
+  const key = `${src.nestedBatchKey('aggregates')}:${JSON.stringify(w.columns.map((x) => [x.fn, x.column.column]))}`;
+  const row = await src.ctx.batcher.load<Record<string, unknown>>(key, src.parent.id, async (ids) => {
+    const params = new SqlParams();
+    const { from, parentCol } = src.aggregateFrom(params, ids);
+    const rows = await src.ctx.sql(`select ${parentCol} as __parent, ${selectWanted(w)} from ${from} group by ${parentCol}`, params.values);
+    return new Map(rows.map((r) => [r.__parent as string, r]));
+  });
+  return shape(w, row);
+}
+
+const HAVING_OPS: Record<string, string> = {
+  equalTo: '=',
+  notEqualTo: '<>',
+  greaterThan: '>',
+  greaterThanOrEqualTo: '>=',
+  lessThan: '<',
+  lessThanOrEqualTo: '<=',
+};
+
+function compileHaving(src: ConnectionSource, having: Record<string, unknown> | null | undefined, params: SqlParams): string {
+  if (having == null) return 'true';
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(having)) {
+    if (value == null) continue;
+    if (key === 'AND' || key === 'OR') {
+      const items = (value as Record<string, unknown>[]).map((h) => `(${compileHaving(src, h, params)})`);
+      if (items.length > 0) parts.push(`(${items.join(key === 'AND' ? ' and ' : ' or ')})`);
+      continue;
+    }
+    const fn = key as AggregateFn;
+    if (!AGGREGATE_FNS.includes(fn)) throw badInput(`having: unknown aggregate ${key}`);
+    if (UNSAFE_FNS.has(fn) && !src.ctx.settings.unsafe) throw unsafeError(fn);
+    for (const [name, filter] of Object.entries(value as Record<string, Record<string, unknown> | null>)) {
+      const c = aggregateColumns(src.t, fn).find((x) => x.name === name);
+      if (c === undefined || filter == null) continue;
+      for (const [op, operand] of Object.entries(filter)) {
+        if (operand == null) continue;
+        const sqlOp = HAVING_OPS[op];
+        if (sqlOp === undefined) throw badInput(`having: unknown operator ${op}`);
+        parts.push(`${aggregateSql(fn, c, 't', false)} ${sqlOp} ${params.add(String(operand), 'numeric')}`);
+      }
+    }
+  }
+  return parts.length === 0 ? 'true' : parts.join(' and ');
+}
+
+/** `groupedAggregates(groupBy, having)`: one row per group, with its `keys`. */
+export async function resolveGroupedAggregates(
+  src: ConnectionSource,
+  args: { groupBy: string[]; having?: Record<string, unknown> | null },
+  info: GraphQLResolveInfo,
+): Promise<AggregateResult[]> {
+  if (args.groupBy.length === 0) throw badInput('groupBy needs at least one value');
+  const values = groupByValues(src.t);
+  const exprs = args.groupBy.map((g) => {
+    const e = values.get(g);
+    if (e === undefined) throw badInput(`${src.t.names.groupBy}: unknown value ${g}`);
+    return e('t');
+  });
+  const w = wanted(src, info);
+  const build = (params: SqlParams, ids: readonly string[] | undefined) => {
+    const { from, parentCol } = src.aggregateFrom(params, ids);
+    const having = compileHaving(src, args.having, params);
+    const groups = [...(parentCol ? [parentCol] : []), ...exprs];
+    const keys = exprs.map((e, i) => `${e}::text as g${i}`).join(', ');
+    return (
+      `select ${parentCol ? `${parentCol} as __parent, ` : ''}${keys}, ${selectWanted(w)} from ${from} ` +
+      `group by ${groups.join(', ')}${having === 'true' ? '' : ` having ${having}`} order by ${groups.join(', ')}`
+    );
+  };
+  const toResult = (r: Record<string, unknown>) => ({ ...shape(w, r), keys: exprs.map((_e, i) => r[`g${i}`] ?? null) });
+  if (src.parent === undefined) {
+    const params = new SqlParams();
+    const sql = build(params, undefined);
+    return (await src.ctx.sql(sql, params.values)).map(toResult);
+  }
+  const key = `${src.nestedBatchKey('grouped')}:${JSON.stringify([args, w.columns.map((x) => [x.fn, x.column.column])])}`;
+  const rows = await src.ctx.batcher.load<Record<string, unknown>[]>(key, src.parent.id, async (ids) => {
+    const params = new SqlParams();
+    const out = new Map<string, Record<string, unknown>[]>();
+    for (const r of await src.ctx.sql(build(params, ids), params.values)) {
+      const list = out.get(r.__parent as string) ?? [];
+      list.push(r);
+      out.set(r.__parent as string, list);
+    }
+    return out;
+  });
+  return (rows ?? []).map(toResult);
+}

@@ -1,0 +1,228 @@
+import { GraphQLError } from 'graphql';
+import { quoteIdent } from '../../infra/postgres/sql.ts';
+import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
+import { selectList, type EntityTable, type QueryColumn } from './entity-tables.ts';
+import { withHeight, type EntityRow } from './entity-rows.ts';
+import {
+  afterCursorSql,
+  cursorColumnsSql,
+  decodeCursor,
+  encodeCursor,
+  orderBySql,
+  orderKeys,
+  reverseKeys,
+  type NullOrder,
+  type OrderKey,
+} from './order-keys.ts';
+import type { QueryContext } from './query-context.ts';
+import { SqlParams, versionCondition } from './sql-params.ts';
+
+/** A connection's arguments, as GraphQL coerced them. */
+export interface ConnectionArgs {
+  first?: number | null;
+  last?: number | null;
+  offset?: number | null;
+  before?: string | null;
+  after?: string | null;
+  orderBy?: string[] | null;
+  orderByNull?: NullOrder | null;
+  filter?: FilterInput | null;
+  distinct?: string[] | null;
+}
+
+/** Rows of a connection nested under a parent row: `account.sentTransfers` is `transfers.from_id = account.id`. */
+export interface ParentLink {
+  column: string;
+  id: string;
+}
+
+export interface Page {
+  rows: EntityRow[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+export function limitError(arg: string, n: number, limit: number): GraphQLError {
+  return new GraphQLError(`${arg}: ${n} is more than the page limit ${limit} (--query-limit); page through the rest with cursors`, {
+    extensions: { code: 'QUERY_LIMIT_EXCEEDED', limit },
+  });
+}
+
+/**
+ * One connection field being resolved: its page, totalCount and aggregates each run one statement
+ * when (and only when) selected. Nested under a list of parents, each kind runs once for all the
+ * parents of the request (a LATERAL join or a GROUP BY on the foreign key), not once per parent.
+ */
+export class ConnectionSource {
+  readonly keys: OrderKey[];
+  readonly limit: number;
+  readonly offset: number;
+  /** paging from the end (`last`) */
+  readonly backwards: boolean;
+  private readonly afterValues: (string | null)[] | undefined;
+  private readonly beforeValues: (string | null)[] | undefined;
+  private readonly distinct: QueryColumn[];
+  private pagePromise: Promise<Page> | undefined;
+  private countPromise: Promise<number> | undefined;
+
+  constructor(
+    readonly ctx: QueryContext,
+    readonly t: EntityTable,
+    readonly args: ConnectionArgs,
+    readonly height: bigint | undefined,
+    readonly parent?: ParentLink,
+  ) {
+    const { queryLimit } = ctx.settings;
+    const { first, last, offset } = args;
+    if (first != null && last != null) throw badInput('first and last cannot be combined; page forwards with first/after or backwards with last/before');
+    for (const [arg, n] of [['first', first], ['last', last], ['offset', offset]] as const) {
+      if (n != null && n < 0) throw badInput(`${arg} must be 0 or more, got ${n}`);
+    }
+    if (first != null && first > queryLimit) throw limitError('first', first, queryLimit);
+    if (last != null && last > queryLimit) throw limitError('last', last, queryLimit);
+    this.backwards = last != null;
+    this.limit = first ?? last ?? queryLimit;
+    this.offset = offset ?? 0;
+    this.keys = orderKeys(t, args.orderBy, args.orderByNull);
+    this.afterValues = args.after == null ? undefined : decodeCursor(this.keys, args.after, 'after');
+    this.beforeValues = args.before == null ? undefined : decodeCursor(this.keys, args.before, 'before');
+    this.distinct = (args.distinct ?? []).map((d) => {
+      const c = t.columns.find((x) => x.upper === d);
+      if (c === undefined) throw badInput(`${t.names.distinct}: unknown value ${d}`);
+      return c;
+    });
+  }
+
+  cursor(row: EntityRow): string {
+    return encodeCursor(this.keys, row);
+  }
+
+  /** the conditions every statement of this connection shares (without cursors) */
+  private where(alias: string, params: SqlParams, parentRef?: string): string {
+    const parts = [versionCondition(this.t, alias, this.height, params), compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: this.height, params })];
+    if (parentRef !== undefined) parts.unshift(`${alias}.${quoteIdent(this.parent!.column)} = ${parentRef}`);
+    return parts.filter((p) => p !== 'true').join(' and ') || 'true';
+  }
+
+  private cursorWhere(alias: string, params: SqlParams): string[] {
+    const parts: string[] = [];
+    if (this.afterValues !== undefined) parts.push(afterCursorSql(alias, this.keys, this.afterValues, params));
+    if (this.beforeValues !== undefined) parts.push(afterCursorSql(alias, reverseKeys(this.keys), this.beforeValues, params));
+    return parts;
+  }
+
+  private pageSql(params: SqlParams, parentRef?: string): string {
+    const order = this.backwards ? reverseKeys(this.keys) : this.keys;
+    const tail = ` order by ${orderBySql('t', order)} limit ${this.limit + 1}${this.offset > 0 ? ` offset ${this.offset}` : ''}`;
+    const where = this.where('t', params, parentRef);
+    if (this.distinct.length === 0) {
+      const conds = [where, ...this.cursorWhere('t', params)].filter((c) => c !== 'true');
+      return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from ${this.t.table} t where ${conds.join(' and ') || 'true'}${tail}`;
+    }
+    // DISTINCT ON keeps the first row of each group in the page's order; paging applies after it.
+    const on = this.distinct.map((c) => `t.${quoteIdent(c.column)}`).join(', ');
+    const inner = `select distinct on (${on}) t.* from ${this.t.table} t where ${where} order by ${on}, ${orderBySql('t', this.keys)}`;
+    const conds = this.cursorWhere('t', params);
+    return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from (${inner}) t${conds.length > 0 ? ` where ${conds.join(' and ')}` : ''}${tail}`;
+  }
+
+  private toPage(rows: EntityRow[]): Page {
+    const more = rows.length > this.limit;
+    const page = more ? rows.slice(0, this.limit) : rows;
+    if (this.backwards) page.reverse();
+    for (const r of page) withHeight(r, this.height);
+    return this.backwards
+      ? { rows: page, hasPreviousPage: more, hasNextPage: this.beforeValues !== undefined }
+      : { rows: page, hasNextPage: more, hasPreviousPage: this.offset > 0 || this.afterValues !== undefined };
+  }
+
+  /** the signature of everything but the parent: connections that share it batch together */
+  private batchKey(kind: string): string {
+    return `${kind}:${this.t.entity.name}:${this.parent!.column}:${this.height ?? 'live'}:${JSON.stringify(this.args)}`;
+  }
+
+  page(): Promise<Page> {
+    this.pagePromise ??= this.parent === undefined ? this.fetchPage() : this.fetchNestedPage();
+    return this.pagePromise;
+  }
+
+  private async fetchPage(): Promise<Page> {
+    const params = new SqlParams();
+    const sql = this.pageSql(params);
+    return this.toPage(await this.ctx.sql<EntityRow>(sql, params.values));
+  }
+
+  private async fetchNestedPage(): Promise<Page> {
+    const rows = await this.ctx.batcher.load<EntityRow[]>(this.batchKey('page'), this.parent!.id, async (ids) => {
+      const params = new SqlParams();
+      const list = params.addList(ids, 'text');
+      const sql = `select p.__parent, x.* from unnest(${list}) as p(__parent) cross join lateral (${this.pageSql(params, 'p.__parent')}) x`;
+      return groupBy(await this.ctx.sql<EntityRow>(sql, params.values), '__parent');
+    });
+    return this.toPage(rows ?? []);
+  }
+
+  totalCount(): Promise<number> {
+    this.countPromise ??= this.parent === undefined ? this.fetchCount() : this.fetchNestedCount();
+    return this.countPromise;
+  }
+
+  /** `ids`: the parents, when nested */
+  private countSql(params: SqlParams, ids?: readonly string[]): string {
+    const nested = ids !== undefined;
+    const parentCol = nested ? `t.${quoteIdent(this.parent!.column)}` : undefined;
+    const where = nested ? `${parentCol} = any(${params.addList(ids, 'text')}) and ${this.where('t', params)}` : this.where('t', params);
+    if (this.distinct.length === 0) {
+      return nested
+        ? `select ${parentCol} as __parent, count(*) as n from ${this.t.table} t where ${where} group by ${parentCol}`
+        : `select count(*) as n from ${this.t.table} t where ${where}`;
+    }
+    const on = [...(nested ? [parentCol!] : []), ...this.distinct.map((c) => `t.${quoteIdent(c.column)}`)].join(', ');
+    return nested
+      ? `select __parent, count(*) as n from (select distinct on (${on}) ${parentCol} as __parent from ${this.t.table} t where ${where}) d group by __parent`
+      : `select count(*) as n from (select distinct on (${on}) 1 from ${this.t.table} t where ${where}) d`;
+  }
+
+  private async fetchCount(): Promise<number> {
+    const params = new SqlParams();
+    const [row] = await this.ctx.sql<{ n: string | number }>(this.countSql(params), params.values);
+    return Number(row?.n ?? 0);
+  }
+
+  private async fetchNestedCount(): Promise<number> {
+    const n = await this.ctx.batcher.load<number>(this.batchKey('count'), this.parent!.id, async (ids) => {
+      const params = new SqlParams();
+      const sql = this.countSql(params, ids);
+      const rows = await this.ctx.sql<{ __parent: string; n: string | number }>(sql, params.values);
+      return new Map(rows.map((r) => [r.__parent, Number(r.n)]));
+    });
+    return n ?? 0;
+  }
+
+  /**
+   * For aggregates: the FROM and WHERE of this connection's rows (cursors and paging do not apply),
+   * with the parent's foreign key as `__parent` when nested. `ids` is filled by the caller.
+   */
+  aggregateFrom(params: SqlParams, ids: readonly string[] | undefined): { from: string; parentCol?: string } {
+    if (this.parent === undefined) return { from: `${this.t.table} t where ${this.where('t', params)}` };
+    const parentCol = `t.${quoteIdent(this.parent.column)}`;
+    const list = params.addList(ids ?? [], 'text');
+    return { from: `${this.t.table} t where ${parentCol} = any(${list}) and ${this.where('t', params)}`, parentCol };
+  }
+
+  nestedBatchKey(kind: string): string {
+    return this.batchKey(kind);
+  }
+}
+
+export function groupBy<R extends Record<string, unknown>>(rows: R[], key: string): Map<string, R[]> {
+  const out = new Map<string, R[]>();
+  for (const r of rows) {
+    const k = r[key] as string;
+    delete r[key];
+    const list = out.get(k);
+    if (list === undefined) out.set(k, [r]);
+    else list.push(r);
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import { badInput } from './compile-filter.ts';
+import type { EntityTable } from './entity-tables.ts';
+import { selectList } from './entity-tables.ts';
+import type { QueryContext } from './query-context.ts';
+import { versionCondition, SqlParams } from './sql-params.ts';
+
+/** The height an entity row was read at: its relations are read at the same height. */
+export const ROW_HEIGHT = Symbol('idx.rowHeight');
+
+/** A row as read from an entity table (keys are column names), remembering its height. */
+export type EntityRow = Record<string, unknown> & { [ROW_HEIGHT]?: bigint };
+
+export function withHeight<R extends Record<string, unknown>>(row: R, height: bigint | undefined): EntityRow {
+  if (height !== undefined) (row as EntityRow)[ROW_HEIGHT] = height;
+  return row;
+}
+
+/** `blockHeight: String` → a height; a number that is not a whole block height is the user's error. */
+export function parseBlockHeight(t: EntityTable, value: string | null | undefined): bigint | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim())) throw badInput(`blockHeight must be a block number (a whole number ≥ 0 as a string), got "${value}"`);
+  if (!t.historical) {
+    throw badInput(`blockHeight needs historical data, but ${t.entity.name} was indexed with --disable-historical; query without blockHeight`);
+  }
+  return BigInt(value.trim());
+}
+
+/**
+ * Rows of `t` by id at `height`, batched: every lookup of one request in the same tick (a
+ * page's relations, several single-row fields) is one statement.
+ */
+export function loadById(ctx: QueryContext, t: EntityTable, id: string, height: bigint | undefined): Promise<EntityRow | undefined> {
+  return ctx.batcher.load<EntityRow>(`byId:${t.entity.name}:${height ?? 'live'}`, id, async (ids) => {
+    const params = new SqlParams();
+    const list = params.addList(ids, 'text');
+    const rows = await ctx.sql<EntityRow>(`select ${selectList('t', t)} from ${t.table} t where t.id = any(${list}) and ${versionCondition(t, 't', height, params)}`, params.values);
+    return new Map(rows.map((r) => [r.id as string, withHeight(r, height)]));
+  });
+}

@@ -1,0 +1,144 @@
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import type { Logger } from '../../infra/logging/create-logger.ts';
+import { complexityError, queryComplexity } from './query-complexity.ts';
+import { timeoutError, type QueryContext } from './query-context.ts';
+
+/** A GraphQL request as it came over HTTP (GET query string or POST JSON body). */
+export interface GraphqlRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+  method: 'GET' | 'POST';
+}
+
+export interface GraphqlResponse {
+  status: number;
+  body: { data?: unknown; errors?: GraphQLFormattedError[] };
+}
+
+export interface ExecuteDeps {
+  schema: GraphQLSchema;
+  context: QueryContext;
+  queryComplexity: number;
+  logger?: Logger;
+}
+
+const requestError = (status: number, code: string, message: string): GraphqlResponse => ({
+  status,
+  body: { errors: [{ message, extensions: { code } }] },
+});
+
+/** Parsed documents and their validation, kept per query text: clients send the same queries again and again. */
+export class DocumentCache {
+  private docs = new Map<string, DocumentNode | GraphQLError>();
+  private valid = new WeakMap<GraphQLSchema, Map<string, readonly GraphQLError[]>>();
+
+  constructor(private readonly size = 500) {}
+
+  parse(query: string): DocumentNode | GraphQLError {
+    let doc = this.docs.get(query);
+    if (doc === undefined) {
+      try {
+        doc = parse(query);
+      } catch (err) {
+        doc = err instanceof GraphQLError ? err : new GraphQLError(String(err));
+      }
+      if (this.docs.size >= this.size) this.docs.delete(this.docs.keys().next().value!);
+      this.docs.set(query, doc);
+    }
+    return doc;
+  }
+
+  validate(schema: GraphQLSchema, query: string, doc: DocumentNode): readonly GraphQLError[] {
+    let bySchema = this.valid.get(schema);
+    if (bySchema === undefined) this.valid.set(schema, (bySchema = new Map()));
+    let errors = bySchema.get(query);
+    if (errors === undefined) {
+      errors = validate(schema, doc);
+      if (bySchema.size >= this.size) bySchema.delete(bySchema.keys().next().value!);
+      bySchema.set(query, errors);
+    }
+    return errors;
+  }
+}
+
+function parseVariables(v: unknown): Record<string, unknown> | GraphqlResponse {
+  if (v === undefined || v === null || v === '') return {};
+  if (typeof v === 'string') {
+    try {
+      return parseVariables(JSON.parse(v));
+    } catch {
+      return requestError(400, 'BAD_REQUEST', 'variables must be a JSON object');
+    }
+  }
+  if (typeof v !== 'object' || Array.isArray(v)) return requestError(400, 'BAD_REQUEST', 'variables must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+/** An error as the client sees it: every error has `extensions.code`; unexpected ones are logged. */
+export function formatError(err: GraphQLError, logger?: Logger): GraphQLFormattedError {
+  const formatted = err.toJSON();
+  if (typeof formatted.extensions?.code === 'string') return formatted;
+  const original = err.originalError;
+  if (original !== undefined && !(original instanceof GraphQLError)) {
+    logger?.error(`unexpected error in a resolver: ${original.stack ?? original.message}`);
+    return { ...formatted, extensions: { ...formatted.extensions, code: 'INTERNAL_SERVER_ERROR' } };
+  }
+  return { ...formatted, extensions: { ...formatted.extensions, code: 'GRAPHQL_EXECUTION_ERROR' } };
+}
+
+/**
+ * One GraphQL request: parse, validate, check complexity, execute within `--query-timeout`.
+ * Request errors (bad syntax, unknown fields, too complex) answer 400 with no data; errors while
+ * executing answer 200 with the data that could be read, as GraphQL over HTTP prescribes.
+ */
+export async function executeRequest(req: GraphqlRequest, deps: ExecuteDeps, cache: DocumentCache): Promise<GraphqlResponse> {
+  const { schema, context, logger } = deps;
+  if (typeof req.query !== 'string' || req.query.trim() === '') {
+    return requestError(400, 'BAD_REQUEST', req.method === 'GET' ? 'a GraphQL GET request needs ?query=' : 'the request body needs a "query" string');
+  }
+  if (req.operationName != null && typeof req.operationName !== 'string') return requestError(400, 'BAD_REQUEST', 'operationName must be a string');
+  const variables = parseVariables(req.variables);
+  if ('status' in variables && 'body' in variables) return variables as GraphqlResponse;
+  const doc = cache.parse(req.query);
+  if (doc instanceof GraphQLError) return { status: 400, body: { errors: [{ ...doc.toJSON(), extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] } };
+  const invalid = cache.validate(schema, req.query, doc);
+  if (invalid.length > 0) return { status: 400, body: { errors: invalid.map((e) => ({ ...e.toJSON(), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };
+  const operationName = (req.operationName as string | null | undefined) ?? undefined;
+  const op = getOperationAST(doc, operationName);
+  if (op == null) return requestError(400, 'BAD_REQUEST', operationName ? `no operation named "${operationName}"` : 'the document has several operations: give operationName');
+  if (op.operation === 'subscription') return requestError(400, 'BAD_REQUEST', 'subscriptions run over WebSocket (graphql-ws), not HTTP requests');
+  if (op.operation === 'mutation' && req.method === 'GET') return requestError(405, 'BAD_REQUEST', 'mutations need POST');
+
+  const complexity = queryComplexity(schema, doc, operationName, variables as Record<string, unknown>, context.settings.queryLimit);
+  if (complexity > deps.queryComplexity) return { status: 400, body: { errors: [complexityError(complexity, deps.queryComplexity).toJSON()] } };
+
+  const ms = context.settings.queryTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, context.deadline - Date.now()))));
+  try {
+    const result = await Promise.race([
+      Promise.resolve(execute({ schema, document: doc, variableValues: variables as Record<string, unknown>, operationName, contextValue: context })),
+      timedOut,
+    ]);
+    if (result === 'timeout') return { status: 200, body: { data: null, errors: [timeoutError(ms).toJSON()] } };
+    return { status: 200, body: shapeResult(result as ExecutionResult, logger) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function shapeResult(result: ExecutionResult, logger?: Logger): GraphqlResponse['body'] {
+  if (result.errors === undefined || result.errors.length === 0) return { data: result.data };
+  return { data: result.data, errors: result.errors.map((e) => formatError(e, logger)) };
+}

@@ -1,0 +1,116 @@
+import { quoteIdent } from '../../infra/postgres/sql.ts';
+import { badInput } from './compile-filter.ts';
+import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import type { SqlParams } from './sql-params.ts';
+
+/** One key of a page's ORDER BY. */
+export interface OrderKey {
+  column: QueryColumn;
+  desc: boolean;
+  nullsFirst: boolean;
+}
+
+export type NullOrder = 'NULLS_FIRST' | 'NULLS_LAST';
+
+/** Columns that can order a page: single values with a total order (not lists or JSON). */
+export function orderable(c: QueryColumn): boolean {
+  return !c.list && c.kind !== 'json';
+}
+
+/**
+ * The ORDER BY of `orderBy` enum values. `id` always ends the list, so that every row has one
+ * place and cursors are exact; it takes the direction of the key before it, which lets one index
+ * on `(column, id)` serve both directions.
+ */
+export function orderKeys(t: EntityTable, orderBy: readonly string[] | null | undefined, nulls: NullOrder | null | undefined): OrderKey[] {
+  const keys: OrderKey[] = [];
+  const nullsFirst = (desc: boolean) => (nulls === 'NULLS_FIRST' ? true : nulls === 'NULLS_LAST' ? false : desc);
+  const push = (column: QueryColumn, desc: boolean) => {
+    if (!keys.some((k) => k.column === column)) keys.push({ column, desc, nullsFirst: nullsFirst(desc) });
+  };
+  for (const value of orderBy ?? ['PRIMARY_KEY_ASC']) {
+    if (value === 'NATURAL') continue;
+    const m = /^(.*)_(ASC|DESC)$/.exec(value);
+    if (m === null) throw badInput(`${t.names.orderBy}: unknown value ${value}`);
+    const desc = m[2] === 'DESC';
+    const column = m[1] === 'PRIMARY_KEY' ? t.byName.get('id')! : t.columns.find((c) => c.upper === m[1] && orderable(c));
+    if (column === undefined) throw badInput(`${t.names.orderBy}: unknown value ${value}`);
+    push(column, desc);
+  }
+  push(t.byName.get('id')!, keys.length > 0 ? keys[keys.length - 1]!.desc : false);
+  return keys;
+}
+
+export function reverseKeys(keys: readonly OrderKey[]): OrderKey[] {
+  return keys.map((k) => ({ column: k.column, desc: !k.desc, nullsFirst: !k.nullsFirst }));
+}
+
+export function orderBySql(alias: string, keys: readonly OrderKey[]): string {
+  return keys
+    .map((k) => {
+      const defaultNullsFirst = k.desc;
+      const nulls = k.nullsFirst === defaultNullsFirst ? '' : k.nullsFirst ? ' nulls first' : ' nulls last';
+      return `${alias}.${quoteIdent(k.column.column)}${k.desc ? ' desc' : ''}${nulls}`;
+    })
+    .join(', ');
+}
+
+/** The text form of each key of a row, selected as `__k0…`: cursors hold exact values, timestamps included. */
+export function cursorColumnsSql(alias: string, keys: readonly OrderKey[]): string {
+  return keys.map((k, i) => `${alias}.${quoteIdent(k.column.column)}::text as __k${i}`).join(', ');
+}
+
+function signature(keys: readonly OrderKey[]): string {
+  return keys.map((k) => `${k.column.upper}${k.desc ? '-' : '+'}`).join(',');
+}
+
+/** An opaque cursor: base64 of the order and the row's values of its keys. */
+export function encodeCursor(keys: readonly OrderKey[], row: Record<string, unknown>): string {
+  const values = keys.map((_k, i) => (row[`__k${i}`] ?? null) as string | null);
+  return Buffer.from(JSON.stringify([signature(keys), values])).toString('base64');
+}
+
+export function decodeCursor(keys: readonly OrderKey[], cursor: string, arg: string): (string | null)[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8'));
+  } catch {
+    throw badInput(`${arg}: not a cursor of this service`);
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || !Array.isArray(parsed[1])) {
+    throw badInput(`${arg}: not a cursor of this service`);
+  }
+  if (parsed[0] !== signature(keys) || parsed[1].length !== keys.length) {
+    throw badInput(`${arg}: the cursor was made for another orderBy; use cursors with the orderBy they came from`);
+  }
+  return parsed[1] as (string | null)[];
+}
+
+/**
+ * Rows strictly after the cursor in the order of `keys`. When every key is non-null and all go the
+ * same way this is one row comparison `(a, id) > (x, y)`, which an index on `(a, id)` answers by a
+ * range scan; otherwise the lexicographic expansion, with NULLs placed as the order places them.
+ */
+export function afterCursorSql(alias: string, keys: readonly OrderKey[], values: readonly (string | null)[], params: SqlParams): string {
+  const ref = (k: OrderKey) => `${alias}.${quoteIdent(k.column.column)}`;
+  const value = (k: OrderKey, v: string) => params.add(v, k.column.sqlType);
+  const uniform = keys.every((k, i) => !k.column.nullable && values[i] !== null && k.desc === keys[0]!.desc);
+  if (uniform) {
+    if (keys.length === 1) return `${ref(keys[0]!)} ${keys[0]!.desc ? '<' : '>'} ${value(keys[0]!, values[0]!)}`;
+    return `(${keys.map(ref).join(', ')}) ${keys[0]!.desc ? '<' : '>'} (${keys.map((k, i) => value(k, values[i]!)).join(', ')})`;
+  }
+  const ors: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = values[i] ?? null;
+    let after: string;
+    if (v === null) after = k.nullsFirst ? `${ref(k)} is not null` : 'false';
+    else {
+      const cmp = `${ref(k)} ${k.desc ? '<' : '>'} ${value(k, v)}`;
+      after = !k.nullsFirst && k.column.nullable ? `(${cmp} or ${ref(k)} is null)` : cmp;
+    }
+    const equal = keys.slice(0, i).map((e, j) => (values[j] === null ? `${ref(e)} is null` : `${ref(e)} = ${value(e, values[j]!)}`));
+    if (after !== 'false') ors.push([...equal, after].join(' and '));
+  }
+  return ors.length === 0 ? 'false' : ors.map((o) => `(${o})`).join(' or ');
+}

@@ -1,0 +1,81 @@
+import { GraphQLError } from 'graphql';
+import type { Kysely } from 'kysely';
+import type { Logger } from '../../infra/logging/create-logger.ts';
+import { execute } from '../../infra/postgres/sql.ts';
+import type { EntityTable } from './entity-tables.ts';
+import { RequestBatcher } from './request-batcher.ts';
+
+/** The flags that shape answers (REFERENCE §4.1 idx-query). */
+export interface QuerySettings {
+  /** `--aggregate` */
+  aggregate: boolean;
+  /** `--unsafe`: sum, min, max, average, stddev*, variance* */
+  unsafe: boolean;
+  /** `--query-limit`: largest and default page */
+  queryLimit: number;
+  /** `--query-timeout`, milliseconds */
+  queryTimeoutMs: number;
+}
+
+/** What `_metadata` answers: the node's `_metadata` rows, overlaid with its live `/meta` when `--indexer` is given. */
+export interface MetadataSource {
+  read(): Promise<Record<string, unknown>>;
+}
+
+/** Everything a resolver may use; one per GraphQL request (or subscription). */
+export interface QueryContext {
+  /** the database schema being served */
+  schema: string;
+  tables: ReadonlyMap<string, EntityTable>;
+  settings: QuerySettings;
+  batcher: RequestBatcher;
+  metadata: MetadataSource;
+  /** runs one statement; database failures become GraphQL errors with a code */
+  sql<R = Record<string, unknown>>(text: string, params: readonly unknown[]): Promise<R[]>;
+  /** the request is past `--query-timeout` (checked between statements, e.g. on PGlite) */
+  deadline: number;
+}
+
+export interface QueryContextDeps {
+  db: Kysely<any>;
+  schema: string;
+  tables: ReadonlyMap<string, EntityTable>;
+  settings: QuerySettings;
+  metadata: MetadataSource;
+  logger?: Logger;
+}
+
+export function timeoutError(ms: number): GraphQLError {
+  return new GraphQLError(`the query ran longer than ${ms} ms and was cancelled (--query-timeout ${ms}); narrow it with a filter or a smaller page`, {
+    extensions: { code: 'QUERY_TIMEOUT', timeoutMs: ms },
+  });
+}
+
+export function createQueryContext(deps: QueryContextDeps): QueryContext {
+  const { settings } = deps;
+  const deadline = Date.now() + settings.queryTimeoutMs;
+  return {
+    schema: deps.schema,
+    tables: deps.tables,
+    settings,
+    batcher: new RequestBatcher(),
+    metadata: deps.metadata,
+    deadline,
+    async sql<R>(text: string, params: readonly unknown[]) {
+      if (Date.now() > deadline) throw timeoutError(settings.queryTimeoutMs);
+      try {
+        return await execute<R>(deps.db, text, params);
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        // 57014: canceled by statement_timeout (the pool sets it to --query-timeout)
+        if (e.code === '57014') throw timeoutError(settings.queryTimeoutMs);
+        if (typeof e.code === 'string' && /^22/.test(e.code)) {
+          // data and syntax errors come from values the user sent (a malformed number, a bad pattern)
+          throw new GraphQLError(e.message ?? String(err), { extensions: { code: 'BAD_USER_INPUT', sqlState: e.code } });
+        }
+        deps.logger?.error(`query failed: ${e.message ?? String(err)}`, { sql: text });
+        throw new GraphQLError(`the database failed to answer: ${e.message ?? String(err)}`, { extensions: { code: 'DATABASE_ERROR' } });
+      }
+    },
+  };
+}

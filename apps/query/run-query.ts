@@ -1,0 +1,118 @@
+import { IdxError } from '../../domain/errors.ts';
+import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
+import type { Logger } from '../../infra/logging/create-logger.ts';
+import { join } from 'node:path';
+import { createDb, type Db } from '../../infra/postgres/create-db.ts';
+import { openPgliteSocketDb } from '../../infra/postgres/pglite-socket-endpoint.ts';
+import type { SchemaExtension } from './build-schema.ts';
+import { createQueryServer, type QueryServer, type QueryServerPlugin } from './create-query-server.ts';
+import type { QueryOptions } from './query-options.ts';
+import { createQueryService, type QueryService } from './query-service.ts';
+
+/**
+ * What `--playground` and `--subscription` plug in: schema additions and server parts. A flag
+ * with no plugin that provides it is refused rather than ignored.
+ */
+export interface QueryFeature extends QueryServerPlugin {
+  /** the flag it carries out, e.g. `--playground` */
+  flag: '--playground' | '--subscription';
+  extendSchema?: SchemaExtension;
+}
+
+export interface RunQueryContext {
+  options: QueryOptions;
+  logger: Logger;
+  version: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** the database to serve; by default opened from DB_* (tests pass an open PGlite) */
+  db?: Db;
+  features?: readonly QueryFeature[];
+  /** seconds between looks for a changed model (default 5) */
+  hotSchemaIntervalMs?: number;
+}
+
+export interface RunningQuery {
+  port: number;
+  url: string;
+  server: QueryServer;
+  service: QueryService;
+  close(): Promise<void>;
+}
+
+/** Opens the database of the DB_* variables for the query service: pool of --max-connection, statement timeout of --query-timeout. */
+export async function openQueryDb(options: QueryOptions, env: RunQueryContext['env'], logger: Logger): Promise<Db> {
+  if (!env.DB_HOST) {
+    // embedded: the node owns its PGlite and serves it on a socket in its data folder (DECISIONS.md)
+    return openPgliteSocketDb(join(options.idx, '.idx-data'), {
+      maxConnections: options.maxConnection,
+      applicationName: 'idx-query',
+      onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
+    });
+  }
+  return createDb({
+    env,
+    ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
+    maxConnections: options.maxConnection,
+    statementTimeoutMs: options.queryTimeout,
+    applicationName: 'idx-query',
+    onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
+  });
+}
+
+/** `idx-query`: reads the model the node stored, builds the GraphQL schema and serves it until closed. */
+export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
+  const { options, logger } = ctx;
+  const log = logger.child('query');
+  const features = ctx.features ?? [];
+  const missing = (['--playground', '--subscription'] as const).filter(
+    (flag) => (flag === '--playground' ? options.playground : options.subscription) && !features.some((f) => f.flag === flag),
+  );
+  if (missing.length > 0) throw new IdxError('OPTION_NOT_AVAILABLE', `${missing.join(', ')}: not available in this version of idx-query yet; run without ${missing.length === 1 ? 'it' : 'them'}`);
+  // features whose flag is off stay out
+  const enabled = features.filter((f) => (f.flag === '--playground' ? options.playground : options.subscription));
+
+  const db = ctx.db ?? (await openQueryDb(options, ctx.env, logger));
+  const ownsDb = ctx.db === undefined;
+  let service: QueryService | undefined;
+  try {
+    if (db.kind === 'pglite') log.info('serving an embedded PGlite database: --query-timeout is checked between statements only (PGlite cannot cancel a running statement)');
+    service = await createQueryService({
+      db,
+      schema: options.name,
+      settings: { aggregate: options.aggregate, unsafe: options.unsafe, queryLimit: options.queryLimit, queryTimeoutMs: options.queryTimeout },
+      queryComplexity: options.queryComplexity,
+      indexer: options.indexer,
+      hotSchema: !options.disableHotSchema,
+      hotSchemaIntervalMs: ctx.hotSchemaIntervalMs,
+      version: ctx.version,
+      logger,
+      extensions: enabled.flatMap((f) => (f.extendSchema ? [f.extendSchema] : [])),
+    });
+    const server = await createQueryServer({ service, logger, plugins: enabled });
+    const port = await listenOnFreePort(server.server, options.port);
+    const url = `http://localhost:${port}`;
+    const { tables } = service.current();
+    log.info(`serving GraphQL for schema "${options.name}" of ${db.description} (${tables.size} entities) at ${url}/`);
+    if (port !== options.port) log.info(`port ${options.port} was busy; using ${port}`);
+    const running = service;
+    return {
+      port,
+      url,
+      server,
+      service,
+      async close() {
+        await new Promise<void>((resolve) => {
+          server.server.close(() => resolve());
+          server.server.closeAllConnections();
+        });
+        for (const f of enabled) await f.close?.();
+        await running.close();
+        if (ownsDb) await db.close();
+      },
+    };
+  } catch (err) {
+    await service?.close();
+    if (ownsDb) await db.close().catch(() => {});
+    throw err;
+  }
+}

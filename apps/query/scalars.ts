@@ -1,0 +1,62 @@
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): string {
+  if (!kinds.includes(ast.kind)) throw new GraphQLError(`${name} cannot represent a ${ast.kind} value`, { nodes: [ast] });
+  return (ast as { value: string }).value;
+}
+
+function decimal(name: string, v: unknown): string {
+  const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
+  if (typeof s !== 'string' || !DECIMAL.test(s.trim())) throw new GraphQLError(`${name} must be a decimal number in a string, e.g. "1000000000000000000"; got ${JSON.stringify(v)}`);
+  return s.trim();
+}
+
+/** PostGraphile's `BigFloat`: numeric columns (BigInt, BigDecimal) as exact decimal strings. */
+export const GraphQLBigFloat = new GraphQLScalarType({
+  name: 'BigFloat',
+  description: 'A floating point number that requires more precision than IEEE 754 binary 64; sent as a string',
+  serialize: (v) => (typeof v === 'string' ? v : String(v)),
+  parseValue: (v) => decimal('BigFloat', v),
+  parseLiteral: (ast) => decimal('BigFloat', literal(ast, 'BigFloat', [Kind.STRING, Kind.INT, Kind.FLOAT])),
+});
+
+/** PostGraphile's `BigInt`: 64-bit counts as strings (distinctCount). */
+export const GraphQLBigIntString = new GraphQLScalarType({
+  name: 'BigInt',
+  description: 'A signed eight-byte integer, sent as a string',
+  serialize: (v) => String(v),
+  parseValue: (v) => {
+    const s = String(v);
+    if (!/^[+-]?\d+$/.test(s)) throw new GraphQLError(`BigInt must be a whole number in a string; got ${JSON.stringify(v)}`);
+    return s;
+  },
+  parseLiteral: (ast) => literal(ast, 'BigInt', [Kind.STRING, Kind.INT]),
+});
+
+function datetimeInput(v: unknown): string {
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw new GraphQLError(`Datetime must be an ISO 8601 date and time, e.g. "2024-05-01T12:00:00Z"; got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** PostGraphile's `Datetime`: timestamps as ISO 8601 text. */
+export const GraphQLDatetime = new GraphQLScalarType({
+  name: 'Datetime',
+  description: 'A point in time as described by the ISO 8601 standard',
+  serialize: (v) => (v instanceof Date ? v.toISOString() : typeof v === 'string' ? new Date(v).toISOString() : String(v)),
+  parseValue: datetimeInput,
+  parseLiteral: (ast) => datetimeInput(literal(ast, 'Datetime', [Kind.STRING])),
+});
+
+/** Opaque pagination cursors. */
+export const GraphQLCursor = new GraphQLScalarType({
+  name: 'Cursor',
+  description: 'A location in a connection that can be used for resuming pagination',
+  serialize: (v) => String(v),
+  parseValue: (v) => {
+    if (typeof v !== 'string') throw new GraphQLError('Cursor must be a string from an earlier page');
+    return v;
+  },
+  parseLiteral: (ast) => literal(ast, 'Cursor', [Kind.STRING]),
+});

@@ -1,0 +1,44 @@
+import { textArray } from '../../infra/postgres/create-entity-store.ts';
+import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
+import type { EntityTable } from './entity-tables.ts';
+
+/**
+ * The parameters of one statement under construction. Every value the user sends goes in as a
+ * parameter (text, cast in SQL); only quoted identifiers and fixed keywords are written into the text.
+ */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  private aliases = 0;
+
+  /** `$n::type` holding `value` (sent as text) */
+  add(value: string | number | null, type: string): string {
+    this.values.push(value === null ? null : String(value));
+    return `$${this.values.length}::${type}`;
+  }
+
+  /** `$n::type[]` holding the list, sent as one array literal */
+  addList(values: readonly (string | null)[], type: string): string {
+    this.values.push(textArray(values));
+    return `$${this.values.length}::text[]::${type}[]`;
+  }
+
+  /** a fresh table alias for a subquery */
+  alias(): string {
+    return `t${++this.aliases}`;
+  }
+}
+
+/**
+ * Which versions a query sees: the live ones (`upper_inf`), or those alive at `height`
+ * (`__block_range @> height`); tables without history have one version per id.
+ */
+export function versionCondition(t: EntityTable, alias: string, height: bigint | undefined, params: SqlParams): string {
+  if (!t.historical) return 'true';
+  if (height === undefined) return `upper_inf(${alias}.${BLOCK_RANGE})`;
+  return `${alias}.${BLOCK_RANGE} @> ${params.add(height.toString(), 'int8')}`;
+}
+
+/** `%`, `_` and `\` taken literally inside a LIKE pattern */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
+}

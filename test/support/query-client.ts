@@ -1,0 +1,47 @@
+import { parseQueryArgs } from '../../apps/query/query-options.ts';
+import { runQuery, type RunningQuery } from '../../apps/query/run-query.ts';
+import { createLogger } from '../../infra/logging/create-logger.ts';
+import type { Db } from '../../infra/postgres/create-db.ts';
+import { freePortGuess } from './erc20-project.ts';
+
+export interface GqlAnswer<D = any> {
+  status: number;
+  data?: D;
+  errors?: { message: string; extensions?: { code?: string } & Record<string, unknown>; path?: (string | number)[] }[];
+}
+
+/** idx-query over `db` (already indexed into `schema`), as the CLI would parse `args`; closed on teardown. */
+export async function startQueryService(
+  t: { teardown(fn: () => unknown): void },
+  db: Db,
+  schema: string,
+  args: readonly string[] = [],
+  extra: { hotSchemaIntervalMs?: number } = {},
+): Promise<RunningQuery> {
+  const cmd = parseQueryArgs(['-n', schema, '--port', String(freePortGuess()), '--log-level', 'warn', ...args], { version: 'test', cwd: '/', write: () => {} });
+  if (cmd.command !== 'run') throw new Error('expected a run command');
+  const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
+  const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, ...extra });
+  t.teardown(() => running.close());
+  return running;
+}
+
+/** One GraphQL request over HTTP POST (or GET). */
+export async function gql<D = any>(url: string, query: string, variables?: Record<string, unknown>, method: 'GET' | 'POST' = 'POST'): Promise<GqlAnswer<D>> {
+  let res: Response;
+  if (method === 'GET') {
+    const qs = new URLSearchParams({ query, ...(variables && { variables: JSON.stringify(variables) }) });
+    res = await fetch(`${url}/?${qs}`);
+  } else {
+    res = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  }
+  const body = (await res.json()) as Omit<GqlAnswer<D>, 'status'>;
+  return { status: res.status, ...body };
+}
+
+/** The data of a request that must succeed; throws with the errors otherwise. */
+export async function gqlData<D = any>(url: string, query: string, variables?: Record<string, unknown>): Promise<D> {
+  const a = await gql<D>(url, query, variables);
+  if (a.errors !== undefined || a.status !== 200) throw new Error(`GraphQL failed (${a.status}): ${JSON.stringify(a.errors)}\n${query}`);
+  return a.data as D;
+}
