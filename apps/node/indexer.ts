@@ -74,6 +74,8 @@ export interface IndexerDeps {
   setCurrentHeight: (height: number) => void;
   /** collects `createDynamicDatasource` calls of the running block */
   takeCreatedDataSources: () => { template: string; args: Record<string, unknown> }[];
+  /** --csv-out-dir: writes a flush's rows before its commit; what it returns is committed as `_metadata.csvExport` */
+  exporter?: { append(operations: readonly StoreOperation[]): Promise<unknown> };
 }
 
 /** A fetched range with the identities of its blocks from `keepFrom` (the final height when planned) and of its first block. */
@@ -350,6 +352,7 @@ export function createIndexer(deps: IndexerDeps) {
     lastFlushAt = Date.now();
     chain = chain.then(async () => {
       const started = Date.now();
+      if (deps.exporter !== undefined) metadata.csvExport = await deps.exporter.append(operations);
       await store.flush({ operations, metadata, poi });
       cache.flushed(mark);
       status.lastProcessedHeight = height;

@@ -23,6 +23,7 @@ import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { checkStoredGenesis, verifyChain } from '../../infra/rpc/verify-chain.ts';
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
+import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
 import { createMappingHost } from './create-mapping-host.ts';
 import { createIndexer, type IndexerSettings } from './indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
@@ -62,7 +63,6 @@ const memoryPressure = () => {
 function refuseUnbuiltOptions(options: NodeOptions): void {
   const unbuilt = (
     [
-      ['--csv-out-dir', options.csvOutDir !== undefined],
       ['--multi-chain', options.multiChain],
       ['--allow-schema-migration', options.allowSchemaMigration],
     ] as const
@@ -203,6 +203,13 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       schema: files.model,
     });
     log.info(`indexing ${project.manifestPath} into schema "${schema}" of ${db.description}`);
+    let exporter: CsvExporter | undefined;
+    if (options.csvOutDir !== undefined) {
+      exporter = createCsvExporter({ dir: options.csvOutDir, model: files.model });
+      const first = await exporter.restore(await store.getMetadata('csvExport'));
+      if (first !== undefined) await store.setMetadata({ csvExport: first });
+      log.info(`also writing entity rows to CSV files in ${options.csvOutDir}`);
+    }
     // Embedded: PGlite lives in this process, so idx-query reaches it through this socket (DECISIONS.md).
     if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
       socket = await publishPgliteSocket(db, join(project.root, '.idx-data'), (err) => log.warn(`embedded database socket: ${err.message}`));
@@ -262,6 +269,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       logger,
       status,
       setCurrentHeight: (h) => (currentHeight = h),
+      ...(exporter !== undefined && { exporter }),
       takeCreatedDataSources: () => {
         const out = created;
         created = [];
