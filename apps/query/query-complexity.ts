@@ -15,8 +15,9 @@ import { subfields } from './collect-fields.ts';
  * The complexity of a query, by hand in the spirit of graphql-query-complexity but measuring what
  * costs here: rows read and statements run. Every field that reads rows or runs a statement (they
  * carry `extensions.idxCost`) costs one per `--query-limit` rows it may touch, at least 1:
- * - a connection: parents × its page (`first`/`last`, else the limit); its nodes/edges multiply
- *   what is nested under them by that many rows;
+ * - a connection's page (when nodes, edges or pageInfo are selected): parents × its page
+ *   (`first`/`last`, else the limit); its nodes/edges multiply what is nested under them by that
+ *   many rows;
  * - a single-row relation or lookup: parents (rows are batched, so 100 parents cost 1);
  * - totalCount, aggregates, groupedAggregates, _metadata: one statement per batch of parents.
  * Scalars and introspection cost nothing. So a page of 100 transfers with their `from` and `to`
@@ -63,7 +64,9 @@ export function queryComplexity(
           }
           const page = Math.min(queryLimit, Number(args.first ?? args.last ?? queryLimit) || 0);
           const read = rows * Math.max(page, 1);
-          cost += units(read);
+          // only nodes, edges and pageInfo read the page; totalCount and aggregates cost their own statement
+          const selected = children ? subfields([node], sel) : new Map();
+          if (['nodes', 'edges', 'pageInfo'].some((f) => selected.has(f))) cost += units(read);
           if (children && childType) cost += visit(childType, children, rows, read);
         } else if (kind === 'row' || kind === 'statement') {
           cost += units(rows);

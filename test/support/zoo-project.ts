@@ -1,0 +1,113 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { BIN, copyProject } from './erc20-project.ts';
+
+const run = promisify(execFile);
+
+/**
+ * A project over the ERC20 workload that uses what the starter does not: an enum, nullable fields,
+ * Float, Boolean, Bytes, JSON, a list, a one-to-one `@derivedFrom`, updates, and removes (a
+ * `Pending` per sender, removed when that account next receives).
+ */
+export const ZOO_SCHEMA = `
+enum Kind {
+  MINT
+  TRANSFER
+}
+
+type Account @entity {
+  id: ID!
+  balance: BigInt!
+  sentCount: Int!
+  tags: [String!]
+  sent: [Transfer] @derivedFrom(field: "from")
+  received: [Transfer] @derivedFrom(field: "to")
+  profile: Profile @derivedFrom(field: "account")
+}
+
+type Profile @entity {
+  id: ID!
+  account: Account!
+  note: String
+  meta: JSON
+}
+
+type Transfer @entity {
+  id: ID!
+  blockHeight: BigInt! @index
+  logIndex: Int!
+  kind: Kind!
+  from: Account!
+  to: Account!
+  value: BigInt!
+  big: Boolean!
+  ratio: Float
+  at: Date!
+  memo: String
+  data: Bytes!
+}
+
+type Pending @entity {
+  id: ID!
+  account: Account!
+  since: Int!
+}
+`;
+
+const MAPPING = `
+import { Account, Kind, Pending, Profile, Transfer } from "../types";
+import type { TransferLog } from "../types/abi-interfaces/Erc20Abi";
+
+const ZERO = "0x0000000000000000000000000000000000000000";
+
+export async function handleTransfer(log: TransferLog): Promise<void> {
+  const { from, to, value } = log.args;
+  const amount = value.toBigInt();
+  const n = log.logIndex;
+  const transfer = Transfer.create({
+    id: \`\${log.transactionHash}-\${n}\`,
+    blockHeight: BigInt(log.blockNumber),
+    logIndex: n,
+    kind: from === ZERO ? Kind.MINT : Kind.TRANSFER,
+    fromId: from,
+    toId: to,
+    value: amount,
+    big: amount > 10n ** 21n,
+    ratio: n % 4 === 0 ? undefined : n / 4,
+    at: new Date(Number(log.block.timestamp) * 1000),
+    memo: n % 3 === 0 ? undefined : (n % 2 === 0 ? "Even " : "odd_") + n + "%",
+    data: log.transactionHash,
+  });
+  await transfer.save();
+  const sender = await account(from, log.blockNumber);
+  sender.balance -= amount;
+  sender.sentCount += 1;
+  await sender.save();
+  const receiver = await account(to, log.blockNumber);
+  receiver.balance += amount;
+  await receiver.save();
+  await Pending.create({ id: from, accountId: from, since: log.blockNumber }).save();
+  await Pending.remove(to);
+}
+
+async function account(address: string, height: number): Promise<Account> {
+  const found = await Account.get(address);
+  if (found) return found;
+  const tags = address === ZERO ? undefined : [address.slice(2, 3).toLowerCase(), height % 2 === 0 ? "even" : "odd"];
+  await Profile.create({ id: "p-" + address, accountId: address, note: height % 2 === 0 ? undefined : "first seen at " + height, meta: { first: height, zero: address === ZERO } }).save();
+  return Account.create({ id: address, balance: 0n, sentCount: 0, tags });
+}
+`;
+
+/** The zoo project, generated and built in a copy of the built starter (removed on teardown). */
+export async function buildZooProject(t: { teardown(fn: () => unknown): void }, starter: string): Promise<string> {
+  const dir = await copyProject(t, starter);
+  await writeFile(join(dir, 'schema.graphql'), ZOO_SCHEMA);
+  await writeFile(join(dir, 'src', 'mappings', 'erc20.ts'), MAPPING);
+  await writeFile(join(dir, 'src', 'mappings', 'blocks.ts'), 'export async function handleBlock(): Promise<void> {}\n');
+  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: dir });
+  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: dir });
+  return dir;
+}
