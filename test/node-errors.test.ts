@@ -59,7 +59,7 @@ t.test('a throwing handler stops with its name, the block and the source line; e
   t.equal(row?.value, failAt - 1, 'every block before the failing one was saved');
 });
 
-t.test('a changed schema.graphql is refused until migration exists, naming the ways out', async (t) => {
+t.test('a changed schema.graphql is refused without --allow-schema-migration, naming the changes and the ways out', async (t) => {
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_e2e');
   const env = envFor(kind);
@@ -71,6 +71,8 @@ t.test('a changed schema.graphql is refused until migration exists, naming the w
   const second = await runNodeCli(dir, env, args);
   t.equal(second.code, 1);
   t.match(second.output, /schema\.graphql changed since schema "idx_e2e_\w+" was indexed/);
+  t.match(second.output, /Transfer: added field memo: String/);
+  t.match(second.output, /--allow-schema-migration/);
   t.match(second.output, /--db-schema <name>/);
   t.match(second.output, /force-clean/);
   const db = await openDb(kind, dir);

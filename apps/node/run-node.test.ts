@@ -16,7 +16,6 @@ const run = (args: string[]) => runNode({ options: options(args), logger, versio
 
 t.test('options this version does not carry out yet are refused, never ignored', async (t) => {
   await t.rejects(run(['--db-schema', 's', '--multi-chain']), { code: 'OPTION_NOT_AVAILABLE', message: /^--multi-chain: not available in this version of idx yet; run without it$/ });
-  await t.rejects(run(['--allow-schema-migration']), { message: /--allow-schema-migration/ });
 });
 
 t.test('a missing project is named', async (t) => {

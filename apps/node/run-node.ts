@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { basename, join } from 'node:path';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
@@ -24,6 +23,7 @@ import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { checkStoredGenesis, verifyChain } from '../../infra/rpc/verify-chain.ts';
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
 import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
+import { applySchemaChange } from './apply-schema-change.ts';
 import { createMappingHost } from './create-mapping-host.ts';
 import { createIndexer, type IndexerSettings } from './indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
@@ -64,7 +64,6 @@ function refuseUnbuiltOptions(options: NodeOptions): void {
   const unbuilt = (
     [
       ['--multi-chain', options.multiChain],
-      ['--allow-schema-migration', options.allowSchemaMigration],
     ] as const
   ).filter(([, given]) => given);
   if (unbuilt.length > 0) {
@@ -177,22 +176,16 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     genesisHash = identity.genesisHash;
     db = await openProjectDb(options, project, ctx.env);
 
+    // A changed schema.graphql is refused, or migrated with --allow-schema-migration, before any table is touched.
+    await applySchemaChange(db.kysely, files.model, { schema, historical, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger });
     await prepareProjectSchema(db.kysely, files.model, { schema, historical, timestampField: options.timestampField });
     // --subscription: NOTIFY triggers for idx-query's subscriptions; without it, any left by an earlier run go
     if (options.subscription) await installNotifyTriggers(db.kysely, files.model, { schema, historical });
     else await dropNotifyTriggers(db.kysely, schema);
     const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField });
-    const stored = await store.getMetadata(['genesisHash', 'schema']);
+    const stored = await store.getMetadata(['genesisHash']);
     // verifyChain already asked every endpoint; the stored genesis only needs comparing with its answer.
     if (typeof stored.genesisHash === 'string') checkStoredGenesis(stored.genesisHash, identity.genesisHash, client.endpoints.join(', '));
-    // jsonb keeps no key order, and JSON drops undefined keys: compare as JSON values.
-    if (stored.schema !== undefined && stored.schema !== null && !isDeepStrictEqual(stored.schema, JSON.parse(JSON.stringify(files.model)))) {
-      throw new IdxError(
-        'SCHEMA_CHANGED',
-        `schema.graphql changed since schema "${schema}" was indexed, and schema migration is not available in this version yet: ` +
-          'index into a new schema with --db-schema <name>, or run idx-node force-clean to start over',
-      );
-    }
     await store.setMetadata({
       chain: network.chainId,
       genesisHash,

@@ -1,0 +1,129 @@
+import t from 'tap';
+import { parseSchema } from '../../domain/entities/parse-schema.ts';
+import { diffSchemas } from '../../domain/entities/schema-diff.ts';
+import { createEntityStore } from './create-entity-store.ts';
+import { migrateEntitySchema } from './migrate-entity-schema.ts';
+import { prepareProjectSchema } from './prepare-project-schema.ts';
+import { execute } from './sql.ts';
+import { createTestBackends } from './test-backends.ts';
+
+const backends = createTestBackends(t);
+
+const BEFORE = `
+enum Colour { RED GREEN BLUE }
+type Item @entity {
+  id: ID!
+  name: String! @index
+  size: Int!
+  colour: Colour
+  tags: [String]
+  owner: Owner
+  gone: String
+}
+type Owner @entity { id: ID! }
+type Old @entity { id: ID!, x: Int }
+`;
+const AFTER = `
+enum Colour { RED BLUE YELLOW }
+enum Shape { ROUND SQUARE }
+type Item @entity {
+  id: ID!
+  name: String
+  size: BigInt! @index
+  colour: Colour
+  tags: [String]
+  owner: Owner
+  shape: Shape
+  note: String
+  sizes: [Int]
+}
+type Owner @entity { id: ID!, label: String }
+type Fresh @entity { id: ID!, y: Int! }
+`;
+
+const opts = (schema: string) => ({ schema, historical: true, timestampField: true });
+
+t.test('tables, columns, indexes and enums are migrated in place; the data stays', async (t) => {
+  await backends.each(t, async (t, { db, schema }) => {
+    const before = parseSchema(BEFORE);
+    const after = parseSchema(AFTER);
+    await prepareProjectSchema(db.kysely, before, opts(schema));
+    const store = createEntityStore({ db: db.kysely, model: before, ...opts(schema) });
+    await store.flush({
+      operations: [
+        { entity: 'Item', id: 'a', height: 1, op: 'set', data: { id: 'a', name: 'first', size: 3, colour: 'BLUE', tags: ['x'], ownerId: 'o', gone: 'bye' } },
+        { entity: 'Item', id: 'b', height: 2, op: 'set', data: { id: 'b', name: 'second', size: 7, colour: null, tags: null, ownerId: null, gone: null } },
+        { entity: 'Old', id: 'z', height: 2, op: 'set', data: { id: 'z', x: 1 } },
+      ],
+      metadata: { lastProcessedHeight: 2, schema: before },
+    });
+    const changes = diffSchemas(before, after);
+    await migrateEntitySchema(db.kysely, before, after, changes, { ...opts(schema), metadata: { schema: after, schemaMigrationCount: 1 } });
+
+    const cols = async (table: string) =>
+      (await execute<{ column_name: string; data_type: string; is_nullable: string }>(
+        db.kysely,
+        `select column_name, data_type, is_nullable from information_schema.columns where table_schema = $1 and table_name = $2 order by column_name`,
+        [schema, table],
+      )).map((c) => `${c.column_name}:${c.data_type}:${c.is_nullable === 'YES' ? 'null' : 'not null'}`);
+    t.same(await cols('items'), [
+      '__block_range:int8range:not null',
+      'colour:USER-DEFINED:null',
+      'created_at:timestamp with time zone:not null',
+      'id:text:not null',
+      'name:text:null',
+      'note:text:null',
+      'owner_id:text:null',
+      'shape:USER-DEFINED:null',
+      'size:numeric:not null',
+      'sizes:ARRAY:null',
+      'tags:ARRAY:null',
+      'updated_at:timestamp with time zone:not null',
+    ]);
+    t.same(await cols('olds'), [], 'a removed entity\'s table is dropped');
+    t.same(await cols(after.entities.find((e) => e.name === 'Fresh')!.table), ['__block_range:int8range:not null', 'created_at:timestamp with time zone:not null', 'id:text:not null', 'updated_at:timestamp with time zone:not null', 'y:integer:not null']);
+    t.ok((await cols('owners')).includes('label:text:null'));
+
+    const indexes = (await execute<{ indexname: string }>(db.kysely, `select indexname from pg_indexes where schemaname = $1 and tablename = 'items' order by indexname`, [schema])).map((r) => r.indexname);
+    t.ok(indexes.includes('items_size_idx'), 'the new index is made');
+    t.notOk(indexes.includes('items_name_idx'), 'the dropped index is gone');
+    t.ok(indexes.includes('items_owner_id_idx'), 'the unchanged index stays');
+
+    const labels = async (type: string) =>
+      (await execute<{ label: string }>(db.kysely, `select e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid join pg_namespace n on n.oid = t.typnamespace where n.nspname = $1 and t.typname = $2 order by e.enumsortorder`, [schema, type])).map((r) => r.label);
+    const colour = after.enums.find((e) => e.name === 'Colour')!.pgName;
+    t.same(await labels(colour), ['RED', 'BLUE', 'YELLOW'], 'a removed enum value is gone, an added one is there');
+    t.same(await labels(after.enums.find((e) => e.name === 'Shape')!.pgName), ['ROUND', 'SQUARE']);
+
+    const migrated = createEntityStore({ db: db.kysely, model: after, ...opts(schema) });
+    t.match(await migrated.get('Item', 'a'), { id: 'a', name: 'first', size: 3n, colour: 'BLUE', tags: ['x'], ownerId: 'o', shape: null, note: null }, 'the rows keep their values, cast to the new types');
+    await migrated.flush({ operations: [{ entity: 'Item', id: 'b', height: 3, op: 'set', data: { id: 'b', name: null, size: 10n ** 20n, colour: 'YELLOW', shape: 'ROUND', sizes: [1, 2] } }] });
+    t.match(await migrated.get('Item', 'b'), { size: 10n ** 20n, colour: 'YELLOW', shape: 'ROUND', sizes: [1, 2] });
+    t.same(await migrated.getMetadata(['schemaMigrationCount']), { schemaMigrationCount: 1 });
+    t.same(await migrated.getMetadata('schema'), JSON.parse(JSON.stringify(after)), 'the new model is stored with the DDL');
+  });
+});
+
+t.test('a change the rows cannot take is refused and changes nothing', async (t) => {
+  await backends.each(t, async (t, { db, schema }) => {
+    const before = parseSchema(BEFORE);
+    await prepareProjectSchema(db.kysely, before, opts(schema));
+    const store = createEntityStore({ db: db.kysely, model: before, ...opts(schema) });
+    await store.flush({ operations: [{ entity: 'Item', id: 'a', height: 1, op: 'set', data: { id: 'a', name: 'first', size: 3, colour: 'GREEN' } }], metadata: { schema: before } });
+
+    const required = parseSchema(BEFORE.replace('gone: String', 'gone: String\n  needed: Int!').replace('type Old @entity { id: ID!, x: Int }', ''));
+    await t.rejects(
+      migrateEntitySchema(db.kysely, before, required, diffSchemas(before, required), { ...opts(schema), metadata: { schema: required } }),
+      { code: 'SCHEMA_MIGRATION_REFUSED', message: /Item: added field needed: Int! is required, but items already has rows/ },
+    );
+    const noGreen = parseSchema(BEFORE.replace('RED GREEN BLUE', 'RED BLUE'));
+    await t.rejects(
+      migrateEntitySchema(db.kysely, before, noGreen, diffSchemas(before, noGreen), { ...opts(schema), metadata: { schema: noGreen } }),
+      { code: 'SCHEMA_MIGRATION_FAILED', message: /enum Colour: removed GREEN.*GREEN/ },
+    );
+    const [olds] = await execute<{ n: number }>(db.kysely, `select count(*)::int n from information_schema.tables where table_schema = $1 and table_name = 'olds'`, [schema]);
+    t.equal(olds?.n, 1, 'nothing was dropped');
+    t.match(await store.get('Item', 'a'), { colour: 'GREEN' });
+    t.same(await store.getMetadata('schema'), JSON.parse(JSON.stringify(before)));
+  });
+});
