@@ -1,5 +1,6 @@
 import { IdxError } from '../../domain/errors.ts';
 import { createEndpointPool, type Endpoint, type PooledEndpoint } from './endpoint-pool.ts';
+import { blockNeed, eligible, parseDataInfo, splitHeights, type EndpointRange } from './endpoint-ranges.ts';
 import { RpcError, RpcUnreachableError, isRateLimited, type EndpointFailure, type JsonRpcErrorObject } from './rpc-error.ts';
 
 export interface RpcCall {
@@ -47,6 +48,14 @@ export interface RpcClientOptions {
   fetch?: typeof globalThis.fetch;
   /** in [0, 1), for jitter */
   random?: () => number;
+  /**
+   * With several endpoints, some of them idx-shard nodes: ask each its range (`idx_dataInfo`; one
+   * that does not know the method is a full node) and send every call to an endpoint holding the
+   * blocks it reads, `eth_getLogs` spans cut where the shards meet. Ranges are asked again every
+   * `rangeRefreshMs` (default 30 s) and after a shard answers 4444 (outside its range).
+   */
+  routeByRange?: boolean;
+  rangeRefreshMs?: number;
 }
 
 interface JsonRpcResponse {
@@ -87,6 +96,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   let nextId = 1;
   /** lowered for good when an endpoint refuses our batch size */
   let batchLimit = maxBatchSize;
+  const routing = options.routeByRange === true && pool.endpoints.length > 1;
+  const rangeRefreshMs = options.rangeRefreshMs ?? 30_000;
+  let ranges: { at: number; list: (EndpointRange | undefined)[] } | undefined;
+  let rangesStale = false;
+  let asking: Promise<(EndpointRange | undefined)[]> | undefined;
 
   async function post(endpoint: PooledEndpoint, calls: readonly RpcCall[]): Promise<Map<number, JsonRpcResponse>> {
     const requests = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params ?? [] }));
@@ -142,7 +156,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   }
 
   /** One batch request's worth of calls, retried and failed over until every call has an answer. */
-  async function sendChunk(calls: readonly RpcCall[]): Promise<RpcSettled[]> {
+  async function sendChunk(calls: readonly RpcCall[], disallowed: ReadonlySet<PooledEndpoint> = NONE): Promise<RpcSettled[]> {
     const out: RpcSettled[] = new Array(calls.length);
     let pending = calls.map((_, i) => i);
     const failures = new Map<PooledEndpoint, TransportFailure>();
@@ -150,7 +164,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     let round = 0;
     let attempts = 0;
     while (pending.length > 0) {
-      const endpoint = pool.pick(tried);
+      const endpoint = pool.pick(disallowed.size === 0 ? tried : new Set([...tried, ...disallowed]));
       if (endpoint === undefined) {
         const allPermanent = [...tried].every((e) => failures.get(e)?.permanent === true);
         if (round >= retries || allPermanent) break;
@@ -172,7 +186,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           const half = Math.ceil(pending.length / 2);
           batchLimit = Math.min(batchLimit, half);
           const parts = [pending.slice(0, half), pending.slice(half)];
-          const settled = await Promise.all(parts.map((part) => sendChunk(part.map((i) => calls[i]!))));
+          const settled = await Promise.all(parts.map((part) => sendChunk(part.map((i) => calls[i]!), disallowed)));
           parts.forEach((part, p) => part.forEach((callIndex, k) => (out[callIndex] = settled[p]![k]!)));
           return out;
         }
@@ -189,6 +203,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         if (answer === undefined) still.push(callIndex);
         else if (answer.error !== undefined && answer.error !== null) {
           const error = new RpcError(method, normaliseError(answer.error), { endpoint: endpoint.label });
+          // a shard whose range moved since we asked: batchSettled asks again and re-routes the call
+          if (routing && error.rpcCode === PRUNED_HISTORY) rangesStale = true;
           if (error.retryable) {
             refused = error;
             still.push(callIndex);
@@ -211,7 +227,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     throw new RpcUnreachableError(describeCalls(pending.map((i) => calls[i]!)), attempts, list);
   }
 
-  async function batchSettled(calls: readonly RpcCall[]): Promise<RpcSettled[]> {
+  /** `calls` in batch requests of at most `batchLimit`, `concurrency` at a time, to endpoints not `disallowed`. */
+  async function sendAll(calls: readonly RpcCall[], disallowed: ReadonlySet<PooledEndpoint> = NONE): Promise<RpcSettled[]> {
     const chunks: RpcCall[][] = [];
     for (let i = 0; i < calls.length; i += batchLimit) chunks.push(calls.slice(i, i + batchLimit));
     const results: RpcSettled[][] = new Array(chunks.length);
@@ -219,11 +236,85 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     const worker = async () => {
       while (next < chunks.length) {
         const i = next++;
-        results[i] = await sendChunk(chunks[i]!);
+        results[i] = await sendChunk(chunks[i]!, disallowed);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
     return results.flat();
+  }
+
+  /** Each endpoint's range (undefined: a full node), asked when unknown, old, or known to have moved. */
+  async function endpointRanges(): Promise<(EndpointRange | undefined)[]> {
+    if (ranges !== undefined && !rangesStale && Date.now() - ranges.at < rangeRefreshMs) return ranges.list;
+    asking ??= (async () => {
+      rangesStale = false;
+      const answers = await batchEach([{ method: 'idx_dataInfo', params: [] }]);
+      const list = answers.map((a, i) => {
+        // an endpoint that did not answer keeps what we knew of it
+        if ('failure' in a) return ranges?.list[i];
+        const [info] = a.settled;
+        return info!.ok ? parseDataInfo(info!.value) : undefined;
+      });
+      ranges = { at: Date.now(), list };
+      return list;
+    })().finally(() => (asking = undefined));
+    return asking;
+  }
+
+  async function batchSettled(calls: readonly RpcCall[]): Promise<RpcSettled[]> {
+    if (!routing) return sendAll(calls);
+    const settled = await sendRouted(calls);
+    const outside = settled.flatMap((s, i) => (!s.ok && s.error.rpcCode === PRUNED_HISTORY ? [i] : []));
+    if (outside.length === 0) return settled;
+    // a shard's range moved since we asked: once more with the ranges as they are now
+    const again = await sendRouted(outside.map((i) => calls[i]!));
+    outside.forEach((callIndex, k) => (settled[callIndex] = again[k]!));
+    return settled;
+  }
+
+  /** Each call to the endpoints holding its blocks, eth_getLogs spans cut where shards meet. */
+  async function sendRouted(calls: readonly RpcCall[]): Promise<RpcSettled[]> {
+    const list = await endpointRanges();
+    const all = pool.endpoints;
+    const parts: { call: RpcCall; targets: number[] }[] = [];
+    const partsOf: number[][] = calls.map((call) => {
+      const need = blockNeed(call);
+      let targets = eligible(list, need);
+      if (targets.length === 0 && need.kind === 'heights' && call.method === 'eth_getLogs') {
+        const pieces = splitHeights(list, need.from, need.to);
+        if (pieces !== undefined) {
+          const filter = call.params![0] as Record<string, unknown>;
+          return pieces.map((p) => {
+            const piece = { ...filter, fromBlock: `0x${p.from.toString(16)}`, toBlock: p.to === Number.POSITIVE_INFINITY ? (filter.toBlock ?? 'latest') : `0x${p.to.toString(16)}` };
+            parts.push({ call: { method: call.method, params: [piece] }, targets: eligible(list, { kind: 'heights', from: p.from, to: p.to }) });
+            return parts.length - 1;
+          });
+        }
+      }
+      // nobody holds it: let every endpoint try, and the answer say why
+      if (targets.length === 0) targets = all.map((_, i) => i);
+      parts.push({ call, targets });
+      return [parts.length - 1];
+    });
+    const groups = new Map<string, number[]>();
+    parts.forEach((p, i) => {
+      const key = p.targets.join(',');
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    const settled: RpcSettled[] = new Array(parts.length);
+    await Promise.all(
+      [...groups.values()].map(async (members) => {
+        const allowed = new Set(parts[members[0]!]!.targets.map((i) => all[i]!));
+        const answers = await sendAll(members.map((i) => parts[i]!.call), new Set(all.filter((e) => !allowed.has(e))));
+        members.forEach((partIndex, k) => (settled[partIndex] = answers[k]!));
+      }),
+    );
+    return partsOf.map((indexes) => {
+      if (indexes.length === 1) return settled[indexes[0]!]!;
+      const failed = indexes.map((i) => settled[i]!).find((s) => !s.ok);
+      if (failed !== undefined) return failed;
+      return { ok: true, value: indexes.flatMap((i) => (settled[i] as { value: unknown[] }).value) };
+    });
   }
 
   async function batchEach(calls: readonly RpcCall[]): Promise<EndpointAnswer[]> {
@@ -266,6 +357,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     batchSettled,
   };
 }
+
+const NONE: ReadonlySet<PooledEndpoint> = new Set();
+/** idx-shard's error for blocks outside its range */
+const PRUNED_HISTORY = 4444;
 
 function normaliseError(error: unknown): JsonRpcErrorObject {
   if (error !== null && typeof error === 'object') {
