@@ -1,6 +1,10 @@
 import t from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
+import { ConnectionSource } from '../apps/query/connection-source.ts';
+import { entityTables } from '../apps/query/entity-tables.ts';
+import { createQueryContext } from '../apps/query/query-context.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
+import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
@@ -72,6 +76,81 @@ for (const kind of BACKENDS) {
       const who = workload.recipients.slice(0, 5).map((a) => a.toLowerCase());
       const data = await gqlData(url, `query($h: String!, $ids: [String!]) { accounts(blockHeight: $h, filter: {id: {inInsensitive: $ids}}) { nodes { id balance } } }`, { h: String(h), ids: who });
       for (const n of data.accounts.nodes) t.equal(n.balance, String(await balanceOf(client, workload.token, n.id, h)), `${n.id} at ${h}`);
+    });
+
+    if (kind === 'postgres') {
+      await t.test('ordered pages come from an index, in historical mode too (PostgreSQL plans)', async (t) => {
+        await execute(db.kysely, `vacuum analyze ${s}.transfers`);
+        const tables = entityTables(await readStoredProject(db.kysely, schema));
+        const transfersTable = tables.get('Transfer')!;
+        // The statement the service runs for a page, captured and explained.
+        const plan = async (args: Record<string, unknown>, height?: bigint) => {
+          let captured: { text: string; params: readonly unknown[] } | undefined;
+          const ctx = createQueryContext({ db: db.kysely, schema, tables, settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 }, metadata: { read: async () => ({}) } });
+          ctx.sql = async (text: string, params: readonly unknown[]) => ((captured = { text, params }), []);
+          await new ConnectionSource(ctx, transfersTable, args, height).page();
+          const [row] = await execute<{ 'QUERY PLAN': unknown }>(db.kysely, `explain (analyze, format json) ${captured!.text}`, captured!.params);
+          return JSON.stringify(row!['QUERY PLAN']);
+        };
+        const scanned = (json: string) => Math.max(...[...json.matchAll(/"Node Type":\s*"Index Scan[^"]*",[^{}]*?"Actual Rows":\s*(\d+)/g)].map((m) => Number(m[1])));
+        for (const [label, args, height] of [
+          ['live, by block', { first: 20, orderBy: ['BLOCK_HEIGHT_ASC'] }, undefined],
+          ['live, by block descending', { first: 20, orderBy: ['BLOCK_HEIGHT_DESC'] }, undefined],
+          ['at a height, by block', { first: 20, orderBy: ['BLOCK_HEIGHT_ASC'] }, BigInt(workload.fromBlock + 10)],
+        ] as const) {
+          const json = await plan(args, height);
+          t.notMatch(json, /"Node Type":\s*"Sort"/, `${label}: no full sort`);
+          t.match(json, /"Index Name":\s*"transfers_block_height_idx"/, `${label}: walks the block_height index`);
+          // The id tie-break sorts each block's 20 transfers (an Incremental Sort), never the table.
+          t.ok(scanned(json) <= 60, `${label}: reads ${scanned(json)} of ${transfers.length} rows`);
+        }
+        const byId = await plan({ first: 20 });
+        t.match(byId, /"Index Name":\s*"transfers_id_live"/, 'the default order (PRIMARY_KEY_ASC) walks the live-id index');
+        t.notMatch(byId, /"Node Type":\s*"Sort"/);
+      });
+    }
+
+    await t.test('HTTP: GET and POST, errors with codes, /health, 404, _metadata', async (t) => {
+      const viaGet = await gql(url, `query($n: Int) { transfers(first: $n) { nodes { id } } }`, { n: 2 }, 'GET');
+      t.equal(viaGet.status, 200);
+      t.equal(viaGet.data.transfers.nodes.length, 2, 'GET with variables');
+      const viaGraphqlPath = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ accounts(first: 1) { totalCount } }' }) });
+      t.equal(viaGraphqlPath.status, 200, '/graphql answers too');
+      const syntax = await gql(url, `{ transfers(first: 1) { nodes { id }`);
+      t.match(syntax, { status: 400, errors: [{ extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
+      const unknown = await gql(url, `{ transfers { nodes { nope } } }`);
+      t.match(unknown, { status: 400, errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' }, message: /nope/ }] });
+      const notJson = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' });
+      t.equal(notJson.status, 400);
+      const health = await fetch(`${url}/health`);
+      t.equal(health.status, 200, '/health: the database answers');
+      const missing = await fetch(`${url}/nope`);
+      t.same({ status: missing.status, body: await missing.json() }, { status: 404, body: { statusCode: 404, message: 'Cannot GET /nope', error: 'Not Found' } });
+      const cors = await fetch(`${url}/`, { method: 'OPTIONS', headers: { origin: 'http://example.com', 'access-control-request-method': 'POST' } });
+      t.ok(cors.headers.get('access-control-allow-origin'), 'CORS preflight answered');
+      const meta = await gqlData(url, `{ _metadata { lastProcessedHeight targetHeight chain genesisHash specName indexerNodeVersion queryNodeVersion historicalStateEnabled rowCountEstimate { table estimate } dbSize } _metadatas { totalCount nodes { chain } } other: _metadata(chainId: "1") { chain } }`);
+      t.match(meta._metadata, { lastProcessedHeight: workload.toBlock, chain: '31337', specName: 'ethereum', indexerNodeVersion: 'test', queryNodeVersion: 'test', historicalStateEnabled: true });
+      t.match(meta._metadata.genesisHash, /^0x[0-9a-f]{64}$/);
+      t.same(meta._metadata.rowCountEstimate.map((r: any) => r.table), ['accounts', 'starter_entities', 'transfers']);
+      t.ok(Number(meta._metadata.dbSize) > 0);
+      t.same(meta._metadatas, { totalCount: 1, nodes: [{ chain: '31337' }] });
+      t.equal(meta.other, null, '_metadata of another chain');
+    });
+
+    await t.test('the schema follows a changed model without a restart, unless --disable-hot-schema', async (t) => {
+      const hot = await startQueryService(t, db, schema, [], { hotSchemaIntervalMs: 50 });
+      const cold = await startQueryService(t, db, schema, ['--disable-hot-schema'], { hotSchemaIntervalMs: 50 });
+      const describe = `{ __type(name: "StarterEntity") { description } }`;
+      t.equal((await gqlData(hot.url, describe)).__type.description, null);
+      await execute(db.kysely, `update ${s}._metadata set value = jsonb_set(value, '{entities,0,description}', '"changed by the node"') where key = 'schema'`);
+      t.teardown(() => execute(db.kysely, `update ${s}._metadata set value = value #- '{entities,0,description}' where key = 'schema'`));
+      let seen: string | null = null;
+      for (let i = 0; i < 100 && seen === null; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        seen = (await gqlData(hot.url, describe)).__type.description;
+      }
+      t.equal(seen, 'changed by the node', 'the new model is served');
+      t.equal((await gqlData(cold.url, describe)).__type.description, null, '--disable-hot-schema keeps the first schema');
     });
 
     await t.test('aggregates need --unsafe for sum', async (t) => {
