@@ -126,7 +126,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   new Gauge({ name: 'idx_blocks_processed', help: 'blocks processed since start', registers: [metrics], collect() { this.set(status.blocksProcessed); } });
   new Gauge({ name: 'idx_events_processed', help: 'handler invocations since start', registers: [metrics], collect() { this.set(status.eventsProcessed); } });
 
-  const rpc = { endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })), timeoutMs: 30_000, retries: 3 };
+  // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
+  const rpc = { endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })), timeoutMs: 30_000, retries: 3, routeByRange: true };
   const client = createRpcClient(rpc);
   const source = createEthereumSource(client);
   let genesisHash: string | undefined;

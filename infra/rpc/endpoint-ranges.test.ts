@@ -7,8 +7,7 @@ t.test('blockNeed: the blocks a call reads', async (t) => {
   t.same(blockNeed({ method: 'eth_getBlockByNumber', params: ['0x10', false] }), { kind: 'heights', from: 16, to: 16 });
   t.same(blockNeed({ method: 'eth_getBlockByNumber', params: ['0x0', false] }), { kind: 'any' }, 'every shard has genesis');
   t.same(blockNeed({ method: 'eth_getBlockByNumber', params: ['finalized', false] }), { kind: 'head' });
-  t.same(blockNeed({ method: 'eth_call', params: [{}, '0x5'] }), { kind: 'heights', from: 5, to: 5 });
-  t.same(blockNeed({ method: 'eth_call', params: [{}] }), { kind: 'head' });
+  t.same(blockNeed({ method: 'eth_call', params: [{}, '0x5'] }), { kind: 'full-node' }, 'state reads: shards have no state');
   t.same(blockNeed({ method: 'eth_getBlockReceipts', params: [`0x${'1'.repeat(64)}`] }), { kind: 'any' }, 'a block hash names no height');
   t.same(blockNeed({ method: 'eth_blockNumber' }), { kind: 'head' });
   t.same(blockNeed({ method: 'eth_chainId' }), { kind: 'any' });
@@ -36,6 +35,8 @@ t.test('parseDataInfo, eligible, splitHeights', async (t) => {
   t.same(eligible([{ start: 0, end: 10 }, { start: 5, end: 20 }], { kind: 'head' }), [1], 'without a shard following the chain: the one reaching highest');
   t.same(eligible([...shards, undefined], { kind: 'heights', from: 90, to: 110 }), [2], 'a full node holds everything');
   t.same(eligible(shards, { kind: 'any' }), [0, 1]);
+  t.same(eligible([...shards, undefined], { kind: 'full-node' }), [2]);
+  t.same(eligible(shards, { kind: 'full-node' }), [0, 1], 'only shards: let them answer');
   t.same(splitHeights(shards, 90, 110), [{ from: 90, to: 100 }, { from: 101, to: 110 }]);
   t.same(splitHeights(shards, 90, Number.POSITIVE_INFINITY), [{ from: 90, to: 100 }, { from: 101, to: Number.POSITIVE_INFINITY }]);
   t.equal(splitHeights([{ start: 0, end: 10 }, { start: 20, end: null }], 5, 25), undefined, 'a gap no shard holds');

@@ -15,23 +15,33 @@ export interface RangedCall {
 }
 
 /** The blocks a call reads: a span of heights (to = Infinity up to the newest), the newest block, or none in particular. */
-export type BlockNeed = { kind: 'heights'; from: number; to: number } | { kind: 'head' } | { kind: 'any' };
+export type BlockNeed = { kind: 'heights'; from: number; to: number } | { kind: 'head' } | { kind: 'any' } | { kind: 'full-node' };
 
-/** Where the block parameter is, for the methods that take one. */
+/** Where the block parameter is, for the shard methods that take one. */
 const BLOCK_PARAM: Record<string, number> = {
   eth_getBlockByNumber: 0,
   eth_getBlockReceipts: 0,
   eth_getBlockTransactionCountByNumber: 0,
   eth_getTransactionByBlockNumberAndIndex: 0,
-  eth_getUncleCountByBlockNumber: 0,
-  eth_call: 1,
-  eth_getBalance: 1,
-  eth_getCode: 1,
-  eth_getTransactionCount: 1,
-  eth_estimateGas: 1,
-  eth_getStorageAt: 2,
 };
-const HEAD_METHODS = new Set(['eth_blockNumber', 'eth_syncing', 'eth_gasPrice', 'eth_feeHistory', 'eth_maxPriorityFeePerGas']);
+/** What idx-shard serves; other calls (eth_call and the other state reads) need a full node. */
+const SHARD_METHODS = new Set([
+  'eth_chainId',
+  'net_version',
+  'eth_blockNumber',
+  'eth_syncing',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByHash',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionReceipt',
+  'eth_getLogs',
+]);
+const HEAD_METHODS = new Set(['eth_blockNumber', 'eth_syncing']);
 
 /** `idx_dataInfo`'s answer as a range; undefined when it is not one (the endpoint is a full node). */
 export function parseDataInfo(value: unknown): EndpointRange | undefined {
@@ -63,6 +73,7 @@ function height(value: unknown): number | 'head' | 'any' {
 
 export function blockNeed(call: RangedCall): BlockNeed {
   const params = call.params ?? [];
+  if (!SHARD_METHODS.has(call.method)) return { kind: 'full-node' };
   if (HEAD_METHODS.has(call.method)) return { kind: 'head' };
   if (call.method === 'eth_getLogs') {
     const f = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown };
@@ -85,6 +96,7 @@ export function blockNeed(call: RangedCall): BlockNeed {
 /** Whether an endpoint (undefined range: a full node) holds what the call needs. */
 export function holds(range: EndpointRange | undefined, need: BlockNeed): boolean {
   if (range === undefined || need.kind === 'any') return true;
+  if (need.kind === 'full-node') return false;
   if (need.kind === 'head') return range.end === null;
   return range.start <= need.from && (range.end === null ? true : need.to <= range.end);
 }
@@ -92,11 +104,14 @@ export function holds(range: EndpointRange | undefined, need: BlockNeed): boolea
 /**
  * The endpoints (indexes) to send a call to: those that hold what it needs; for the head, when no
  * endpoint follows the chain, those reaching highest; empty when none holds a span of heights.
+ * Methods a shard does not serve go to the full nodes.
  */
 export function eligible(ranges: readonly (EndpointRange | undefined)[], need: BlockNeed): number[] {
   const all = ranges.map((_, i) => i);
   const holding = all.filter((i) => holds(ranges[i], need));
-  if (holding.length > 0 || need.kind !== 'head') return holding;
+  if (holding.length > 0 || need.kind === 'heights') return holding;
+  // a state read with only shards: they will say they do not have the method
+  if (need.kind === 'full-node') return all;
   const top = Math.max(...ranges.map((r) => r?.end ?? Number.POSITIVE_INFINITY));
   return all.filter((i) => ranges[i]?.end === top);
 }
