@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
@@ -16,7 +16,7 @@ const head = Number(await client.request('eth_blockNumber'));
 const split = workload.fromBlock + 7;
 
 /** Indexes the ERC20 starter project from these endpoints; answers its tables. */
-async function index(t: Tap, endpoints: string[]) {
+async function index(t: Test, endpoints: string[]) {
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_shard_node');
   await runNode({
@@ -34,7 +34,6 @@ async function index(t: Tap, endpoints: string[]) {
   });
   return erc20Tables(db, schema);
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 
 t.test(`${kind}: idx-node over two shards [0, ${split}] and [${split + 1}, ∞) writes the tables it writes from the chain itself`, async (t) => {
   const low = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), [`-shardend=${split}`, '--batch-size', '50']);
