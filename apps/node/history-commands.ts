@@ -1,4 +1,5 @@
 import type { Logger } from '../../infra/logging/create-logger.ts';
+import { dropChainData, prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { loadProject } from '../../infra/project/load-project.ts';
@@ -15,6 +16,13 @@ export async function forceClean(options: NodeOptions & { idx: string }, logger:
   const schema = projectSchemaName(options, project);
   const db = await openProjectDb(options, project, env);
   try {
+    const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
+    if (chainId !== undefined) {
+      // Other chains index into the same schema: only this chain's rows and tables go.
+      await dropChainData(db.kysely, (await readProjectFiles(project)).model, { schema, chainId });
+      logger.child('node').info(`force-clean: removed chain ${chainId}'s data from the shared schema "${schema}" of ${db.description}`);
+      return;
+    }
     await dropProjectSchema(db.kysely, schema);
     logger.child('node').info(`force-clean: dropped schema "${schema}" and all its data from ${db.description}`);
   } finally {
@@ -40,7 +48,9 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
   const db = await openProjectDb(options, project, env);
   try {
     await prepareProjectSchema(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField });
-    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical: true, timestampField: options.timestampField });
+    const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
+    if (chainId !== undefined) await prepareChainTables(db.kysely, files.model, { schema, chainId });
+    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical: true, timestampField: options.timestampField, ...(chainId !== undefined && { chainId }) });
     const meta = await store.getMetadata(['lastProcessedHeight']);
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
     if (last !== undefined && last <= targetHeight) {

@@ -14,10 +14,6 @@ const options = (args: string[]) => {
 const logger = createLogger({ level: 'silent', format: 'json' });
 const run = (args: string[]) => runNode({ options: options(args), logger, version: 't', env: {}, signal: new AbortController().signal });
 
-t.test('options this version does not carry out yet are refused, never ignored', async (t) => {
-  await t.rejects(run(['--db-schema', 's', '--multi-chain']), { code: 'OPTION_NOT_AVAILABLE', message: /^--multi-chain: not available in this version of idx yet; run without it$/ });
-});
-
 t.test('a missing project is named', async (t) => {
   await t.rejects(run([]), { code: 'PROJECT_NOT_FOUND', message: /\/nonexistent does not exist/ });
 });

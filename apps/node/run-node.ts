@@ -14,6 +14,7 @@ import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
 import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
+import { prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
 import { prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
@@ -59,17 +60,6 @@ const memoryPressure = () => {
   return heap.used_heap_size / heap.heap_size_limit;
 };
 
-/** Options of the reference that this version parses but does not carry out yet: refused, never ignored. */
-function refuseUnbuiltOptions(options: NodeOptions): void {
-  const unbuilt = (
-    [
-      ['--multi-chain', options.multiChain],
-    ] as const
-  ).filter(([, given]) => given);
-  if (unbuilt.length > 0) {
-    throw new IdxError('OPTION_NOT_AVAILABLE', `${unbuilt.map(([flag]) => flag).join(', ')}: not available in this version of idx yet; run without ${unbuilt.length === 1 ? 'it' : 'them'}`);
-  }
-}
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
 
 /** Dictionaries to try, best first: from `--dictionary-resolver`, else `--network-dictionary`, else the manifest. */
@@ -106,7 +96,6 @@ export async function openProjectDb(options: NodeOptions, project: LoadedProject
 export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, logger } = ctx;
   const log = logger.child('node');
-  refuseUnbuiltOptions(options);
   if (options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
   const project = await loadProject(options.idx, { networkEndpoints: options.networkEndpoint });
   const network = project.manifest.network;
@@ -183,7 +172,13 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     // --subscription: NOTIFY triggers for idx-query's subscriptions; without it, any left by an earlier run go
     if (options.subscription) await installNotifyTriggers(db.kysely, files.model, { schema, historical });
     else await dropNotifyTriggers(db.kysely, schema);
-    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField });
+    // --multi-chain: this chain's own _metadata/_poi tables and its rows marked in the shared entity tables
+    const chainId = options.multiChain ? network.chainId : undefined;
+    if (chainId !== undefined && db.pglite !== undefined) {
+      throw new IdxError('MULTI_CHAIN_NEEDS_POSTGRES', '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema');
+    }
+    if (chainId !== undefined) await prepareChainTables(db.kysely, files.model, { schema, chainId });
+    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField, ...(chainId !== undefined && { chainId }) });
     const stored = await store.getMetadata(['genesisHash']);
     // verifyChain already asked every endpoint; the stored genesis only needs comparing with its answer.
     if (typeof stored.genesisHash === 'string') checkStoredGenesis(stored.genesisHash, identity.genesisHash, client.endpoints.join(', '));
@@ -196,6 +191,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       indexerNodeVersion: ctx.version,
       schema: files.model,
     });
+    // The entity tables are shared: their model also goes where a single-chain schema keeps it, for idx-query.
+    if (chainId !== undefined) await createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField }).setMetadata({ schema: files.model });
     log.info(`indexing ${project.manifestPath} into schema "${schema}" of ${db.description}`);
     let exporter: CsvExporter | undefined;
     if (options.csvOutDir !== undefined) {

@@ -8,11 +8,12 @@ import type {
   PoiRow,
   QueryOptions,
 } from '../../domain/entities/entity-store.ts';
+import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
 import { planHistoricalWrites, planPlainWrites, type HistoricalTablePlan, type PlainTablePlan } from '../../domain/entities/plan-writes.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { resolveColumns, toJsonText, type ColumnCodec } from './column-codec.ts';
 import { BLOCK_RANGE } from './schema-ddl.ts';
-import { execute, qualified, quoteIdent, type Executor } from './sql.ts';
+import { execute, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
 
 export interface EntityStoreOptions {
   db: Kysely<any>;
@@ -23,6 +24,11 @@ export interface EntityStoreOptions {
   historical: boolean;
   /** false for `--timestamp-field=false`: the tables have no `created_at`/`updated_at` */
   timestampField: boolean;
+  /**
+   * `--multi-chain`: the chain id this store writes for. Its versions carry it in `__chain`, a rewind
+   * touches only them, and `_metadata`/`_poi` are the chain's own tables (`domain/entities/chain-tables.ts`).
+   */
+  chainId?: string;
 }
 
 /** The `_metadata` key a rewind moves back. */
@@ -76,9 +82,12 @@ function intArray(items: readonly (number | null)[]): string {
   return out + '}';
 }
 
-function buildTable(entity: EntityModel, model: SchemaModel, schema: string): Table {
+function buildTable(entity: EntityModel, model: SchemaModel, schema: string, chainId: string | undefined): Table {
   const name = qualified(schema, entity.table);
   const columns = resolveColumns(entity, model, schema);
+  // The chain is the same for every row: a literal, so the statements' parameters stay as they are.
+  const chainCol = chainId === undefined ? '' : `, ${CHAIN_COLUMN}`;
+  const chainVal = chainId === undefined ? '' : `, ${quoteLiteral(chainId)}`;
   const lookup = new Map<string, ColumnCodec | null>([['id', null]]);
   for (const c of columns) {
     lookup.set(c.field.name, c);
@@ -91,8 +100,8 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string): Ta
   const textArrays = columns.map((_, i) => `$${i + 2}::text[]`);
   const n = columns.length;
   const insertSql =
-    `insert into ${name} (id${colNames.map((c) => `, ${c}`).join('')}, ${BLOCK_RANGE}) ` +
-    `select u.id${casts.map((c) => `, ${c}`).join('')}, int8range(u.lo, u.hi) ` +
+    `insert into ${name} (id${colNames.map((c) => `, ${c}`).join('')}, ${BLOCK_RANGE}${chainCol}) ` +
+    `select u.id${casts.map((c) => `, ${c}`).join('')}, int8range(u.lo, u.hi)${chainVal} ` +
     `from unnest($1::text[]${textArrays.map((a) => `, ${a}`).join('')}, $${n + 2}::int8[], $${n + 3}::int8[]) ` +
     `as u(id${aliases.map((a) => `, ${a}`).join('')}, lo, hi)`;
   const close = (replace: boolean) =>
@@ -102,8 +111,8 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string): Ta
     ` update ${name} t set ${BLOCK_RANGE} = int8range(lower(t.${BLOCK_RANGE}), u.h) from u ` +
     `where t.id = u.id and upper_inf(t.${BLOCK_RANGE}) and lower(t.${BLOCK_RANGE}) < u.h`;
   const upsertSql =
-    `insert into ${name} (id${colNames.map((c) => `, ${c}`).join('')}) ` +
-    `select u.id${casts.map((c) => `, ${c}`).join('')} ` +
+    `insert into ${name} (id${colNames.map((c) => `, ${c}`).join('')}${chainCol}) ` +
+    `select u.id${casts.map((c) => `, ${c}`).join('')}${chainVal} ` +
     `from unnest($1::text[]${textArrays.map((a) => `, ${a}`).join('')}) as u(id${aliases.map((a) => `, ${a}`).join('')}) ` +
     `on conflict (id) do update set ${[...colNames.map((c) => `${c} = excluded.${c}`), 'id = excluded.id'].join(', ')}`;
   const deleteSql = `delete from ${name} where id = any($1::text[])`;
@@ -118,9 +127,10 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string): Ta
 export function createEntityStore(options: EntityStoreOptions): EntityStore {
   const { db, schema, model, historical, timestampField } = options;
   const tables = new Map<string, Table>();
-  for (const entity of model.entities) tables.set(entity.name, buildTable(entity, model, schema));
-  const metadataTable = qualified(schema, '_metadata');
-  const poiTable = qualified(schema, '_poi');
+  for (const entity of model.entities) tables.set(entity.name, buildTable(entity, model, schema, options.chainId));
+  const metadataTable = qualified(schema, options.chainId === undefined ? '_metadata' : chainMetadataTable(options.chainId));
+  const poiTable = qualified(schema, options.chainId === undefined ? '_poi' : chainPoiTable(options.chainId));
+  const ownRows = options.chainId === undefined ? '' : ` and ${CHAIN_COLUMN} = ${quoteLiteral(options.chainId)}`;
 
   function table(entity: string): Table {
     const t = tables.get(entity);
@@ -375,9 +385,9 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
       checkHeight(height);
       const statements: Statement[] = [];
       for (const t of tables.values()) {
-        statements.push({ sql: `delete from ${t.name} where lower(${BLOCK_RANGE}) > $1`, params: [height] });
+        statements.push({ sql: `delete from ${t.name} where lower(${BLOCK_RANGE}) > $1${ownRows}`, params: [height] });
         statements.push({
-          sql: `update ${t.name} set ${BLOCK_RANGE} = int8range(lower(${BLOCK_RANGE}), null) where not upper_inf(${BLOCK_RANGE}) and upper(${BLOCK_RANGE}) > $1`,
+          sql: `update ${t.name} set ${BLOCK_RANGE} = int8range(lower(${BLOCK_RANGE}), null) where not upper_inf(${BLOCK_RANGE}) and upper(${BLOCK_RANGE}) > $1${ownRows}`,
           params: [height],
         });
       }

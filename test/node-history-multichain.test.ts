@@ -1,0 +1,104 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import { forceClean, reindex } from '../apps/node/history-commands.ts';
+import { runNode } from '../apps/node/run-node.ts';
+import { makeErc20Workload, type Erc20Workload } from '../infra/chain/make-erc20-workload.ts';
+import { createLogger } from '../infra/logging/create-logger.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { anvilForTest } from './support/anvil.ts';
+import { envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
+import { buildErc20Project, copyProject, rebuild } from './support/erc20-project.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+
+exitWhenDone();
+
+if (!process.env.DB_HOST) {
+  t.pass('--multi-chain needs PostgreSQL (DB_HOST); skipped');
+} else {
+  const env = envFor('postgres');
+  const logger = createLogger({ level: 'silent', format: 'json' });
+  const built = await buildErc20Project(t);
+
+  /** A chain with the ERC20 workload, and the starter project for it with ids prefixed by the chain id. */
+  async function chain(chainId: number, seed: number): Promise<{ url: string; workload: Erc20Workload; dir: string; genesis: string }> {
+    const anvil = await anvilForTest(t, { chainId });
+    const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
+    const workload = await makeErc20Workload(client, { blocks: 8, transfersPerBlock: 3, approvalsPerBlock: 0, senders: 4, recipients: 10, seed });
+    await client.request('anvil_mine', ['0x40']);
+    const dir = await copyProject(t, built);
+    const manifest = join(dir, 'project.ts');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('chainId: "31337"', `chainId: "${chainId}"`));
+    // Entities from both chains share the tables: ids carry the chain, as multi-chain projects do.
+    const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
+    const source = await readFile(mapping, 'utf8');
+    const patched = source
+      .replace('id: `${log.transactionHash}-${log.logIndex}`', 'id: `${chainId}-${log.transactionHash}-${log.logIndex}`')
+      .replace('fromId: from,', 'fromId: `${chainId}-${from}`,')
+      .replace('toId: to,', 'toId: `${chainId}-${to}`,')
+      .replace('loadAccount(from)', 'loadAccount(`${chainId}-${from}`)')
+      .replace('loadAccount(to)', 'loadAccount(`${chainId}-${to}`)');
+    if ((patched.match(/\$\{chainId\}/g) ?? []).length !== 5) throw new Error('the starter mapping changed; update this test');
+    await writeFile(mapping, patched);
+    await rebuild(dir);
+    const genesis = (await client.request<{ hash: string }>('eth_getBlockByNumber', ['0x0', false])).hash;
+    return { url: anvil.url, workload, dir, genesis };
+  }
+
+  const [a, b] = await Promise.all([chain(31337, 1), chain(31338, 2)]);
+  const schema = uniqueSchemaName('idx_multi');
+  const db = await openDb('postgres', a.dir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
+  const s = quoteIdent(schema);
+  const opts = (c: typeof a, extra: string[] = []) => nodeOptions(c.dir, c.url, ['--db-schema', schema, '--multi-chain', '--proof-of-index', ...extra]);
+  const index = (c: typeof a, stopAtHeight: number) => runNode({ options: opts(c), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight } });
+  const rows = async (chainId: string) => ({
+    transfers: await execute(db.kysely, `select id, block_height::text, from_id, to_id, value::text, __block_range::text r from ${s}.transfers where __chain = $1 order by id, lower(__block_range)`, [chainId]),
+    accounts: await execute(db.kysely, `select id, balance::text, __block_range::text r from ${s}.accounts where __chain = $1 order by id, lower(__block_range)`, [chainId]),
+    starters: await execute(db.kysely, `select id, block_height::text, __block_range::text r from ${s}.starter_entities where __chain = $1 order by id`, [chainId]),
+  });
+  const meta = async (chainId: string) =>
+    Object.fromEntries((await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${s}.${quoteIdent(`_metadata_${chainId}`)}`)).map((r) => [r.key, r.value]));
+  const poi = (chainId: string) => execute(db.kysely, `select id, encode(hash, 'hex') h from ${s}.${quoteIdent(`_poi_${chainId}`)} order by id`);
+
+  t.test('two chains index into one schema at once: shared entity tables, metadata and _poi per chain', async (t) => {
+    await Promise.all([index(a, a.workload.toBlock), index(b, b.workload.toBlock)]);
+    const [ma, mb] = [await meta('31337'), await meta('31338')];
+    t.match(ma, { chain: '31337', genesisHash: a.genesis, lastProcessedHeight: a.workload.toBlock });
+    t.match(mb, { chain: '31338', genesisHash: b.genesis, lastProcessedHeight: b.workload.toBlock });
+    const [shared] = await execute<{ value: { entities: unknown[] } }>(db.kysely, `select value from ${s}._metadata where key = 'schema'`);
+    t.equal(shared?.value.entities.length, 3, 'the shared entity model is where idx-query reads it');
+    for (const [c, chainId] of [[a, '31337'], [b, '31338']] as const) {
+      const r = await rows(chainId);
+      t.equal(r.transfers.length, c.workload.transfers + c.workload.senders.length, `chain ${chainId}: every transfer and mint`);
+      t.ok(r.transfers.every((x) => String(x.id).startsWith(`${chainId}-`)), `chain ${chainId}: its rows are marked with it`);
+      t.ok((await poi(chainId)).length > 0, `chain ${chainId}: its own _poi rows`);
+    }
+  });
+
+  t.test('reindex and force-clean of one chain leave the other chain untouched', async (t) => {
+    const before = { a: await rows('31337'), b: await rows('31338'), mb: await meta('31338'), pb: await poi('31338') };
+    const target = a.workload.fromBlock + 3;
+    await reindex({ ...opts(a), idx: a.dir }, target, logger, env);
+    const after = await rows('31337');
+    t.ok(after.transfers.every((x) => Number(x.block_height) <= target) && after.transfers.length < before.a.transfers.length, 'chain 31337 lost its rows above the target');
+    t.same(await rows('31338'), before.b, 'chain 31338 kept every row, although its heights overlap');
+    t.same(await meta('31338'), before.mb, 'and its metadata');
+    t.same(await poi('31338'), before.pb, 'and its _poi');
+    t.equal((await meta('31337')).lastProcessedHeight, target);
+
+    await index(a, a.workload.toBlock);
+    t.same(await rows('31337'), before.a, 'chain 31337 resumed to the same rows');
+
+    await forceClean({ ...opts(a), idx: a.dir }, logger, env);
+    t.same(await rows('31337'), { transfers: [], accounts: [], starters: [] }, 'force-clean removed chain 31337\'s rows');
+    const tables = (await execute<{ table_name: string }>(db.kysely, `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`, [schema])).map((r) => r.table_name);
+    t.same(tables, ['_metadata', '_metadata_31338', '_migrations', '_poi', '_poi_31338'], 'and its own tables');
+    t.same(await rows('31338'), before.b, 'chain 31338 is untouched');
+  });
+}
