@@ -1,0 +1,109 @@
+import { GraphQLError, parse, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { IdxError } from '../../../domain/errors.ts';
+import { createNotifyListener, type NotifyListener } from '../../../infra/postgres/notify-listener.ts';
+import { tablesWithNotifyTriggers } from '../../../infra/postgres/notify-triggers.ts';
+import type { QueryContext } from '../query-context.ts';
+import { complexityError, queryComplexity } from '../query-complexity.ts';
+import type { QueryService } from '../query-service.ts';
+import type { QueryFeature } from '../run-query.ts';
+import { REFRESH_CONTEXT, subscriptionFields } from './subscription-fields.ts';
+
+export interface SubscriptionFeatureOptions {
+  /** `--query-complexity`, applied to subscriptions and to queries sent over the socket */
+  queryComplexity: number;
+}
+
+/**
+ * `idx-query --subscription`: the Subscription type, and graphql-ws on the same port as HTTP (any
+ * path; GraphiQL uses `/`), fed by one pg-listen connection to the database the service reads.
+ * Says so when the node made no triggers (it runs without `--subscription`), since subscriptions
+ * then stay silent.
+ */
+export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryFeature {
+  let listener: NotifyListener | undefined;
+  // The schema is built before the server exists; subscribing waits for attach().
+  const lazy: NotifyListener = {
+    subscribe(channel, handler) {
+      if (listener === undefined) throw new IdxError('STORE_INTERNAL', 'subscriptions are not connected yet');
+      return listener.subscribe(channel, handler);
+    },
+    close: async () => undefined,
+  };
+  let dispose: (() => void | Promise<void>) | undefined;
+  let wss: WebSocketServer | undefined;
+  return {
+    flag: '--subscription',
+    name: 'subscriptions',
+    extendSchema: subscriptionFields(lazy),
+    async attach({ server, service, logger }) {
+      const log = logger.child('subscriptions');
+      const { db, schemaName } = service;
+      if (db.connection === undefined) throw new IdxError('OPTION_NOT_AVAILABLE', `--subscription: ${db.description} offers no connection to LISTEN on`);
+      listener = await createNotifyListener({
+        connection: { ...db.connection, application_name: 'idx-query-listen' },
+        onError: (err) => log.warn(`LISTEN connection: ${err.message}`),
+        onReconnect: (attempt) => log.info(`LISTEN connection: reconnecting (attempt ${attempt})`),
+      });
+      const triggered = await tablesWithNotifyTriggers(db.kysely, schemaName).catch(() => []);
+      if (triggered.length === 0) {
+        log.warn(`no notification triggers in schema "${schemaName}": subscriptions stay silent until idx-node runs with --subscription`);
+      }
+      wss = new WebSocketServer({ server });
+      const handle = useServer(
+        {
+          onSubscribe: (_ctx, _id, payload) => prepare(service, payload, options.queryComplexity),
+          onError: (_ctx, _id, _payload, errors) => {
+            for (const e of errors) if (e.extensions?.code === undefined) log.warn(`subscription failed: ${e.message}`);
+          },
+        },
+        wss,
+      );
+      dispose = () => handle.dispose();
+      log.info('GraphQL subscriptions (graphql-ws) on the same port');
+    },
+    async close() {
+      await dispose?.();
+      await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
+      await listener?.close();
+    },
+  };
+}
+
+/** Parse, validate and `--query-complexity` as over HTTP; each operation gets a context renewed per event. */
+function prepare(
+  service: QueryService,
+  payload: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
+  limit: number,
+): ExecutionArgs | readonly GraphQLError[] {
+  const { schema } = service.current();
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query);
+  } catch (err) {
+    return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+  }
+  const invalid = validate(schema, document);
+  if (invalid.length > 0) return invalid;
+  const variables = payload.variables ?? {};
+  const complexity = queryComplexity(schema, document, payload.operationName, variables, service.settings.queryLimit);
+  if (complexity > limit) return [complexityError(complexity, limit)];
+  return {
+    schema,
+    document,
+    operationName: payload.operationName ?? null,
+    variableValues: variables,
+    contextValue: renewableContext(() => service.createContext()),
+  };
+}
+
+/** A context whose batcher, deadline and the rest are replaced each time REFRESH_CONTEXT is called. */
+function renewableContext(make: () => QueryContext): QueryContext {
+  let current = make();
+  const refresh = () => void (current = make());
+  return new Proxy({} as QueryContext, {
+    get: (_target, key) => (key === REFRESH_CONTEXT ? refresh : Reflect.get(current, key)),
+    has: (_target, key) => key === REFRESH_CONTEXT || Reflect.has(current, key),
+  });
+}
