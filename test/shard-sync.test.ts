@@ -6,6 +6,7 @@ import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.
 import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS, envFor } from './support/erc20-chain.ts';
 import { BIN } from './support/erc20-project.ts';
+import { startRpcProxy } from './support/local-rpc-server.ts';
 import { call, post, shardPlace, startShard, waitForHeight, type ShardPlace } from './support/shard.ts';
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -103,6 +104,19 @@ t.test(`${kind}: upstream reorgs near the head replace the orphaned blocks`, asy
   await send(22);
   await waitForSameHash(shard.url, anvil.url, 10);
   await sameData(t, shard.url, anvil.url, 0, 10);
+});
+
+t.test(`${kind}: an upstream without eth_getBlockReceipts: receipts are fetched per transaction`, async (t) => {
+  const anvil = await anvilForTest(t);
+  const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
+  await makeErc20Workload(client, { blocks: 6, transfersPerBlock: 3, approvalsPerBlock: 1, senders: 2, recipients: 3 });
+  const head = Number(await client.request('eth_blockNumber'));
+  const proxy = await startRpcProxy(t, anvil.url, (c) => (c.method === 'eth_getBlockReceipts' ? { error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' } } : undefined));
+  const shard = await startShard(t, proxy.url, await shardPlace(t, kind), ['--batch-size', '4']);
+  await waitForHeight(shard.url, head);
+  await sameData(t, shard.url, anvil.url, 0, head);
+  t.ok(shard.lines.some((l) => /no eth_getBlockReceipts/.test(l)), 'the fallback is logged once');
+  t.ok(proxy.bodies.some((b) => JSON.stringify(b).includes('eth_getTransactionReceipt')));
 });
 
 /** The next block's timestamp this many seconds after the current one, so a re-mined block differs. */

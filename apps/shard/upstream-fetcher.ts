@@ -18,20 +18,30 @@ export interface UpstreamFetcher {
 }
 
 export function createUpstreamFetcher(client: RpcClient, onNotice: (message: string) => void = () => {}): UpstreamFetcher {
-  let blockReceipts = true;
+  let useBlockReceipts = true;
 
-  async function receiptsOf(blocks: Wire[]): Promise<Wire[][]> {
-    if (blockReceipts) {
-      const settled = await client.batchSettled(blocks.map((b) => ({ method: 'eth_getBlockReceipts', params: [b.number] })));
-      if (!settled.some((s) => !s.ok && isMethodUnsupported(s.error))) {
-        return settled.map((s, i) => {
-          if (!s.ok) throw s.error;
-          if (!Array.isArray(s.value)) throw inconsistent(`the upstream has no receipts for block ${hexToNumber(blocks[i]!.number)} any more`);
-          return s.value as Wire[];
-        });
-      }
-      blockReceipts = false;
+  /** eth_getBlockReceipts of these heights, or undefined when the upstream lacks the method. */
+  async function blockReceipts(heights: readonly number[]): Promise<(Wire[] | null)[] | undefined> {
+    if (!useBlockReceipts) return undefined;
+    const settled = await client.batchSettled(heights.map((h) => ({ method: 'eth_getBlockReceipts', params: [toQuantity(h)] })));
+    if (settled.some((s) => !s.ok && isMethodUnsupported(s.error))) {
+      useBlockReceipts = false;
       onNotice('the upstream has no eth_getBlockReceipts: fetching receipts one transaction at a time (in batches)');
+      return undefined;
+    }
+    return settled.map((s) => {
+      if (!s.ok) throw s.error;
+      return Array.isArray(s.value) ? (s.value as Wire[]) : null;
+    });
+  }
+
+  async function receiptsOf(blocks: Wire[], byBlock: (Wire[] | null)[] | undefined): Promise<Wire[][]> {
+    if (byBlock !== undefined) {
+      return blocks.map((b, i) => {
+        const rs = byBlock[i];
+        if (rs == null) throw inconsistent(`the upstream has no receipts for block ${hexToNumber(b.number)} any more`);
+        return rs;
+      });
     }
     const hashes = blocks.flatMap((b) => (b.transactions as Wire[]).map((t) => t.hash as string));
     const receipts = (await client.batch(hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })))) as (Wire | null)[];
@@ -48,7 +58,11 @@ export function createUpstreamFetcher(client: RpcClient, onNotice: (message: str
     async fetch(from, to) {
       if (to < from) return [];
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const raw = (await client.batch(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(h), true] })))) as (Wire | null)[];
+      // blocks and their receipts at once; a reorg in between shows as receipts of another block hash
+      const [raw, byBlock] = await Promise.all([
+        client.batch(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(h), true] }))) as Promise<(Wire | null)[]>,
+        blockReceipts(heights),
+      ]);
       const end = raw.indexOf(null);
       const blocks = (end === -1 ? raw : raw.slice(0, end)) as Wire[];
       if (blocks.length === 0) return [];
@@ -57,7 +71,7 @@ export function createUpstreamFetcher(client: RpcClient, onNotice: (message: str
         if (!Array.isArray(b.transactions)) throw new IdxError('UPSTREAM_BAD_RESPONSE', `the upstream sent block ${heights[i]} without its transactions`);
         if (i > 0 && lower(b.parentHash) !== lower(blocks[i - 1]!.hash)) throw inconsistent(`block ${heights[i]} does not follow block ${heights[i - 1]} (the upstream reorganised while we fetched)`);
       });
-      const receipts = await receiptsOf(blocks);
+      const receipts = await receiptsOf(blocks, byBlock);
       return blocks.map((b, i) => {
         const txs = b.transactions as Wire[];
         const rs = receipts[i]!;
