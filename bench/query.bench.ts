@@ -1,0 +1,117 @@
+import { spawn } from 'node:child_process';
+import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
+import { startAnvil } from '../infra/chain/start-anvil.ts';
+import { createDb } from '../infra/postgres/create-db.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { BIN, buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
+import type { Benchmark } from './run.ts';
+
+/**
+ * idx-query on ~40,000 transfers indexed historically into PostgreSQL by the starter project
+ * (BLOCKS blocks × 20 transfers), served by the idx-query CLI in its own process with default
+ * flags. For each query: SECONDS of load from CONNECTIONS connections (requests/s, p50, p99), then
+ * SEQUENTIAL requests one after another (p50), the figure SubQuery's 19 ms / 2.1 ms compare with.
+ */
+const BLOCKS = Number(process.env.BENCH_QUERY_BLOCKS ?? 2000);
+const SECONDS = Number(process.env.BENCH_QUERY_SECONDS ?? 30);
+const SEQUENTIAL = Number(process.env.BENCH_QUERY_SEQUENTIAL ?? 500);
+const CONNECTIONS = 10;
+
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: { url: string; method: string; headers: Record<string, string>; body: string; connections: number; duration: number }) => Promise<AutocannonResult>;
+
+async function measure(label: string, url: string, query: string): Promise<void> {
+  const body = JSON.stringify({ query });
+  const post = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json() as Promise<{ errors?: unknown }>);
+  const first = await post();
+  if (first.errors !== undefined) throw new Error(`${label}: ${JSON.stringify(first.errors)}`);
+  // autocannon ships no types: loaded through a name TypeScript does not resolve
+  const name = 'autocannon';
+  const { default: autocannon } = (await import(name)) as { default: Autocannon };
+  const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS });
+  const times: number[] = [];
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const t0 = performance.now();
+    await post();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const failed = r.non2xx + r.errors > 0 ? ` (${r.non2xx + r.errors} failed)` : '';
+  console.log(
+    `  ${label}: ${r.requests.average.toFixed(0)} requests/s with ${CONNECTIONS} connections, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${failed}; ` +
+      `sequential p50 ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms, p99 ${times[Math.floor(times.length * 0.99)]!.toFixed(2)} ms`,
+  );
+}
+
+async function run(): Promise<void> {
+  if (!process.env.DB_HOST) {
+    console.log('skipped: needs PostgreSQL (set DB_HOST, DB_PORT, DB_USER, DB_DATABASE)');
+    return;
+  }
+  const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+  const cleanups: (() => unknown)[] = [];
+  const t = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
+  const anvil = await startAnvil();
+  cleanups.push(() => anvil.stop());
+  const schema = uniqueSchemaName('idx_bench_query');
+  const db = await createDb({ env });
+  try {
+    const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
+    const workload = await makeErc20Workload(client, { blocks: BLOCKS, transfersPerBlock: 20, approvalsPerBlock: 2, senders: 20, recipients: 1000 });
+    await client.request('anvil_mine', ['0x40']);
+    const dir = await copyProject(t, await buildErc20Project(t));
+    const t0 = performance.now();
+    const indexed = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema, '--log-level', 'warn'], { until: workload.toBlock });
+    if (indexed.lastSeen === undefined || indexed.lastSeen < workload.toBlock) throw new Error(`idx-node stopped early:\n${indexed.output}`);
+    const s = quoteIdent(schema);
+    // autovacuum would get there too; the figures should not depend on when it last ran
+    await execute(db.kysely, `vacuum analyze ${s}.transfers`);
+    await execute(db.kysely, `vacuum analyze ${s}.accounts`);
+    const [counts] = await execute<{ transfers: string; versions: string }>(
+      db.kysely,
+      `select (select count(*) from ${s}.transfers) as transfers, (select count(*) from ${s}.accounts) as versions`,
+    );
+    console.log(`indexed ${counts!.transfers} transfers (${counts!.versions} account versions) historically in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const port = 30000 + Math.floor(Math.random() * 10000);
+    const child = spawn(process.execPath, [BIN('idx-query'), '-n', schema, '--port', String(port), '--log-level', 'warn'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      const url = `http://127.0.0.1:${port}/`;
+      for (let i = 0; (await fetch(`${url}health`).then((r) => r.status, () => 0)) !== 200; i++) {
+        if (i > 600) throw new Error('idx-query did not start');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // ids as the mapping stored them (checksummed addresses)
+      const [pick] = await execute<{ account: string; sender: string; n: string }>(
+        db.kysely,
+        `select (select id from ${s}.accounts where upper_inf(__block_range) order by id offset 7 limit 1) as account, from_id as sender, count(*) as n
+           from ${s}.transfers group by from_id order by count(*) desc limit 1`,
+      );
+      const { account, sender } = pick!;
+      console.log(`  (the sender has ${pick!.n} transfers)`);
+      console.log(`idx-query, default flags; ${SECONDS} s of load per query, then ${SEQUENTIAL} sequential requests:`);
+      await measure('page of 100 transfers ordered by block', url, '{ transfers(first: 100, orderBy: BLOCK_HEIGHT_ASC) { nodes { id blockHeight fromId toId value timestamp } } }');
+      await measure('account by id', url, `{ account(id: "${account}") { id balance } }`);
+      await measure('filtered count (transfers of one sender)', url, `{ transfers(filter: { fromId: { equalTo: "${sender}" } }) { totalCount } }`);
+      await measure('page of 100 transfers at a past height', url, `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC, blockHeight: "${Math.floor((workload.fromBlock + workload.toBlock) / 2)}") { nodes { id blockHeight from { id balance } } } }`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  } finally {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`).catch(() => {});
+    await db.close();
+    for (const fn of cleanups.reverse()) await fn();
+  }
+}
+
+const bench: Benchmark = { name: 'query', run };
+export default bench;
