@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { IdxError } from '../../domain/errors.ts';
+import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import type { NodeConfigFile } from '../../domain/project/project-model.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -72,19 +73,9 @@ export class UsageError extends IdxError {
   }
 }
 
-const positiveInt = (v: string): number => {
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(v);
-};
 const nonNegativeInt = (v: string): number => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError('expected a whole number (0 or more).');
   return Number(v);
-};
-// `--flag`, `--flag=true`, `--flag=false`, as SubQuery's yargs-based CLI accepts them.
-const bool = (v: string): boolean => {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new InvalidArgumentError('expected true or false.');
 };
 const url = (v: string): string => {
   try {

@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { IdxError } from '../../domain/errors.ts';
+import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import { LOG_LEVEL_NAMES, type LogFormat, type LogLevelName } from '../../infra/logging/create-logger.ts';
 
 /** Every `idx-query` option of REFERENCE §4.1, parsed and with its default. */
@@ -49,16 +50,6 @@ export class QueryUsageError extends IdxError {
   }
 }
 
-const positiveInt = (v: string): number => {
-  if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(v);
-};
-// `--flag`, `--flag=true`, `--flag=false`, as SubQuery's yargs-based CLI accepts them.
-const bool = (v: string): boolean => {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new InvalidArgumentError('expected true or false.');
-};
 const httpUrl = (v: string): string => {
   try {
     const u = new URL(v);

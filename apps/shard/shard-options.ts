@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { IdxError } from '../../domain/errors.ts';
+import { positiveInt } from '../../infra/cli/option-values.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -33,10 +34,6 @@ export class ShardUsageError extends IdxError {
   }
 }
 
-const positiveInt = (v: string): number => {
-  if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(v);
-};
 const height = (v: string): number => {
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new InvalidArgumentError('expected a block height (a whole number, 0 or more).');
   return Number(v);
