@@ -12,8 +12,10 @@ const run = promisify(execFile);
 
 /**
  * `npm start`: a local chain with an ERC20 and a few thousand transfers, the starter project
- * (examples/erc20) built and indexed into embedded PGlite, and new transfers every few seconds
- * that the node follows. Everything is made fresh in a temporary folder; Ctrl-C stops it all.
+ * (examples/erc20) built and indexed into embedded PGlite, new transfers every few seconds that
+ * the node follows, and idx-query serving them with the playground and live subscriptions (it
+ * reads the node's PGlite through the socket the node serves in its data folder). Everything is
+ * made fresh in a temporary folder; Ctrl-C stops it all.
  */
 export async function main(): Promise<void> {
   const { root } = findPackage();
@@ -49,15 +51,56 @@ export async function main(): Promise<void> {
     await run(node, ['--no-node-snapshot', join(root, 'bin', 'idx.js'), 'build'], { cwd: project });
     say(`project built in ${project} (a copy of examples/erc20)`);
 
-    const indexer = spawn(node, ['--no-node-snapshot', join(root, 'bin', 'idx-node.js'), '-f', project, '--network-endpoint', anvil.url, '-p', '3000'], {
+    const indexer = spawn(node, ['--no-node-snapshot', join(root, 'bin', 'idx-node.js'), '-f', project, '--network-endpoint', anvil.url, '-p', '3000', '--subscription'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(indexer);
+    let nodeOutput = '';
+    let nodeUrl: string | undefined;
+    let queryStarted = false;
     indexer.stdout!.on('data', (chunk: Buffer) => {
       process.stdout.write(chunk);
-      const m = /serving \/health.* on (http:\/\/\S+)/.exec(chunk.toString());
-      if (m) say(`indexer metadata: ${m[1]}/meta   health: ${m[1]}/health   metrics: ${m[1]}/metrics`);
+      nodeOutput += chunk.toString();
+      const m = /serving \/health.* on (http:\/\/\S+)/.exec(nodeOutput);
+      if (m && nodeUrl === undefined) {
+        nodeUrl = m[1]!;
+        say(`indexer metadata: ${nodeUrl}/meta   health: ${nodeUrl}/health   metrics: ${nodeUrl}/metrics`);
+      }
+      // the node serves its embedded database once the project schema is ready: idx-query can start
+      if (!queryStarted && nodeUrl !== undefined && /serving the embedded database to idx-query/.test(nodeOutput)) {
+        queryStarted = true;
+        startQuery(nodeUrl);
+      }
+      if (nodeOutput.length > 100_000) nodeOutput = nodeOutput.slice(-10_000);
     });
+
+    const startQuery = (indexerUrl: string) => {
+      const query = spawn(
+        node,
+        ['--no-node-snapshot', join(root, 'bin', 'idx-query.js'), '-f', project, '--playground', '--subscription', '--indexer', indexerUrl, '--port', '3001'],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      children.push(query);
+      let queryOutput = '';
+      let announced = false;
+      query.stdout!.on('data', (chunk: Buffer) => {
+        process.stdout.write(chunk);
+        queryOutput += chunk.toString();
+        const m = /serving GraphQL .* at (http:\/\/\S+?)\/?\s/.exec(queryOutput);
+        if (m && !announced) {
+          announced = true;
+          say(`GraphQL playground: ${m[1]}/   (open it in a browser; subscriptions: ws://${m[1]!.replace(/^http:\/\//, '')}/)`);
+          say('try: subscription { transfers { id mutation_type _entity { from { id } to { id } value } } }');
+        }
+        if (queryOutput.length > 100_000) queryOutput = queryOutput.slice(-10_000);
+      });
+      query.on('exit', (code) => {
+        if (!stopping) {
+          say(`the query service exited (${code}); stopping`);
+          void stop(code ?? 1);
+        }
+      });
+    };
     indexer.on('exit', (code) => {
       if (!stopping) {
         say(`the indexer exited (${code}); stopping`);
