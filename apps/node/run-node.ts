@@ -204,7 +204,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     // Embedded: PGlite lives in this process, so idx-query reaches it through this socket (DECISIONS.md).
     if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
       socket = await publishPgliteSocket(db, join(project.root, '.idx-data'), (err) => log.warn(`embedded database socket: ${err.message}`));
-      log.info(`serving the embedded database to idx-query on ${socket.endpoint.host}:${socket.endpoint.port}`);
+      const { host, port: dbPort } = socket.endpoint;
+      log.info(`serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${dbPort}`) : `${host}:${dbPort}`}`);
     }
 
     const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize });

@@ -73,7 +73,7 @@ export async function findPgliteSocket(dataDir: string): Promise<PgliteSocketEnd
   try {
     text = await readFile(join(dir, ENDPOINT_FILE), 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notRunning('no idx-node is serving it (there is no running node there)');
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notRunning('no idx-node is serving it');
     throw err;
   }
   let endpoint: PgliteSocketEndpoint;
