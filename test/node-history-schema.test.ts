@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { reindex } from '../apps/node/history-commands.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
@@ -50,6 +51,9 @@ for (const kind of BACKENDS) {
         ].join('\\n'),
       ),
     });
+
+    const reindexOptions = { ...nodeOptions(dir, anvil.url, ['--db-schema', migrated]), idx: dir };
+    await t.rejects(reindex(reindexOptions, workload.fromBlock + 1, logger, env), { code: 'SCHEMA_CHANGED' }, 'reindex refuses a changed schema too');
 
     await index(migrated, workload.toBlock, ['--allow-schema-migration']);
     await index(migrated, workload.toBlock, ['--allow-schema-migration']);

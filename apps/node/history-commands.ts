@@ -2,6 +2,7 @@ import type { Logger } from '../../infra/logging/create-logger.ts';
 import { dropChainData, prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
+import { applySchemaChange } from './apply-schema-change.ts';
 import { loadProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import type { NodeOptions } from './node-options.ts';
@@ -47,6 +48,8 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
   const schema = projectSchemaName(options, project);
   const db = await openProjectDb(options, project, env);
   try {
+    // Rewinding with a changed schema.graphql would rewind tables the model no longer describes.
+    await applySchemaChange(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger: log });
     await prepareProjectSchema(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField });
     const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
     if (chainId !== undefined) await prepareChainTables(db.kysely, files.model, { schema, chainId });
