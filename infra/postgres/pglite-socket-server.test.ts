@@ -87,6 +87,27 @@ t.test("a client's transaction and the node's never mix", async (t) => {
   }
 });
 
+t.test("PGlite's own transaction() keeps clients out too", async (t) => {
+  const c = await connect();
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const tx = node.pglite!.transaction(async (tx) => {
+      await tx.query(`insert into items values ('ptx', 1)`);
+      await held;
+      throw new Error('roll back');
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const read = c.query('select count(*)::int as n from items');
+    t.notOk(await settled(read), 'the client waits');
+    release();
+    await t.rejects(tx, /roll back/);
+    t.same((await read).rows, [{ n: 0 }]);
+  } finally {
+    await c.end();
+  }
+});
+
 t.test('a client that disconnects inside a transaction is rolled back', async (t) => {
   const c = await connect();
   await c.query('begin');

@@ -238,8 +238,11 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     });
   }
 
+  // PGlite's own locks too: its transaction lock (held by any `pglite.transaction()` for its whole
+  // length) and its query lock (what `query`/`exec` take; `execProtocol` takes neither by itself).
   async function raw(bytes: Uint8Array): Promise<Uint8Array> {
-    return (await pglite.runExclusive(() => pglite.execProtocol(bytes, { throwOnError: false }))).data;
+    const run = () => pglite.runExclusive(() => pglite.execProtocol(bytes, { throwOnError: false }));
+    return (await pglite._runExclusiveTransaction(run)).data;
   }
 
   async function execute(c: Client, unit: Buffer): Promise<{ data: Buffer; changedSettings: boolean }> {
