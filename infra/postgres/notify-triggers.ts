@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
+import { CHAIN_COLUMN } from '../../domain/entities/chain-tables.ts';
 import { notifyChannel } from '../../domain/entities/names.ts';
 import { resolveColumns } from './column-codec.ts';
 import { BLOCK_RANGE } from './schema-ddl.ts';
@@ -20,7 +21,7 @@ export interface NotifyTriggerOptions {
 
 /**
  * What a listener receives on {@link notifyChannel}: the row's `id`, what happened, and the row
- * itself keyed by column, without `__block_range`. Numeric columns (BigInt, BigDecimal, and their
+ * itself keyed by column, without `__block_range` (nor `--multi-chain`'s `__chain`). Numeric columns (BigInt, BigDecimal, and their
  * lists) arrive as strings, so no digits are lost to JSON numbers. `_entity` is null when the
  * payload would pass NOTIFY's 8000-byte limit: the listener then reads the row itself.
  */
@@ -94,7 +95,7 @@ function sendFunctionSql(schema: string): string {
   return `
 create or replace function ${qualified(schema, `${NOTIFY_FUNCTION}_send`)}(channel text, kind text, row_json jsonb, args text[]) returns void language plpgsql as $fn$
 declare
-  entity jsonb := row_json - '${BLOCK_RANGE}';
+  entity jsonb := row_json - '${BLOCK_RANGE}' - '${CHAIN_COLUMN}';
   payload text;
   col text;
   v jsonb;
