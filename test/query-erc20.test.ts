@@ -1,8 +1,10 @@
+import { createServer } from 'node:http';
 import t from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
 import { entityTables } from '../apps/query/entity-tables.ts';
 import { createQueryContext } from '../apps/query/query-context.ts';
+import { listenOnFreePort } from '../infra/http/listen-on-free-port.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
@@ -135,6 +137,32 @@ for (const kind of BACKENDS) {
       t.ok(Number(meta._metadata.dbSize) > 0);
       t.same(meta._metadatas, { totalCount: 1, nodes: [{ chain: '31337' }] });
       t.equal(meta.other, null, '_metadata of another chain');
+    });
+
+    await t.test('--indexer: /health and _metadata come from the node', async (t) => {
+      let healthy = true;
+      const node = createServer((req, res) => {
+        res.setHeader('content-type', 'application/json');
+        if (req.url === '/health') {
+          res.statusCode = healthy ? 200 : 500;
+          res.end(JSON.stringify(healthy ? {} : { status: 500, error: 'fetching blocks failed' }));
+        } else if (req.url === '/meta') res.end(JSON.stringify({ lastProcessedHeight: 999_999, targetHeight: 1_000_000, chain: '31337' }));
+        else res.writeHead(404).end();
+      });
+      const nodePort = await listenOnFreePort(node, 20000 + Math.floor(Math.random() * 20000));
+      t.teardown(() => new Promise((r) => node.close(r)));
+      const q = await startQueryService(t, db, schema, ['--indexer', `http://127.0.0.1:${nodePort}`]);
+      t.equal((await fetch(`${q.url}/health`)).status, 200);
+      const meta = `{ _metadata { lastProcessedHeight targetHeight indexerHealthy } }`;
+      t.same((await gqlData(q.url, meta))._metadata, { lastProcessedHeight: 999_999, targetHeight: 1_000_000, indexerHealthy: true }, 'live figures of /meta');
+      healthy = false;
+      const sick = await fetch(`${q.url}/health`);
+      t.same({ status: sick.status, body: await sick.json() }, { status: 500, body: { status: 500, error: `the indexer at http://127.0.0.1:${nodePort} is not healthy: fetching blocks failed` } });
+      t.equal((await gqlData(q.url, meta))._metadata.indexerHealthy, false);
+      await new Promise((r) => node.close(r));
+      const gone = await fetch(`${q.url}/health`);
+      t.equal(gone.status, 500, 'an unreachable indexer is unhealthy');
+      t.equal((await gqlData(q.url, meta))._metadata.lastProcessedHeight, workload.toBlock, 'metadata falls back to the database');
     });
 
     await t.test('the schema follows a changed model without a restart, unless --disable-hot-schema', async (t) => {

@@ -246,12 +246,14 @@ for (const kind of BACKENDS) {
     await t.test('blockHeight answers as of that height after updates and removes, nested relations included', async (t) => {
       const ordered = [...txs].sort((a, b) => a.bh - b.bh || a.logIndex - b.logIndex);
       const one = accounts.find((a) => a.sentCount > 3 && a.id !== '0x0000000000000000000000000000000000000000')!;
+      const everPending = [...new Set(ordered.map((x) => x.to))].slice(0, 8);
+      let removals = 0;
       for (let h = workload.fromBlock - 1; h <= workload.toBlock; h += 2) {
         const pending = new Map<string, number>();
         for (const x of ordered) {
           if (x.bh > h) break;
-          pending.set(x.from, x.bh);
-          pending.delete(x.to);
+          if (x.logIndex % 2 === 0) pending.set(x.to, x.bh);
+          else if (pending.delete(x.to)) removals++;
         }
         const data = await gqlData(
           all.url,
@@ -263,6 +265,12 @@ for (const kind of BACKENDS) {
           { h: String(h), id: one.id },
         );
         t.same(sortIds(data.pendings.nodes.map((n: any) => n.id)), sortIds([...pending.keys()]), `pendings at ${h}: created and removed`);
+        const byId = await gqlData(all.url, `query($h: String!) { ${everPending.map((id, i) => `p${i}: pending(id: "${id}", blockHeight: $h) { id since }`).join(' ')} }`, { h: String(h) });
+        t.same(
+          everPending.filter((_id, i) => byId[`p${i}`] !== null),
+          everPending.filter((id) => pending.has(id)),
+          `pending(id, blockHeight) at ${h}: a removed row is gone, a re-created one is back`,
+        );
         t.ok(data.pendings.nodes.every((n: any) => n.since === pending.get(n.id)), `pending.since at ${h}`);
         t.equal(data.transfers.totalCount, ordered.filter((x) => x.bh <= h).length, `transfers at ${h}`);
         const sent = ordered.filter((x) => x.bh <= h && x.from === one.id).length;
@@ -271,6 +279,7 @@ for (const kind of BACKENDS) {
         t.equal(data.account?.sent.totalCount, sent, `nested connection at ${h}`);
         t.ok(data.account?.sent.nodes.every((n: any) => n.from.sentCount === sent), `nested relation of a nested connection at ${h}`);
       }
+      t.ok(removals > 10, `rows were removed (${removals} times) and made again`);
       const live = await gqlData(all.url, `{ pendings(first: 1000) { totalCount } }`);
       const [count] = await execute<{ n: string }>(db.kysely, `select count(*) as n from ${s}.pendings where upper_inf(__block_range)`);
       t.equal(live.pendings.totalCount, Number(count!.n), 'without blockHeight: the live rows');
