@@ -19,16 +19,11 @@ import { loadById, parseBlockHeight, ROW_HEIGHT, withHeight, type EntityRow } fr
 import { operatorsFor, type OperandShape } from './filter-operators.ts';
 import { orderable } from './order-keys.ts';
 import { metadataFields } from './metadata-fields.ts';
+import { COST, type FieldCost } from './query-complexity.ts';
 import type { QueryContext, QuerySettings } from './query-context.ts';
 import { GraphQLBigFloat, GraphQLBigIntString, GraphQLCursor, GraphQLDatetime } from './scalars.ts';
 import { SqlParams, versionCondition } from './sql-params.ts';
 
-/**
- * How much a field costs for `--query-complexity` (see query-complexity.ts): `connection` and
- * `row` fields read rows, `statement` fields run one aggregate or count.
- */
-export type FieldCost = 'connection' | 'row' | 'statement';
-export const COST = 'idxCost';
 
 /** Adds fields or types before the schema is built (subscriptions, for one). */
 export type SchemaExtension = (composer: SchemaComposer<QueryContext>, tables: ReadonlyMap<string, EntityTable>) => void;

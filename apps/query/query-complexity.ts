@@ -23,6 +23,13 @@ import { subfields } from './collect-fields.ts';
  * Scalars and introspection cost nothing. So a page of 100 transfers with their `from` and `to`
  * accounts costs 3, the same with totalCount 4, and accounts with 5 transfers each costs 1 + 5.
  */
+/**
+ * How much a field costs, in its `extensions[COST]`: `connection` and `row` fields read rows,
+ * `statement` fields run one count or aggregate.
+ */
+export type FieldCost = 'connection' | 'row' | 'statement';
+export const COST = 'idxCost';
+
 export function queryComplexity(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -52,7 +59,7 @@ export function queryComplexity(
       if (def === undefined) continue;
       const next = getNamedType(def.type);
       for (const node of nodes) {
-        const kind = def.extensions?.idxCost as string | undefined;
+        const kind = def.extensions?.[COST] as FieldCost | undefined;
         const children = node.selectionSet;
         const childType = isObjectType(next) ? next : undefined;
         if (kind === 'connection') {
