@@ -29,8 +29,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
     logger.info(`${signal}: finishing the current block and saving; press Ctrl-C again to quit at once`);
     controller.abort();
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  // `on`, not `once`: the second signal must reach stop() to quit at once, not fall to Node's default.
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   try {
     if (cmd.command === 'force-clean' || cmd.command === 'reindex') {
       const { forceClean, reindex } = await import('./history-commands.ts');

@@ -88,13 +88,18 @@ export function runNodeCli(dir: string, env: Record<string, string | undefined>,
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   let lastSeen: number | undefined;
+  let stopping = false;
   const poll = setInterval(async () => {
     const meta = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json()).catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
     const h = meta?.lastProcessedHeight;
     if (h === undefined) return;
     lastSeen = h;
     if (opts.killAt !== undefined && h >= opts.killAt) child.kill('SIGKILL');
-    else if (opts.until !== undefined && h >= opts.until) child.kill('SIGTERM');
+    // Once, as a service manager does: a second signal means "quit at once".
+    else if (opts.until !== undefined && h >= opts.until && !stopping) {
+      stopping = true;
+      child.kill('SIGTERM');
+    }
   }, 20);
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
