@@ -7,6 +7,7 @@ import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
+import { failures, postLoad } from './post-load.ts';
 
 /**
  * idx-query on ~40,000 transfers indexed historically into PostgreSQL by the starter project
@@ -19,23 +20,12 @@ const SECONDS = Number(process.env.BENCH_QUERY_SECONDS ?? 30);
 const SEQUENTIAL = Number(process.env.BENCH_QUERY_SEQUENTIAL ?? 500);
 const CONNECTIONS = 10;
 
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: { url: string; method: string; headers: Record<string, string>; body: string; connections: number; duration: number }) => Promise<AutocannonResult>;
-
 async function measure(label: string, url: string, query: string): Promise<void> {
   const body = JSON.stringify({ query });
   const post = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json() as Promise<{ errors?: unknown }>);
   const first = await post();
   if (first.errors !== undefined) throw new Error(`${label}: ${JSON.stringify(first.errors)}`);
-  // autocannon ships no types: loaded through a name TypeScript does not resolve
-  const name = 'autocannon';
-  const { default: autocannon } = (await import(name)) as { default: Autocannon };
-  const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS });
+  const r = await postLoad(url, body, CONNECTIONS, SECONDS);
   const times: number[] = [];
   for (let i = 0; i < SEQUENTIAL; i++) {
     const t0 = performance.now();
@@ -43,7 +33,7 @@ async function measure(label: string, url: string, query: string): Promise<void>
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  const failed = r.non2xx + r.errors > 0 ? ` (${r.non2xx + r.errors} failed)` : '';
+  const failed = failures(r);
   console.log(
     `  ${label}: ${r.requests.average.toFixed(0)} requests/s with ${CONNECTIONS} connections, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${failed}; ` +
       `sequential p50 ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms, p99 ${times[Math.floor(times.length * 0.99)]!.toFixed(2)} ms`,

@@ -9,6 +9,7 @@ import { freshPgliteDir, uniqueSchemaName } from '../infra/postgres/test-backend
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
+import { failures, postLoad } from './post-load.ts';
 
 /**
  * idx-shard on the ERC20 workload (BLOCKS blocks × 20 Transfers + 2 Approvals): how fast it syncs
@@ -19,20 +20,9 @@ const BLOCKS = Number(process.env.BENCH_SHARD_BLOCKS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SHARD_SECONDS ?? 5);
 const CONNECTIONS = 10;
 
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: { url: string; method: string; headers: Record<string, string>; body: string; connections: number; duration: number }) => Promise<AutocannonResult>;
-
 async function load(label: string, url: string, body: unknown): Promise<void> {
-  // autocannon ships no types: loaded through a name TypeScript does not resolve
-  const name = 'autocannon';
-  const { default: autocannon } = (await import(name)) as { default: Autocannon };
-  const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), connections: CONNECTIONS, duration: SECONDS });
-  const failed = r.non2xx + r.errors > 0 ? ` (${r.non2xx + r.errors} failed)` : '';
+  const r = await postLoad(url, JSON.stringify(body), CONNECTIONS, SECONDS);
+  const failed = failures(r);
   console.log(`  ${label}: ${r.requests.average.toFixed(0)} requests/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${failed}`);
 }
 

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { IdxError } from '../../domain/errors.ts';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import type { NodeConfigFile } from '../../domain/project/project-model.ts';
+import { createProgram } from '../../infra/cli/create-program.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -138,14 +139,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
-  const program = new Command(ctx.program)
-    .description('Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project\'s mappings.')
-    .version(ctx.version, '--version', 'show the version')
-    .helpOption('--help', 'show options')
-    .exitOverride()
-    .configureOutput({ writeOut: ctx.write, writeErr: () => undefined })
-    .showSuggestionAfterError(true)
-    .allowExcessArguments(false)
+  const program = createProgram(ctx.program, 'Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project\'s mappings.', ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
   addNodeOptions(program, ctx.variant).action(() => {

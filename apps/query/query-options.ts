@@ -1,8 +1,9 @@
 import { basename, resolve } from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CommanderError, InvalidArgumentError, Option } from 'commander';
 import { IdxError } from '../../domain/errors.ts';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import { LOG_LEVEL_NAMES, type LogFormat, type LogLevelName } from '../../infra/logging/create-logger.ts';
+import { createProgram } from '../../infra/cli/create-program.ts';
 
 /** Every `idx-query` option of REFERENCE §4.1, parsed and with its default. */
 export interface QueryOptions {
@@ -79,14 +80,7 @@ const schemaName = (v: string): string => {
 export function parseQueryArgs(argv: readonly string[], ctx: ParseQueryArgsContext): QueryCommand {
   const programName = ctx.program ?? 'idx-query';
   const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
-  const program = new Command(programName)
-    .description('Serves the data idx-node indexed over GraphQL (SubQuery-compatible queries).')
-    .version(ctx.version, '--version', 'show the version')
-    .helpOption('--help', 'show options')
-    .exitOverride()
-    .configureOutput({ writeOut: ctx.write, writeErr: () => undefined })
-    .showSuggestionAfterError(true)
-    .allowExcessArguments(false)
+  const program = createProgram(programName, 'Serves the data idx-node indexed over GraphQL (SubQuery-compatible queries).', ctx)
     .addOption(flag('--aggregate', 'enable GraphQL aggregation (aggregates, groupedAggregates)', true))
     .addOption(flag('--disable-hot-schema', 'do not reload the GraphQL schema when the node changes the project schema', false))
     .addOption(new Option('--indexer <url>', 'the indexer (idx-node) URL used for health, metadata and readiness').argParser(httpUrl))

@@ -1,6 +1,7 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CommanderError, InvalidArgumentError, Option } from 'commander';
 import { IdxError } from '../../domain/errors.ts';
 import { positiveInt } from '../../infra/cli/option-values.ts';
+import { createProgram } from '../../infra/cli/create-program.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -66,14 +67,7 @@ export function normaliseShardFlags(argv: readonly string[]): string[] {
 }
 
 export function parseShardArgs(argv: readonly string[], ctx: { version: string; write: (text: string) => void }): ShardCommand {
-  const program = new Command('idx-shard')
-    .description('A sharded Ethereum data node: syncs blocks, transactions, receipts and logs of [tail, head] from an upstream endpoint and serves them over JSON-RPC.')
-    .version(ctx.version, '--version', 'show the version')
-    .helpOption('--help', 'show options')
-    .exitOverride()
-    .configureOutput({ writeOut: ctx.write, writeErr: () => undefined })
-    .showSuggestionAfterError(true)
-    .allowExcessArguments(false)
+  const program = createProgram('idx-shard', 'A sharded Ethereum data node: syncs blocks, transactions, receipts and logs of [tail, head] from an upstream endpoint and serves them over JSON-RPC.', ctx)
     .addOption(new Option('--upstream <url>', 'the Ethereum JSON-RPC endpoint to sync from (required)').argParser(httpUrl))
     .addOption(new Option('--shardstart <n>', 'the tail: the lowest block kept (also written -shardstart=<n>); default 0, or as set before').argParser(height))
     .addOption(new Option('--shardend <n>', 'the head: the highest block kept, 0 = follow the chain (also -shardend=<n>); default as set before').argParser(height))
