@@ -1,12 +1,11 @@
 import t from 'tap';
 import { toEventSelector } from 'viem';
-import { runNode } from '../apps/node/run-node.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 
 exitWhenDone();
 
@@ -26,21 +25,8 @@ for (const { kind, args, label } of runs) {
   t.test(`${label}: the ERC20 example indexes every Transfer exactly once and balances match the chain`, async (t) => {
     const dir = await copyProject(t, built);
     const schema = uniqueSchemaName('idx_e2e');
-    const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
-    await runNode({
-      options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...args]),
-      logger,
-      version: 'test',
-      env: envFor(kind),
-      signal: new AbortController().signal,
-      settings: { stopAtHeight: workload.toBlock },
-    });
-
-    const db = await openDb(kind, dir);
-    t.teardown(async () => {
-      await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-      await db.close();
-    });
+    await indexInProcess(kind, dir, anvil.url, ['--db-schema', schema, ...args], workload.toBlock);
+    const db = await openIndexedDb(t, kind, dir, [schema]);
     const { transfers, accounts, starters } = await erc20Tables(db, schema);
     t.equal(transfers.length, transferLogs.length, 'one Transfer row per Transfer log, mints included');
     t.equal(new Set(transfers.map((r) => r.id)).size, transfers.length, 'no id twice');

@@ -1,18 +1,17 @@
 import { createServer } from 'node:http';
 import t from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
 import { entityTables } from '../apps/query/entity-tables.ts';
 import { createQueryContext } from '../apps/query/query-context.ts';
 import { listenOnFreePort } from '../infra/http/listen-on-free-port.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
 import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 
 exitWhenDone();
 
@@ -33,20 +32,8 @@ for (const kind of BACKENDS) {
   t.test(`${kind}: GraphQL over the indexed ERC20 example`, async (t) => {
     const dir = await copyProject(t, built);
     const schema = uniqueSchemaName('idx_q');
-    const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
-    await runNode({
-      options: nodeOptions(dir, anvil.url, ['--db-schema', schema]),
-      logger,
-      version: 'test',
-      env: envFor(kind),
-      signal: new AbortController().signal,
-      settings: { stopAtHeight: workload.toBlock },
-    });
-    const db = await openDb(kind, dir);
-    t.teardown(async () => {
-      await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-      await db.close();
-    });
+    await indexInProcess(kind, dir, anvil.url, ['--db-schema', schema], workload.toBlock);
+    const db = await openIndexedDb(t, kind, dir, [schema]);
     const s = quoteIdent(schema);
     const transfers = await execute<TransferRow>(
       db.kysely,

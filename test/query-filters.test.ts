@@ -1,14 +1,13 @@
 import t from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, envFor, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
 import { buildZooProject } from './support/zoo-project.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 
 exitWhenDone();
 
@@ -47,22 +46,10 @@ for (const kind of BACKENDS) {
     const dir = await copyProject(t, zoo);
     const schema = uniqueSchemaName('idx_zoo');
     const flat = uniqueSchemaName('idx_zoo_flat');
-    const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
     for (const [s, extra] of [[schema, []], [flat, ['--disable-historical']]] as const) {
-      await runNode({
-        options: nodeOptions(dir, anvil.url, ['--db-schema', s, ...extra]),
-        logger,
-        version: 'test',
-        env: envFor(kind),
-        signal: new AbortController().signal,
-        settings: { stopAtHeight: workload.toBlock },
-      });
+      await indexInProcess(kind, dir, anvil.url, ['--db-schema', s, ...extra], workload.toBlock);
     }
-    const db = await openDb(kind, dir);
-    t.teardown(async () => {
-      for (const s of [schema, flat]) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`);
-      await db.close();
-    });
+    const db = await openIndexedDb(t, kind, dir, [schema, flat]);
     const s = quoteIdent(schema);
     const txs = (
       await execute<Record<string, any>>(

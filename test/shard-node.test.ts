@@ -1,12 +1,10 @@
 import t, { type Test } from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
-import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { call, shardPlace, startShard, waitForHeight } from './support/shard.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 
 exitWhenDone();
 
@@ -19,19 +17,8 @@ const split = workload.fromBlock + 7;
 async function index(t: Test, endpoints: string[]) {
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_shard_node');
-  await runNode({
-    options: nodeOptions(dir, endpoints[0]!, ['--db-schema', schema, ...endpoints.slice(1).flatMap((e) => ['--network-endpoint', e])]),
-    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} }),
-    version: 'test',
-    env: envFor(kind),
-    signal: new AbortController().signal,
-    settings: { stopAtHeight: workload.toBlock },
-  });
-  const db = await openDb(kind, dir);
-  t.teardown(async () => {
-    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-    await db.close();
-  });
+  await indexInProcess(kind, dir, endpoints[0]!, ['--db-schema', schema, ...endpoints.slice(1).flatMap((e) => ['--network-endpoint', e])], workload.toBlock);
+  const db = await openIndexedDb(t, kind, dir, [schema]);
   return erc20Tables(db, schema);
 }
 

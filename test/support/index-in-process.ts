@@ -1,0 +1,31 @@
+import { runNode } from '../../apps/node/run-node.ts';
+import { createLogger } from '../../infra/logging/create-logger.ts';
+import type { Db } from '../../infra/postgres/create-db.ts';
+import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
+import { envFor, nodeOptions, openDb, type BackendKind } from './erc20-chain.ts';
+import type { Teardown } from './local-rpc-server.ts';
+
+/**
+ * Indexes the project in `dir` with idx-node in this test's own process, quietly, until
+ * `stopAtHeight`. The caller's test file loads isolated-vm then: it must call `exitWhenDone()`.
+ */
+export function indexInProcess(kind: BackendKind, dir: string, endpoint: string, args: readonly string[], stopAtHeight: number): Promise<void> {
+  return runNode({
+    options: nodeOptions(dir, endpoint, args),
+    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} }),
+    version: 'test',
+    env: envFor(kind),
+    signal: new AbortController().signal,
+    settings: { stopAtHeight },
+  });
+}
+
+/** The database a run on `dir` wrote to; the test's schemas are dropped and the connection closed on teardown. */
+export async function openIndexedDb(t: Teardown, kind: BackendKind, dir: string, schemas: readonly string[]): Promise<Db> {
+  const db = await openDb(kind, dir);
+  t.teardown(async () => {
+    for (const s of schemas) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`);
+    await db.close();
+  });
+  return db;
+}
