@@ -1,13 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { toEventSelector } from 'viem';
 import { forceClean, reindex } from '../apps/node/history-commands.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { makeErc20Workload, type Erc20Workload } from '../infra/chain/make-erc20-workload.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
 import { buildErc20Project, copyProject, rebuild } from './support/erc20-project.ts';
@@ -23,7 +25,7 @@ if (!process.env.DB_HOST) {
   const built = await buildErc20Project(t);
 
   /** A chain with the ERC20 workload, and the starter project for it with ids prefixed by the chain id. */
-  async function chain(chainId: number, seed: number): Promise<{ url: string; workload: Erc20Workload; dir: string; genesis: string }> {
+  async function chain(chainId: number, seed: number): Promise<{ url: string; workload: Erc20Workload; dir: string; genesis: string; client: RpcClient }> {
     const anvil = await anvilForTest(t, { chainId });
     const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
     const workload = await makeErc20Workload(client, { blocks: 8, transfersPerBlock: 3, approvalsPerBlock: 0, senders: 4, recipients: 10, seed });
@@ -44,7 +46,7 @@ if (!process.env.DB_HOST) {
     await writeFile(mapping, patched);
     await rebuild(dir);
     const genesis = (await client.request<{ hash: string }>('eth_getBlockByNumber', ['0x0', false])).hash;
-    return { url: anvil.url, workload, dir, genesis };
+    return { url: anvil.url, workload, dir, genesis, client };
   }
 
   const [a, b] = await Promise.all([chain(31337, 1), chain(31338, 2)]);
@@ -100,5 +102,56 @@ if (!process.env.DB_HOST) {
     const tables = (await execute<{ table_name: string }>(db.kysely, `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`, [schema])).map((r) => r.table_name);
     t.same(tables, ['_metadata', '_metadata_31338', '_migrations', '_poi', '_poi_31338'], 'and its own tables');
     t.same(await rows('31338'), before.b, 'chain 31338 is untouched');
+  });
+
+  t.test('with --unfinalized-blocks, a reorganisation on one chain rolls back only that chain', async (t) => {
+    const reorgs: string[] = [];
+    const watching = createLogger({
+      level: 'warn',
+      format: 'json',
+      write: (line) => {
+        const message = String((JSON.parse(line) as { message?: unknown }).message);
+        if (message.includes('chain reorganisation')) reorgs.push(message);
+      },
+    });
+    const controller = new AbortController();
+    const follow = (c: typeof a) =>
+      runNode({ options: opts(c, ['--unfinalized-blocks']), logger: watching, version: 'test', env, signal: controller.signal, settings: { pollIntervalMs: 50 } });
+    const running = [follow(a), follow(b)];
+    t.teardown(() => controller.abort());
+    const failed = Promise.race(running.map((r) => r.then(() => new Promise<never>(() => {}))));
+    failed.catch(() => undefined);
+    const caughtUp = async (c: typeof a, chainId: string, reorgCount: number) => {
+      const height = hexToNumber(await c.client.request('eth_blockNumber'));
+      const deadline = Date.now() + 60_000;
+      while (Number((await meta(chainId).catch(() => ({}) as Record<string, unknown>)).lastProcessedHeight ?? -1) < height || reorgs.length < reorgCount) {
+        if (Date.now() > deadline) throw new Error(`chain ${chainId} did not reach ${height} with ${reorgCount} reorganisations (${reorgs.join(' | ')})`);
+        await Promise.race([new Promise((r) => setTimeout(r, 50)), failed]);
+      }
+    };
+    await caughtUp(a, '31337', 0);
+    await caughtUp(b, '31338', 0);
+    const before = { b: await rows('31338'), pb: await poi('31338') };
+
+    // chain 31337: a branch of 4 blocks of transfers, indexed, then replaced by 5 blocks of others
+    const more = (blocks: number, seed: number) => makeErc20Workload(a.client, { blocks, transfersPerBlock: 3, approvalsPerBlock: 0, senders: 4, recipients: 10, seed, token: a.workload.token });
+    const snapshot = await a.client.request<string>('evm_snapshot');
+    await more(4, 50);
+    await caughtUp(a, '31337', 0);
+    await a.client.request('evm_revert', [snapshot]);
+    await more(5, 60);
+    await caughtUp(a, '31337', 1);
+    controller.abort();
+    await Promise.all(running);
+
+    t.equal(reorgs.length, 1, 'one reorganisation, on chain 31337');
+    const final = hexToNumber(await a.client.request('eth_blockNumber'));
+    const logs = await a.client.request<{ transactionHash: string; logIndex: string }[]>('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: `0x${final.toString(16)}`, address: a.workload.token, topics: [toEventSelector('Transfer(address,address,uint256)')] },
+    ]);
+    const ids = (await rows('31337')).transfers.filter((x) => String(x.r).endsWith(',)')).map((x) => String(x.id));
+    t.same(ids.sort(), logs.map((l) => `31337-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(), 'chain 31337 holds exactly the transfers of its final branch');
+    t.same(await rows('31338'), before.b, 'chain 31338 kept every row');
+    t.same(await poi('31338'), before.pb, 'and its _poi');
   });
 }
