@@ -75,7 +75,8 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   const ownsDb = ctx.db === undefined;
   let service: QueryService | undefined;
   try {
-    if (db.kind === 'pglite') log.info('serving an embedded PGlite database: --query-timeout is checked between statements only (PGlite cannot cancel a running statement)');
+    // Through the node's socket the driver is pg, but the database behind it is still PGlite.
+    if (db.kind === 'pglite' || !ctx.env.DB_HOST) log.info('serving an embedded PGlite database: --query-timeout is checked between statements only (PGlite cannot cancel a running statement)');
     service = await createQueryService({
       db,
       schema: options.name,
