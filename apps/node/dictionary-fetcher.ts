@@ -59,12 +59,13 @@ export function createDictionaryFetcher(inner: RangeFetcher, options: Dictionary
     nextChoice = now() + 60_000;
   }
 
-  async function usable(from: number, to: number): Promise<DictionaryMetadata | undefined> {
+  /** Whether the chosen dictionary (choosing one first) covers the heights `[from, to]`. */
+  async function usable(from: number, to: number): Promise<boolean> {
     if (chosen === undefined) {
-      if (now() < nextChoice) return undefined;
+      if (now() < nextChoice) return false;
       choosing ??= choose().finally(() => (choosing = undefined));
       await choosing;
-      if (chosen === undefined) return undefined;
+      if (chosen === undefined) return false;
     }
     const c = chosen;
     if (to > c.metadata.lastProcessedHeight && now() - c.checkedAt >= refreshMs) {
@@ -75,15 +76,14 @@ export function createDictionaryFetcher(inner: RangeFetcher, options: Dictionary
         warn((err as Error).message);
       }
     }
-    const m = c.metadata;
-    return to <= m.lastProcessedHeight && from >= (m.startHeight ?? 0) ? m : undefined;
+    return to <= c.metadata.lastProcessedHeight && from >= (c.metadata.startHeight ?? 0);
   }
 
   return {
     parallelism: inner.parallelism,
     close: () => inner.close(),
     async fetch(plan, range, index) {
-      if (plan.dictionary === undefined || (await usable(range.from, range.to)) === undefined) {
+      if (plan.dictionary === undefined || !(await usable(range.from, range.to))) {
         options.onUse(false);
         return inner.fetch(plan, range, index);
       }

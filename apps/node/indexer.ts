@@ -178,9 +178,9 @@ export function createIndexer(deps: IndexerDeps) {
    * came from the branch the identities describe.
    */
   async function fetchWithRefs(plan: ReturnType<typeof planFetch>, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs> {
+    if (!watchingForks()) return { fetched: await fetchWithRetry(plan, range), refs: new Map(), keepFrom: finalAtPlan };
     const heights: number[] = [];
     for (let h = range.from; h <= range.to; h++) if (h >= finalAtPlan || h === range.from) heights.push(h);
-    if (!watchingForks()) return { fetched: await fetchWithRetry(plan, range), refs: new Map(), keepFrom: finalAtPlan };
     const index = rangesHandedOut++;
     return retrying(range, async () => {
       const before = await source.getBlockRefs(heights);
