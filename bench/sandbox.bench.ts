@@ -87,6 +87,7 @@ function memoryHost(): MappingHost {
     request: none,
     getReceipt: none,
     createDynamicDatasource: none,
+    blockExtras: none,
   };
 }
 

@@ -33,6 +33,8 @@ if (errors.length > 0) process.exit(1);
 
 for (const file of sources) {
   for (const [name, contract] of Object.entries(output.contracts[file] ?? {})) {
+    // interfaces have no code to deploy
+    if (contract.evm.bytecode.object === '') continue;
     const out = join(dir, `${kebab(basename(name))}.artifact.ts`);
     writeFileSync(
       out,

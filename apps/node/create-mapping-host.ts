@@ -2,6 +2,7 @@ import type { ChainSource } from '../../domain/blocks/chain-source.ts';
 import type { StoreCache } from '../../domain/entities/store-cache.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
+import type { BlockExtrasLoader } from './block-extras.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 
 export interface MappingHostDeps {
@@ -14,6 +15,7 @@ export interface MappingHostDeps {
   /** the block whose handlers are running: writes are stamped with it */
   currentHeight: () => number;
   createDynamicDatasource: (template: string, args: Record<string, unknown>) => void;
+  extras: Pick<BlockExtrasLoader, 'load'>;
 }
 
 /** The node's side of the sandbox: store calls go to the cache, chain reads to the source. */
@@ -36,6 +38,7 @@ export function createMappingHost(deps: MappingHostDeps): MappingHost {
     logger: (level, message, fields) => log[level](message, fields),
     ethCall: (request, height) => (height === 'latest' ? deps.request('eth_call', [request, 'latest']).then(String) : deps.source.call(request, height)),
     request: deps.request,
+    blockExtras: (height, want) => deps.extras.load(height, want),
     async getReceipt(hash) {
       const [receipt] = await deps.source.getReceipts([hash]);
       if (receipt === undefined) throw new IdxError('RECEIPT_NOT_FOUND', `no receipt for transaction ${hash}`);

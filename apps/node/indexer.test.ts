@@ -46,7 +46,7 @@ t.test('flushes never overlap and commit in order, even when they are scheduled 
     fetcher: {
       parallelism: 1,
       close: async () => undefined,
-      fetch: async (_plan, range) => ({ ...range, logCount: 0, logs: new Map(), blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])) }),
+      fetch: async (_plan, range) => ({ ...range, logCount: 0, logs: new Map(), logsComplete: false, blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])) }),
     },
     store,
     cache,

@@ -22,6 +22,7 @@ import { instantiateTemplate, type DynamicDataSourceRecord } from '../../domain/
 import type { Keccak256 } from '../../domain/project/filters.ts';
 import type { DataSource, Template } from '../../domain/project/project-model.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
+import type { BlockExtrasLoader } from './block-extras.ts';
 import type { FetchedRange } from './fetch-range.ts';
 import type { RangeFetcher } from './range-fetcher.ts';
 import type { IndexerStatus } from './indexer-status.ts';
@@ -74,6 +75,8 @@ export interface IndexerDeps {
   setCurrentHeight: (height: number) => void;
   /** collects `createDynamicDatasource` calls of the running block */
   takeCreatedDataSources: () => { template: string; args: Record<string, unknown> }[];
+  /** loads what mappings read beyond matching (`log.transaction`, every log of a block) and says what plans must ask for */
+  extras?: BlockExtrasLoader;
   /** --csv-out-dir: writes a flush's rows before its commit; what it returns is committed as `_metadata.csvExport` */
   exporter?: { append(operations: readonly StoreOperation[]): Promise<unknown> };
 }
@@ -146,6 +149,14 @@ export function createIndexer(deps: IndexerDeps) {
 
   /** Forks are looked for while hashes of unfinalized blocks are kept (also when a restart dropped the flag). */
   const watchingForks = () => settings.unfinalizedBlocks || unfinalized.length > 0;
+
+  const planFor = (pool: readonly Source[], from: number, to: number) =>
+    planFetch(
+      pool.map((s) => s.compiled),
+      from,
+      to,
+      deps.extras?.wanted(),
+    );
 
   let rangesHandedOut = 0;
   async function fetchWithRetry(plan: ReturnType<typeof planFetch>, range: HeightRange): Promise<FetchedRange> {
@@ -254,13 +265,14 @@ export function createIndexer(deps: IndexerDeps) {
       if (m.kind === 'log') return { handler: m.handler, kind: 'log', index: logPos.get(m.logIndex)!, ...(abi && { abi }) };
       return { handler: m.handler, kind: 'transaction', index: m.transactionIndex, ...(abi && { abi }) };
     });
-    return { content: { block: eth, logs }, calls };
+    return { content: { block: eth, logs, logsComplete: block.logsComplete }, calls };
   }
 
   /** Runs the handlers of one block; true when it created data sources (the rest of the range must be fetched again). */
   async function processBlock(fetched: FetchedRange, height: number, only?: readonly Source[]): Promise<boolean> {
     const eth = fetched.blocks.get(height);
     const pool = (only ?? sources).map((s) => s.compiled);
+    deps.extras?.use(fetched);
     let matches: HandlerMatch[] = [];
     if (eth !== undefined) {
       const prev = fetched.blocks.get(height - 1);
@@ -289,7 +301,7 @@ export function createIndexer(deps: IndexerDeps) {
     log.info(`created ${fresh.length} data source${fresh.length === 1 ? '' : 's'} from template${fresh.length === 1 ? '' : 's'} ${fresh.map((f) => f.templateName).join(', ')} at block ${height}`);
     // The new data sources apply from this very block: run their handlers on it too.
     const added = sources.slice(before);
-    const extra = await fetchWithRetry(planFetch(added.map((s) => s.compiled), height, height), { from: height, to: height });
+    const extra = await fetchWithRetry(planFor(added, height, height), { from: height, to: height });
     if (eth !== undefined && !extra.blocks.has(height)) extra.blocks.set(height, eth);
     await processBlock(extra, height, added);
     return true;
@@ -437,7 +449,7 @@ export function createIndexer(deps: IndexerDeps) {
           for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth; ) {
             const r = nextRange(from, status.targetHeight, batchSize);
             if (r === undefined) break;
-            const promise = fetchWithRefs(planFetch(sources.map((s) => s.compiled), r.from, r.to), r, finalized);
+            const promise = fetchWithRefs(planFor(sources, r.from, r.to), r, finalized);
             promise.catch(() => undefined);
             queue.push({ range: r, promise });
             from = r.to + 1;

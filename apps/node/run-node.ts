@@ -25,6 +25,7 @@ import { checkStoredGenesis, verifyChain } from '../../infra/rpc/verify-chain.ts
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
 import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
 import { applySchemaChange } from './apply-schema-change.ts';
+import { createBlockExtrasLoader } from './block-extras.ts';
 import { createMappingHost } from './create-mapping-host.ts';
 import { createIndexer, type IndexerSettings } from './indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
@@ -211,6 +212,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize });
     let currentHeight = 0;
     let created: { template: string; args: Record<string, unknown> }[] = [];
+    const extras = createBlockExtrasLoader(source, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });
     sandbox = await createSandbox({
       code: files.code,
       ...(files.sourceMap !== undefined && { sourceMap: files.sourceMap }),
@@ -228,6 +230,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
         chainId: network.chainId,
         currentHeight: () => currentHeight,
         createDynamicDatasource: (template, args) => void created.push({ template, args }),
+        extras,
       }),
     });
     const missing = [...project.manifest.dataSources, ...project.manifest.templates]
@@ -261,6 +264,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       logger,
       status,
       setCurrentHeight: (h) => (currentHeight = h),
+      extras,
       ...(exporter !== undefined && { exporter }),
       takeCreatedDataSources: () => {
         const out = created;

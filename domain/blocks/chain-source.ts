@@ -29,6 +29,8 @@ export interface ChainSource {
   getBlockRefs(heights: readonly number[]): Promise<BlockRef[]>;
   /** Logs matching the query, ordered by block then log index; however the endpoint limits ranges. */
   getLogs(query: LogQuery): Promise<EthLog[]>;
+  /** Every log of each of these blocks, in log-index order, in the same order as the heights. */
+  getBlockLogs(heights: readonly number[]): Promise<EthLog[][]>;
   /** Receipts of these transactions, in the same order. */
   getReceipts(txHashes: readonly string[]): Promise<EthReceipt[]>;
   /** Every receipt of each of these blocks, in the same order: for handlers that read many receipts of a block. */

@@ -1,12 +1,15 @@
 import type { EthBlock, EthLog } from '../blocks/chain-data.ts';
 
 /**
- * One block as the sandbox receives it: the block (with `transactions` when a handler needs them)
- * and the block's logs that were fetched, in log-index order.
+ * One block as the sandbox receives it: the block (with `transactions` when they were fetched)
+ * and the block's logs that were fetched, in log-index order. What a mapping reads beyond that is
+ * loaded through `MappingHost.blockExtras`.
  */
 export interface BlockContent {
   block: EthBlock;
   logs: readonly EthLog[];
+  /** `logs` is every log of the block; when not, the sandbox loads them when a mapping reads `block.logs` or `tx.logs` */
+  logsComplete?: boolean;
 }
 
 /**

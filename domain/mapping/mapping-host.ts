@@ -1,4 +1,4 @@
-import type { EthReceipt } from '../blocks/chain-data.ts';
+import type { EthLog, EthReceipt, EthTransaction } from '../blocks/chain-data.ts';
 
 /**
  * What a project's mappings may do outside their sandbox: the port the node implements and the
@@ -43,6 +43,11 @@ export interface MappingHost {
   ethCall(request: { to: string; data: string; from?: string }, blockHeight: number | 'latest'): Promise<string>;
   /** any other JSON-RPC read (`eth_getBalance`, `eth_getCode`, …), params as the wire wants them; for `api` and `unsafeApi` */
   request(method: string, params: readonly unknown[]): Promise<unknown>;
+  /**
+   * The full transactions and/or every log of the block whose handlers run, when its content lacks
+   * them: for `log.transaction`, `block.transactions`, `block.logs` and `tx.logs`.
+   */
+  blockExtras(height: number, want: { transactions: boolean; logs: boolean }): Promise<{ transactions?: EthTransaction[]; logs?: EthLog[] }>;
   /** `tx.receipt()` */
   getReceipt(transactionHash: string): Promise<EthReceipt>;
   /** `createDynamicDatasource(templateName, args)`: args merge into the template's `options` */

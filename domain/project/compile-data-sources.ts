@@ -64,6 +64,18 @@ function activeIn(ds: CompiledDataSource, from: number, to: number): boolean {
   return ds.startBlock <= to && (ds.endBlock === undefined || ds.endBlock >= from);
 }
 
+/**
+ * What the mappings read beyond what matching needs: SubQuery hands every handler whole blocks
+ * (`log.transaction`, `block.transactions`, every log in `block.logs` and `tx.logs`). idx fetches
+ * them once a mapping is seen to read them, and from then on with the blocks.
+ */
+export interface BlockExtras {
+  /** full transactions of every fetched block */
+  transactions: boolean;
+  /** every log of every fetched block, not only those a handler matches */
+  logs: boolean;
+}
+
 /** What to ask the chain for, for the heights `[from, to]`. */
 export interface FetchPlan {
   /** one merged log query, narrowed to the data sources' addresses and topic0s; absent when no log handler is active */
@@ -76,13 +88,15 @@ export interface FetchPlan {
   blockHeights: number[];
   /** what to ask a dictionary to narrow this plan; absent when a handler needs every block */
   dictionary?: DictionaryEntry[];
+  /** what the fetched blocks must carry beyond what matching needs */
+  extras?: BlockExtras;
 }
 
 /**
  * The fetch plan for a range: the fewest requests that still bring every log, transaction and block
  * a handler could match. Exact matching happens afterwards, per handler.
  */
-export function planFetch(dataSources: readonly CompiledDataSource[], from: number, to: number): FetchPlan {
+export function planFetch(dataSources: readonly CompiledDataSource[], from: number, to: number, extras?: BlockExtras): FetchPlan {
   const active = dataSources.filter((ds) => activeIn(ds, from, to));
   let anyAddress = false;
   let anyTopic0 = false;
@@ -114,6 +128,7 @@ export function planFetch(dataSources: readonly CompiledDataSource[], from: numb
     }
   }
   const plan: FetchPlan = { transactions, blockHeights: [...blockHeights].sort((a, b) => a - b) };
+  if (extras !== undefined && (extras.transactions || extras.logs)) plan.extras = { ...extras };
   const dictionary = dictionaryEntries(active, { from, to });
   if (dictionary !== undefined && dictionary.length > 0) plan.dictionary = dictionary;
   if (hasLogHandler) {

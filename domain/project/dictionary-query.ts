@@ -132,6 +132,7 @@ export function dictionaryHeights(data: Record<string, unknown>, limit: number):
  */
 export function narrowPlan(plan: FetchPlan, heights: DictionaryHeights): FetchPlan {
   const out: FetchPlan = { transactions: plan.transactions, blockHeights: plan.blockHeights };
+  if (plan.extras !== undefined) out.extras = plan.extras;
   if (plan.logs !== undefined && heights.logs.length > 0) {
     out.logs = { ...plan.logs, fromBlock: Math.max(plan.logs.fromBlock, heights.logs[0]!), toBlock: Math.min(plan.logs.toBlock, heights.logs.at(-1)!) };
   }

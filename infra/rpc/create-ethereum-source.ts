@@ -125,6 +125,15 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
       return done.sort((a, b) => a.fromBlock - b.fromBlock).flatMap((d) => d.logs);
     },
 
+    async getBlockLogs(heights) {
+      if (heights.length === 0) return [];
+      const raw = await client.batch(heights.map((h) => ({ method: 'eth_getLogs', params: [{ fromBlock: toQuantity(h), toBlock: toQuantity(h) }] })));
+      return raw.map((logs, i) => {
+        if (!Array.isArray(logs)) throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs of block ${heights[i]} answered ${JSON.stringify(logs)?.slice(0, 80)} instead of a list of logs`);
+        return logs.map(toEthLog).sort((a, b) => a.logIndex - b.logIndex);
+      });
+    },
+
     getReceipts,
 
     async getBlockReceipts(heights) {

@@ -31,6 +31,7 @@ const [preludeExports, callRef, syncRef, logRef, options] = [$0, $1, $2, $3, $4]
 const bridge = {
   call: async (op, args, writes) => callRef.applySyncPromise(undefined, [op, args, writes], { arguments: { copy: true } }),
   callSync: (op, args) => syncRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
+  callBlocking: (op, args) => callRef.applySyncPromise(undefined, [op, args, []], { arguments: { copy: true } }),
   log: (level, message, fields) => logRef.applyIgnored(undefined, [level, message, fields], { arguments: { copy: true } }),
 };
 return preludeExports.deref().install(bridge, options);

@@ -7,6 +7,7 @@ import { transformSync } from '@swc/core';
 import { rollup, type Plugin } from 'rollup';
 import t from 'tap';
 import type { HandlerCall } from '../../domain/mapping/handler-call.ts';
+import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createPreludeCache } from './create-prelude-cache.ts';
 import { createSandbox, type SandboxOptions } from './create-sandbox.ts';
 import { block, createFakeHost, ERC20_ABI, FROM, TO, TOKEN, transferLog, transferTx, TX_HASH } from './fixtures/fake-host.ts';
@@ -20,7 +21,7 @@ const prelude = createPreludeCache();
 const FILE = '/project/dist/index.js';
 const abi = ERC20_ABI as unknown as NonNullable<Extract<HandlerCall, { kind: 'log' }>['abi']>;
 
-async function sandbox(code: string, options: Partial<SandboxOptions> = {}) {
+async function sandbox(code: string, options: Partial<Omit<SandboxOptions, 'host'>> & { host?: Partial<MappingHost> } = {}) {
   const fake = createFakeHost(options.host);
   const sb = await createSandbox({ code, fileName: FILE, prelude, timeoutMs: 2000, ...options, host: fake.host });
   t.teardown(() => sb.dispose());
@@ -49,13 +50,13 @@ t.test('a log handler sees SubQuery-shaped fields and ethers-style decoded args'
         isBn: a.value._isBigNumber, math: a.value.add(5).mul(2).sub(10).div(2).toBigInt(), cmp: [a.value.eq(1000), a.value.gt(999), a.value.lt(1001), a.value.isZero()],
         address: log.address, blockNumber: log.blockNumber, logIndex: log.logIndex, txIndex: log.transactionIndex, txHash: log.transactionHash, removed: log.removed,
         timestamp: log.block.timestamp, blockNum: log.block.number, blockLogs: log.block.logs.length, topics: log.topics.length,
-        hasTx: log.transaction === undefined, frozen: Object.isFrozen(a),
+        txHash2: log.transaction.hash, txFrom: log.transaction.from, frozen: Object.isFrozen(a),
       });
     };
-  `);
+  `, { host: { blockExtras: async (_h, want) => ({ ...(want.transactions && { transactions: [transferTx()] }), ...(want.logs && { logs: [transferLog(0, 1000n)] }) }) } });
   t.same(sb.handlers, ['handleTransfer']);
   await sb.runBlock(oneTransfer(), [logCall('handleTransfer')]);
-  t.same(calls, [
+  t.same(calls.filter((c) => c[0] === 'set'), [
     [
       'set',
       'Seen',
@@ -84,11 +85,86 @@ t.test('a log handler sees SubQuery-shaped fields and ethers-style decoded args'
         blockNum: 100,
         blockLogs: 1,
         topics: 3,
-        hasTx: true,
+        txHash2: TX_HASH,
+        txFrom: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
         frozen: true,
       },
     ],
   ]);
+});
+
+// SubQuery hands handlers whole blocks; idx loads what a block was fetched without on first read.
+const OTHER_TX = `0x${'cd'.repeat(32)}`;
+const APPROVAL_TOPIC = '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
+const wholeBlock = () => {
+  const other = { ...transferTx(), hash: OTHER_TX, transactionIndex: 1, nonce: 8 };
+  const approval = { ...transferLog(0, 5n), address: `0x${'99'.repeat(20)}`, topics: [APPROVAL_TOPIC, transferLog(0, 0n).topics[1]!, transferLog(0, 0n).topics[2]!] };
+  const otherLog = { ...transferLog(2, 9n), transactionHash: OTHER_TX, transactionIndex: 1 };
+  return { transactions: [transferTx(), other], logs: [approval, transferLog(1, 1000n), otherLog] };
+};
+const servingWholeBlock = () => ({
+  blockExtras: async (_h: number, want: { transactions: boolean; logs: boolean }) => {
+    const b = wholeBlock();
+    return { ...(want.transactions && { transactions: b.transactions }), ...(want.logs && { logs: b.logs }) };
+  },
+});
+
+t.test('log.transaction, block.transactions, block.logs and tx.logs: every one of the block, loaded once on first read', async (t) => {
+  const { sb, calls } = await sandbox(
+    `
+    module.exports.handleTransfer = async function (log) {
+      const tx = log.transaction;
+      await store.set('Seen', String(log.logIndex), {
+        id: String(log.logIndex), txHash: tx.hash, txFrom: tx.from, txValue: tx.value, again: log.transaction === tx,
+        txLogs: tx.logs.map((l) => l.logIndex), sameLog: tx.logs[1] === log, txOfTxLog: tx.logs[0].transaction === tx,
+        blockLogs: log.block.logs.map((l) => l.address.slice(0, 4) + l.logIndex), blockTxs: log.block.transactions.map((t) => t.hash),
+        args: log.args.value.toBigInt(),
+      });
+    };
+  `,
+    { host: servingWholeBlock() },
+  );
+  // only the Transfer at log index 1 was matched and fetched
+  await sb.runBlock({ block: block(100), logs: [transferLog(1, 1000n)] }, [logCall('handleTransfer')]);
+  t.same(calls.filter((c) => c[0] === 'blockExtras'), [
+    ['blockExtras', 100, { transactions: true, logs: false }],
+    ['blockExtras', 100, { transactions: false, logs: true }],
+  ], 'one load per kind of data, however often it is read');
+  t.same(calls.find((c) => c[0] === 'set')![3], {
+    id: '1',
+    txHash: TX_HASH,
+    txFrom: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    txValue: 10n ** 18n,
+    again: true,
+    txLogs: [0, 1],
+    sameLog: true,
+    txOfTxLog: true,
+    blockLogs: ['0x990', '0xdb1', '0xdb2'],
+    blockTxs: [TX_HASH, OTHER_TX],
+    args: 1000n,
+  });
+});
+
+t.test('a mapping that never reads them loads nothing', async (t) => {
+  const { sb, calls } = await sandbox(`module.exports.handleTransfer = async (log) => { await store.set('Seen', 'x', { id: 'x', v: log.args.value.toBigInt(), keys: Object.keys(log).length }); };`, { host: servingWholeBlock() });
+  await sb.runBlock(oneTransfer(), [logCall('handleTransfer')]);
+  t.same(calls.map((c) => c[0]), ['set']);
+});
+
+t.test("a transaction handler sees every log of its transaction in tx.logs, decoded by the data source's ABI", async (t) => {
+  const { sb, calls } = await sandbox(
+    `
+    module.exports.handleTx = async function (tx) {
+      const transfer = tx.logs.find((l) => l.args !== undefined && l.args.value !== undefined);
+      await store.set('Tx', tx.hash, { id: tx.hash, logs: tx.logs.map((l) => l.logIndex), value: transfer ? transfer.args.value.toBigInt() : null, blockLogs: tx.block === undefined ? tx.blockNumber : 0 });
+    };
+  `,
+    { host: servingWholeBlock() },
+  );
+  // a transaction handler alone: the block has its transactions but no logs were fetched
+  await sb.runBlock({ block: block(100, wholeBlock().transactions), logs: [] }, [{ handler: 'handleTx', kind: 'transaction', index: 0, abi }]);
+  t.same(calls.filter((c) => c[0] === 'blockExtras'), [['blockExtras', 100, { transactions: false, logs: true }]]);
+  t.same(calls.find((c) => c[0] === 'set')![3], { id: TX_HASH, logs: [0, 1], value: 1000n, blockLogs: 100 });
 });
 
 t.test('store calls reach the host in order, reads return host data and see earlier writes', async (t) => {
@@ -182,7 +258,7 @@ t.test('a transaction handler gets decoded call args, bigint fields, its logs an
     };
   `);
   const tx = transferTx();
-  await sb.runBlock({ block: block(100, [tx]), logs: [transferLog(0, 77n)] }, [
+  await sb.runBlock({ block: block(100, [tx]), logs: [transferLog(0, 77n)], logsComplete: true }, [
     { handler: 'handleBlock', kind: 'block' },
     { handler: 'handleTx', kind: 'transaction', index: 0, abi },
   ]);

@@ -1,13 +1,14 @@
 import { SourceMap } from 'node:module';
+import type { EthLog, EthTransaction } from '../../domain/blocks/chain-data.ts';
 import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createAbiDecoder, type AbiDecoder } from './abi-decoder.ts';
-import { createHostBridge, WriteFailed } from './create-host-bridge.ts';
+import { createHostBridge, WriteFailed, type HostBridge } from './create-host-bridge.ts';
 import { createIsolatedRuntime } from './create-isolated-runtime.ts';
 import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
-import type { BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
+import type { BlockExtrasWire, BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
 import { mapStack } from './map-stack.ts';
 import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
 import { SandboxError } from './sandbox-error.ts';
@@ -60,7 +61,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const memoryLimitMb = options.memoryLimitMb ?? DEFAULTS.memoryLimitMb;
   const prelude = options.prelude ?? createPreludeCache();
   const sourceMap = readSourceMap(options.sourceMap, options.fileName);
-  const bridge = createHostBridge(options.host);
+  const hostBridge = createHostBridge(options.host);
+  // the block whose handlers run: `blockExtras` answers for it
+  let running: { content: BlockContent; calls: readonly HandlerCall[] } | undefined;
+  const bridge: HostBridge = {
+    ...hostBridge,
+    call: (op, args, writes) => (op === 'blockExtras' ? blockExtras(args[0] === true, args[1] === true) : hostBridge.call(op, args, writes)),
+  };
   const install = { queryLimit, readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize, chainId: options.host.chainId, unsafe: options.unsafe === true };
   const runtime: MappingRuntime = options.unsafe
     ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })
@@ -85,9 +92,42 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     throw new SandboxError(code, `${options.fileName} failed to load: ${load.error.message}${location ? `\n    at ${location}` : ''}`, { location, mappingStack: stack });
   };
 
+  /** per transaction call with an ABI, its args of the transaction's logs, by position in `logs` */
+  const txLogArgsOf = (calls: readonly HandlerCall[], txs: readonly EthTransaction[], logs: readonly EthLog[]): [number, [number, WireResult][]][] => {
+    const out: [number, [number, WireResult][]][] = [];
+    calls.forEach((c, i) => {
+      if (c.kind !== 'transaction' || c.abi === undefined) return;
+      const tx = txs[c.index]!;
+      const d = decoder(c.abi);
+      const args: [number, WireResult][] = [];
+      logs.forEach((log, li) => {
+        if (log.transactionHash !== tx.hash) return;
+        const decoded = d.decodeLog(log.topics, log.data);
+        if (decoded !== undefined) args.push([li, decoded]);
+      });
+      out.push([i, args]);
+    });
+    return out;
+  };
+
+  async function blockExtras(transactions: boolean, logs: boolean): Promise<BlockExtrasWire> {
+    const r = running;
+    if (r === undefined) throw new Error('no block is running: its transactions and logs cannot be loaded');
+    const { block } = r.content;
+    const got = await options.host.blockExtras(block.height, { transactions, logs });
+    const out: BlockExtrasWire = {};
+    if (got.transactions !== undefined) out.transactions = got.transactions.map((tx) => toWireTransaction(tx, block.timestamp));
+    if (got.logs !== undefined) {
+      out.logs = got.logs.map(toWireLog);
+      out.txLogArgs = txLogArgsOf(r.calls, block.transactions ?? [], got.logs);
+    }
+    return out;
+  }
+
   const payloadOf = (content: BlockContent, calls: readonly HandlerCall[]): BlockPayload => {
     const { block, logs } = content;
     const txs = block.transactions ?? [];
+    const txLogArgs = new Map(txLogArgsOf(calls, txs, logs));
     const wireCalls = calls.map((c, i): WireCall => {
       if (c.kind === 'block') return [c.handler, 0, 0];
       const list = c.kind === 'log' ? logs : txs;
@@ -98,23 +138,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         const log = logs[c.index]!;
         return [c.handler, 1, c.index, c.abi && decodeLog(decoder(c.abi), log.topics, log.data, c.handler)];
       }
-      const tx = txs[c.index]!;
       if (c.abi === undefined) return [c.handler, 2, c.index];
-      const d = decoder(c.abi);
-      const txLogArgs: [number, WireResult][] = [];
-      logs.forEach((log, li) => {
-        if (log.transactionHash !== tx.hash) return;
-        const args = d.decodeLog(log.topics, log.data);
-        if (args !== undefined) txLogArgs.push([li, args]);
-      });
-      return [c.handler, 2, c.index, d.decodeInput(tx.input), txLogArgs];
+      return [c.handler, 2, c.index, decoder(c.abi).decodeInput(txs[c.index]!.input), txLogArgs.get(i)];
     });
     return {
       height: block.height,
       fresh: !lastCompleted,
       block: toWireBlock(block),
-      transactions: txs.map((tx) => toWireTransaction(tx, block.timestamp)),
+      transactions: block.transactions === undefined ? null : block.transactions.map((tx) => toWireTransaction(tx, block.timestamp)),
       logs: logs.map(toWireLog),
+      logsComplete: content.logsComplete === true,
       calls: wireCalls,
     };
   };
@@ -155,6 +188,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       let completed = false;
       try {
         const payload = payloadOf(content, calls);
+        running = { content, calls };
         await ready();
         const run = (async (): Promise<BlockOutcome> => {
           const outcome = await runtime.runBlock(payload);
@@ -203,6 +237,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         throw err;
       } finally {
         clearTimeout(timer);
+        running = undefined;
         busy = false;
         lastCompleted = completed;
       }

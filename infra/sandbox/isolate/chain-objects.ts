@@ -1,58 +1,155 @@
 import { rebuildArgs } from './rebuild-args.ts';
-import type { BlockPayload, WireRecord, WireResult } from './wire.ts';
+import type { BlockExtrasWire, BlockPayload, WireRecord, WireResult } from './wire.ts';
 
 /**
  * SubQuery's EthereumBlock / EthereumLog / EthereumTransaction / EthereumReceipt, rebuilt from the
  * plain data of one block: the host already gave every field its SubQuery type (bigint, number,
  * checksummed address); here they get their links (`log.block`, `log.transaction`, `tx.logs`,
- * `block.logs`), `tx.receipt()` and decoded `args`.
+ * `block.logs`, `block.transactions`), `tx.receipt()` and decoded `args`.
+ *
+ * As in SubQuery, `block.transactions` is every transaction of the block and `block.logs`,
+ * `tx.logs` every log of the block / transaction, not only the matched ones. When the host sent
+ * the block without them, the first read loads them (one synchronous host call per block), so
+ * projects that never read them never pay for them.
  */
 export interface ChainObjects {
   block: Record<string, unknown>;
+  /** the logs the calls refer to, by position */
   logs: Record<string, unknown>[];
-  transactions: Record<string, unknown>[];
+  /** the block's transactions (loaded on first read when the payload lacks them) */
+  readonly transactions: Record<string, unknown>[];
+  /** before call `call` runs; a transaction call's ABI decodes the args of its transaction's logs */
+  enterCall(call: number, transaction: boolean): void;
 }
 
+type Rec = Record<string, unknown>;
 export type FetchReceipt = (hash: string) => Promise<WireRecord>;
+/** asks the host for what the payload lacks; undefined where the sandbox cannot wait (node:vm) */
+export type LoadExtras = (want: { transactions: boolean; logs: boolean }) => BlockExtrasWire;
 
-function omitLinks(this: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function omitLinks(this: Rec): Rec {
+  const out: Rec = {};
   for (const k of Object.keys(this)) if (k !== 'block' && k !== 'transaction' && k !== 'logs') out[k] = this[k];
   return out;
 }
 
-export function buildChainObjects(payload: BlockPayload, fetchReceipt: FetchReceipt): ChainObjects {
-  const block: Record<string, unknown> = payload.block;
-  const byHash = new Map<string, Record<string, unknown>>();
-  const transactions = payload.transactions.map((tx) => {
-    const hash = tx.hash as string;
-    let receipt: Promise<Record<string, unknown>> | undefined;
-    Object.defineProperty(tx, 'receipt', {
-      value: () => (receipt ??= fetchReceipt(hash).then((r) => buildReceipt(r, block, byHash))),
-      enumerable: false,
-    });
-    Object.defineProperty(tx, 'toJSON', { value: omitLinks, enumerable: false });
-    tx.logs = [];
-    byHash.set(hash, tx);
-    return tx;
+/** A property computed on first read, then an ordinary one (assignable, like the rest of the object). */
+function lazy(target: Rec, key: string, compute: () => unknown): void {
+  const settle = (value: unknown) => Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    get() {
+      const value = compute();
+      settle(value);
+      return value;
+    },
+    set: settle,
+    enumerable: true,
+    configurable: true,
   });
-  const logs = payload.logs.map((log) => linkLog(log, block, byHash));
-  for (const log of logs) (byHash.get(log.transactionHash as string)?.logs as unknown[] | undefined)?.push(log);
-  block.logs = logs;
-  block.transactions = transactions;
-  return { block, logs, transactions };
 }
 
-function linkLog(log: Record<string, unknown>, block: Record<string, unknown>, byHash: Map<string, Record<string, unknown>>): Record<string, unknown> {
-  log.block = block;
-  Object.defineProperty(log, 'transaction', { get: () => byHash.get(log.transactionHash as string), enumerable: false, configurable: true });
-  Object.defineProperty(log, 'toJSON', { value: omitLinks, enumerable: false });
-  return log;
-}
+export function buildChainObjects(payload: BlockPayload, fetchReceipt: FetchReceipt, loadExtras: LoadExtras | undefined): ChainObjects {
+  const block: Rec = payload.block;
+  const byHash = new Map<string, Rec>();
+  let transactions: Rec[] | undefined;
+  let allLogs: Rec[] | undefined;
+  let running = -1;
+  // per transaction call, args of its transaction's logs, by position in `allLogs` (else the matched logs)
+  let txLogArgs = new Map<number, [number, WireResult][]>();
+  payload.calls.forEach((c, i) => c[4] !== undefined && txLogArgs.set(i, c[4]));
 
-function buildReceipt(receipt: WireRecord, block: Record<string, unknown>, byHash: Map<string, Record<string, unknown>>): Record<string, unknown> {
-  receipt.logs = ((receipt.logs as WireRecord[] | undefined) ?? []).map((l) => linkLog(l, block, byHash));
-  return receipt;
+  const transactionOf = (hash: string): Rec | undefined => {
+    ensure(true, false);
+    return byHash.get(hash);
+  };
+  const linkLog = (log: Rec): Rec => {
+    log.block = block;
+    Object.defineProperty(log, 'transaction', { get: () => transactionOf(log.transactionHash as string), enumerable: false, configurable: true });
+    Object.defineProperty(log, 'toJSON', { value: omitLinks, enumerable: false });
+    return log;
+  };
+  const matched = payload.logs.map(linkLog);
+
+  const applyTxLogArgs = (call: number) => {
+    const list = allLogs ?? matched;
+    for (const [position, args] of txLogArgs.get(call) ?? []) setArgs(list[position]!, args);
+  };
+
+  const assignTxLogs = () => {
+    for (const tx of transactions!) Object.defineProperty(tx, 'logs', { value: [], writable: true, enumerable: true, configurable: true });
+    for (const log of allLogs!) (byHash.get(log.transactionHash as string)?.logs as unknown[] | undefined)?.push(log);
+  };
+
+  const adoptTransactions = (wire: WireRecord[]) => {
+    transactions = wire.map((tx) => {
+      const hash = tx.hash as string;
+      let receipt: Promise<Rec> | undefined;
+      Object.defineProperty(tx, 'receipt', {
+        value: () => (receipt ??= fetchReceipt(hash).then((r) => buildReceipt(r))),
+        enumerable: false,
+      });
+      Object.defineProperty(tx, 'toJSON', { value: omitLinks, enumerable: false });
+      if (allLogs === undefined) {
+        lazy(tx, 'logs', () => {
+          ensure(false, true);
+          return tx.logs;
+        });
+      }
+      byHash.set(hash, tx);
+      return tx;
+    });
+    if (allLogs !== undefined) assignTxLogs();
+  };
+
+  const adoptLogs = (wire: WireRecord[]) => {
+    // The matched logs stay the same objects: `tx.logs` holds the very log a handler was given.
+    const known = new Map(matched.map((l) => [l.logIndex, l]));
+    allLogs = wire.map((l) => known.get(l.logIndex) ?? linkLog(l));
+    if (transactions !== undefined) assignTxLogs();
+  };
+
+  function ensure(wantTransactions: boolean, wantLogs: boolean): void {
+    const needTransactions = wantTransactions && transactions === undefined;
+    const needLogs = wantLogs && allLogs === undefined;
+    if (!needTransactions && !needLogs) return;
+    if (loadExtras === undefined) throw new Error(`block ${String(block.number)} was handed over without its ${needTransactions ? 'transactions' : 'logs'} and this sandbox cannot load them`);
+    const extras = loadExtras({ transactions: needTransactions, logs: needLogs });
+    if (extras.transactions !== undefined) adoptTransactions(extras.transactions);
+    if (extras.logs !== undefined) {
+      adoptLogs(extras.logs);
+      txLogArgs = new Map(extras.txLogArgs ?? []);
+      if (running >= 0) applyTxLogArgs(running);
+    }
+  }
+
+  function buildReceipt(receipt: WireRecord): Rec {
+    receipt.logs = ((receipt.logs as WireRecord[] | undefined) ?? []).map(linkLog);
+    return receipt;
+  }
+
+  if (payload.logsComplete) adoptLogs(payload.logs);
+  if (payload.transactions !== null) adoptTransactions(payload.transactions);
+  lazy(block, 'transactions', () => {
+    ensure(true, false);
+    return transactions;
+  });
+  lazy(block, 'logs', () => {
+    ensure(false, true);
+    return allLogs;
+  });
+
+  return {
+    block,
+    logs: matched,
+    get transactions() {
+      ensure(true, false);
+      return transactions!;
+    },
+    enterCall(call, transaction) {
+      running = transaction ? call : -1;
+      if (transaction) applyTxLogArgs(call);
+    },
+  };
 }
 
 export function setArgs(target: Record<string, unknown>, wire: WireResult | undefined): void {

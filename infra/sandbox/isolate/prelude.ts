@@ -8,7 +8,7 @@ import { buildChainObjects, setArgs } from './chain-objects.ts';
 import { createEthProvider } from './eth-provider.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { createStore, type Write } from './create-store.ts';
-import type { BlockOutcome, BlockPayload, Bridge, HostOp, InstallOptions, LoadOutcome, ThrownError, UnsafeExtras, WireRecord, WriteOp } from './wire.ts';
+import type { BlockExtrasWire, BlockOutcome, BlockPayload, Bridge, HostOp, InstallOptions, LoadOutcome, ThrownError, UnsafeExtras, WireRecord, WriteOp } from './wire.ts';
 
 /**
  * The mapping runtime inside the sandbox, bundled once per process and run first in every
@@ -123,6 +123,8 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
   for (const [k, v] of Object.entries(globals)) Object.defineProperty(g, k, { value: v, writable: true, configurable: true, enumerable: false });
 
   const fetchReceipt = async (hash: string) => (await call('receipt', [hash])) as WireRecord;
+  const callBlocking = bridge.callBlocking;
+  const loadExtras = callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
 
   return {
     load(factory: Factory): LoadOutcome {
@@ -142,9 +144,9 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
       // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
       if (payload.fresh || payload.height <= lastHeight) readCache.clear();
       lastHeight = payload.height;
-      const chain = buildChainObjects(payload, fetchReceipt);
+      const chain = buildChainObjects(payload, fetchReceipt, loadExtras);
       for (let i = 0; i < payload.calls.length; i++) {
-        const [name, kind, index, args, txLogArgs] = payload.calls[i]!;
+        const [name, kind, index, args] = payload.calls[i]!;
         current = i;
         progress[0] = i;
         // own properties only: a manifest naming `toString` must not reach Object.prototype
@@ -154,6 +156,7 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
           return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
         }
         let arg: Record<string, unknown>;
+        chain.enterCall(i, kind === 2);
         if (kind === 0) {
           arg = chain.block;
         } else if (kind === 1) {
@@ -162,7 +165,6 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
         } else {
           arg = chain.transactions[index]!;
           setArgs(arg, args);
-          for (const [li, la] of txLogArgs ?? []) setArgs(chain.logs[li]!, la);
         }
         try {
           await (fn as (a: unknown) => unknown)(arg);

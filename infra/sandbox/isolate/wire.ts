@@ -28,9 +28,21 @@ export interface BlockPayload {
   fresh: boolean;
   /** SubQuery's EthereumBlock fields without `logs`/`transactions` */
   block: WireRecord;
-  transactions: WireRecord[];
+  /** the block's full transactions; null when it was fetched without them (loaded on first read) */
+  transactions: WireRecord[] | null;
+  /** the logs the calls refer to, in log-index order */
   logs: WireRecord[];
+  /** `logs` holds every log of the block; when not, `block.logs`/`tx.logs` load them on first read */
+  logsComplete: boolean;
   calls: WireCall[];
+}
+
+/** The answer to `blockExtras`: what the running block lacked, and the args of its transaction calls' logs. */
+export interface BlockExtrasWire {
+  transactions?: WireRecord[];
+  logs?: WireRecord[];
+  /** per transaction call with an ABI: the decoded args of its transaction's logs, by position in `logs` */
+  txLogArgs?: [call: number, args: [number, WireResult][]][];
 }
 
 /** One buffered store write, tagged with the index of the call that made it. */
@@ -52,12 +64,17 @@ export type BlockOutcome = { ok: true; writes: WriteOp[] } | { ok: false; call: 
 export type LoadOutcome = { ok: true; handlers: string[] } | { ok: false; error: ThrownError };
 
 /** Awaited host operations; `writes` are the store writes buffered since the last crossing, applied first. */
-export type HostOp = 'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource';
+export type HostOp = 'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource' | 'blockExtras';
 export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID';
 
 export interface Bridge {
   call(op: HostOp, args: unknown[], writes: WriteOp[]): Promise<unknown>;
   callSync(op: HostSyncOp, args: unknown[]): unknown;
+  /**
+   * An awaited host operation answered synchronously: the isolate's thread waits for the host.
+   * Only in an isolate; node:vm (--unsafe) shares the host's thread and cannot wait.
+   */
+  callBlocking?: (op: HostOp, args: unknown[]) => unknown;
   /** fire and forget: logging */
   log(level: string, message: string, fields: Record<string, unknown> | undefined): void;
 }
