@@ -165,6 +165,17 @@ t.test('getLogs gives up on a single block the provider refuses', async (t) => {
   await t.rejects(source.getLogs({ fromBlock: work.fromBlock, toBlock: work.fromBlock + 3 }), { code: 'RPC_LOG_RANGE_REFUSED', message: new RegExp(`single block ${work.fromBlock}`) });
 });
 
+t.test('getBlockLogs: every log of each block in one request, as eth_getLogs over the block', async (t) => {
+  const { proxy, source } = await behindProxy(t);
+  const some = heights.slice(0, 3);
+  const lists = await source.getBlockLogs(some);
+  t.equal(proxy.bodies.length, 1, 'one batch');
+  t.same(lists.map((l) => l.length), [6, 6, 6], 'transfers and approvals alike');
+  t.same(lists[1]!.map((l) => l.logIndex), [0, 1, 2, 3, 4, 5]);
+  t.ok(lists.every((list, i) => list.every((l) => l.blockNumber === some[i])));
+  t.same(await source.getBlockLogs([]), []);
+});
+
 t.test('receipts: by hash, by block, and without eth_getBlockReceipts', async (t) => {
   const blocks = await source.getBlocks(heights.slice(0, 3), { transactions: false });
   const hashes = blocks.flatMap((b) => b.transactionHashes);
