@@ -6,7 +6,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { resolveColumn, toJsonText } from './column-codec.ts';
 import { textArray } from './create-entity-store.ts';
 import { buildTableDdl, type SchemaDdlOptions } from './schema-ddl.ts';
-import { execute, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
+import { execute, hasColumn, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
 
 export interface MigrateOptions extends SchemaDdlOptions {
   /** `_metadata` keys written in the migration's transaction (the new `schema`, `schemaMigrationCount`) */
@@ -166,11 +166,6 @@ function timestampMoves(from: SchemaModel, to: SchemaModel): TimestampMove[] {
     if (a.updated !== b.updated) moves.push({ entity, from: a.updated, to: b.updated });
   }
   return moves;
-}
-
-async function hasColumn(tx: Executor, schema: string, table: string, column: string): Promise<boolean> {
-  const rows = await execute(tx, `select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = $3`, [schema, table, column]);
-  return rows.length > 0;
 }
 
 async function hasRows(tx: Executor, table: string): Promise<boolean> {

@@ -145,7 +145,7 @@ t.test('a field createdAt arrives under created_at; idx\'s own time under __crea
     const options = { schema: b.schema, historical: true, timestampField: true };
     await prepareProjectSchema(b.db.kysely, domains, options);
     await installNotifyTriggers(b.db.kysely, domains, options);
-    const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model: domains, ...options });
+    const store = createEntityStore({ db: b.db.kysely, model: domains, ...options });
     const l = await listen(b, notifyChannel(b.schema, 'domains'));
     try {
       await store.flush({ operations: [{ entity: 'Domain', id: 'd', height: 1, op: 'set', data: { id: 'd', createdAt: 12345678901234567890n, updatedAt: new Date(0) } }] });
