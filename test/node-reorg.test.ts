@@ -72,7 +72,11 @@ for (const kind of BACKENDS) {
       }
     };
 
+    // anvil mines the workload's blocks within a second; two blocks 12 s apart give the chain a pace to measure
+    await client.request('anvil_mine', ['0x2', '0xc']);
     await caughtUp(await head(), 0);
+    const { blockTime } = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json())) as { blockTime?: unknown };
+    t.ok(typeof blockTime === 'number' && Number.isInteger(blockTime) && blockTime > 0, `/meta has blockTime in whole milliseconds (${blockTime})`);
     // Depth 1 at the same height: only the hash of the head changes; the node must notice it while waiting.
     await client.request('anvil_reorg', [1, []]);
     await caughtUp(await head(), 1);

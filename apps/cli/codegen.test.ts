@@ -25,6 +25,8 @@ type Meta @jsonField {
 
 type Owner @entity {
   id: ID!
+  createdAt: BigInt!
+  updatedAt: Date
   tokens: [Token] @derivedFrom(field: "owner")
 }
 
@@ -146,7 +148,9 @@ export async function handleMint(log: MintedLog): Promise<void> {
   token.meta = meta;
   token.extra = { any: tagHash + unnamed };
   await token.save();
-  await new Owner(log.args.to).save();
+  const owner = new Owner(log.args.to, 5n);
+  owner.updatedAt = new Date(0);
+  await owner.save();
   const bySymbol: Token | undefined = await Token.getBySymbol("TKN");
   const bySupply: Token[] = await Token.getBySupply(5n, { limit: 10, orderBy: "decimals", orderDirection: "DESC" });
   const byOwner: Token[] = await Token.getByOwnerId(log.args.to);
@@ -240,6 +244,7 @@ t.test('codegen writes src/types as SubQuery projects import it', async (t) => {
   t.match(token, 'public meta?: Meta;');
   t.match(token, 'await store.set("Token", id.toString(), this);');
   t.notMatch(token, 'tokens', 'derived fields have no property');
+  t.match(await readFile(join(types, 'models', 'Owner.ts'), 'utf8'), 'constructor(id: string, createdAt: bigint)', 'createdAt is a field like any other');
   t.match(await readFile(join(types, 'enums.ts'), 'utf8'), 'export enum TokenKind {\n  FUNGIBLE = "FUNGIBLE",\n  NFT = "NFT",\n}');
   t.match(await readFile(join(types, 'interfaces.ts'), 'utf8'), 'export interface Meta {\n  label: string;\n  tags?: string[];\n  kind?: TokenKind;\n}');
   t.match(reporter.infos.join('\n'), /generated 2 entities, 1 ABI interface/);
@@ -285,6 +290,7 @@ t.test('codegen writes src/types as SubQuery projects import it', async (t) => {
     );
     t.same(store.calls[3], ['getByField', 'Token', 'supply', 5n, { limit: 10, orderBy: 'decimals', orderDirection: 'DESC' }]);
     t.match(store.calls[0]![3], { id: 't1', symbol: 'TKN', ownerId: '0xa1', kind: 'FUNGIBLE', supply: 5n, decimals: 3, active: true, meta: { label: 'm' } });
+    t.match(store.calls[1]![3], { id: '0xa1', createdAt: 5n, updatedAt: new Date(0) });
     t.same(created, [['Pool', { address: '0xc0' }]]);
   });
 

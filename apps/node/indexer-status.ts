@@ -1,3 +1,5 @@
+import { createBlockTimeWindow, type BlockTimeWindow } from '../../domain/blocks/block-time.ts';
+
 /** Where indexing stands: the loop writes it, `/meta`, `/health`, `/ready`, metrics and the progress line read it. */
 export interface IndexerStatus {
   bestHeight?: number;
@@ -12,8 +14,10 @@ export interface IndexerStatus {
   eventsProcessed: number;
   /** logs fetched */
   eventsFetched: number;
+  /** the recent processed blocks with timestamps: `/meta`'s `blockTime` */
+  blockTimes: BlockTimeWindow;
 }
 
 export function createIndexerStatus(): IndexerStatus {
-  return { caughtUp: false, blocksProcessed: 0, eventsProcessed: 0, eventsFetched: 0 };
+  return { caughtUp: false, blocksProcessed: 0, eventsProcessed: 0, eventsFetched: 0, blockTimes: createBlockTimeWindow() };
 }

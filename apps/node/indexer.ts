@@ -328,6 +328,7 @@ export function createIndexer(deps: IndexerDeps) {
     }
     pendingHeight = height;
     if (blockTimestamp !== undefined) pendingBlockTimestamp = blockTimestamp;
+    if (blockTimestamp !== undefined) status.blockTimes.add({ height, timestamp: blockTimestamp });
   }
 
   /**

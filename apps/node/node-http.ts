@@ -5,7 +5,8 @@ import type { Registry } from 'prom-client';
 /**
  * The `/meta` document (REFERENCE §2.2). Units, which the reference leaves open, as SubQuery
  * reports them: timestamps in milliseconds since the epoch, `uptime` in seconds, `blockTime`
- * in milliseconds. Heights appear once known; `lastProcessedHeight` once a block is processed.
+ * in milliseconds (the average over the recent processed blocks, once two are known). Heights
+ * appear once known; `lastProcessedHeight` once a block is processed.
  */
 export interface MetaDocument {
   currentProcessingHeight?: number;

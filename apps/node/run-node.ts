@@ -145,6 +145,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
           chain: network.chainId,
           specName: 'ethereum',
           genesisHash,
+          blockTime: status.blockTimes.average(),
         }),
       },
       metrics,

@@ -158,10 +158,18 @@ type C @entity { id: ID!, a: String }`),
 });
 
 t.test('columns that collide or are reserved are refused', async (t) => {
-  t.same(problemsOf('type A @entity { id: ID!, blockHeight: Int, block_height: Int, createdAt: Date }'), [
+  t.same(problemsOf('type A @entity { id: ID!, blockHeight: Int, block_height: Int, __createdAt: Date }'), [
     '1:45 A.block_height and A.blockHeight would both be stored in column "block_height"; rename one',
-    '1:64 A.createdAt: column "created_at" is reserved for idx\'s own use; rename the field',
+    '1:64 A.__createdAt: column "__created_at" is reserved for idx\'s own use; rename the field',
   ]);
+});
+
+t.test('createdAt and updatedAt are ordinary fields, as in SubQuery (ENS Domain.createdAt)', async (t) => {
+  const [a] = parseSchema('type Domain @entity { id: ID!, createdAt: BigInt!, updatedAt: Date }').entities;
+  t.same(
+    a!.fields.map((f) => [f.name, f.column]),
+    [['id', 'id'], ['createdAt', 'created_at'], ['updatedAt', 'updated_at']],
+  );
 });
 
 t.test('JSON, lists and nested lists', async (t) => {

@@ -10,6 +10,7 @@ import {
   type TypeNode,
 } from 'graphql';
 import { ValidationError, type Problem } from '../errors.ts';
+import { CHAIN_COLUMN } from './chain-tables.ts';
 import {
   SCALARS,
   type EntityModel,
@@ -23,8 +24,11 @@ import {
 } from './entity-model.ts';
 import { columnName, enumTypeName, tableName } from './names.ts';
 
-/** Columns every entity table has besides its fields; a field may not map onto one of them. */
-const RESERVED_COLUMNS = new Set(['__block_range', 'created_at', 'updated_at', '_id']);
+/**
+ * Columns idx may add to an entity table besides its fields; a field may not map onto one of them.
+ * `created_at`/`updated_at` are free: idx's own move aside (domain/entities/timestamp-columns.ts).
+ */
+const RESERVED_COLUMNS = new Set(['__block_range', '__created_at', '__updated_at', CHAIN_COLUMN, '_id']);
 
 const TYPE_DIRECTIVES = new Set(['entity', 'jsonField', 'compositeIndexes', 'fullText']);
 const FIELD_DIRECTIVES = new Set(['index', 'derivedFrom']);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
-import { execute, indexName, qualified, quoteIdent } from './sql.ts';
+import { execute, hasColumn, indexName, qualified, quoteIdent } from './sql.ts';
 
 /**
  * `--multi-chain`: a chain's own `_metadata_<chain>` and `_poi_<chain>` tables (the shapes of
@@ -30,8 +30,7 @@ export async function dropChainData(db: Kysely<any>, model: SchemaModel, options
   const { schema, chainId } = options;
   await db.transaction().execute(async (tx) => {
     for (const e of model.entities) {
-      const exists = await execute(tx, `select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = $3`, [schema, e.table, CHAIN_COLUMN]);
-      if (exists.length > 0) await execute(tx, `delete from ${qualified(schema, e.table)} where ${CHAIN_COLUMN} = $1`, [chainId]);
+      if (await hasColumn(tx, schema, e.table, CHAIN_COLUMN)) await execute(tx, `delete from ${qualified(schema, e.table)} where ${CHAIN_COLUMN} = $1`, [chainId]);
     }
     await execute(tx, `drop table if exists ${qualified(schema, chainMetadataTable(chainId))}`);
     await execute(tx, `drop table if exists ${qualified(schema, chainPoiTable(chainId))}`);

@@ -379,6 +379,40 @@ t.test('_metadata and _poi', (t) =>
   }),
 );
 
+t.test('fields createdAt/updatedAt own created_at/updated_at; idx keeps its times in __created_at/__updated_at', (t) =>
+  backends.each(t, async (t, b) => {
+    const model = parseSchema('type Domain @entity { id: ID!, name: String, createdAt: BigInt! @index, updatedAt: Date }\ntype Plain @entity { id: ID!, n: Int }');
+    for (const historical of [true, false]) {
+      const schema = `${b.schema}${historical ? '' : '_plain'}`;
+      await prepareProjectSchema(b.db.kysely, model, { schema, historical, timestampField: true });
+      t.same(await columnsOf({ ...b, schema }, 'domains'), {
+        id: 'text not null',
+        name: 'text',
+        created_at: 'numeric not null',
+        updated_at: 'timestamptz',
+        __created_at: 'timestamptz not null',
+        __updated_at: 'timestamptz not null',
+        ...(historical && { __block_range: 'int8range not null' }),
+      });
+      t.same(Object.keys(await columnsOf({ ...b, schema }, 'plains')), ['id', 'n', 'created_at', 'updated_at', ...(historical ? ['__block_range'] : [])], 'other entities keep the plain names');
+
+      const store = createEntityStore({ db: b.db.kysely, schema, model, historical, timestampField: true });
+      const when = new Date('2020-01-02T03:04:05.678Z');
+      await store.flush({ operations: [set('Domain', 'a', 1, { name: 'a', createdAt: 1_700_000_000n, updatedAt: when }), set('Domain', 'b', 1, { createdAt: 5n })] });
+      await store.flush({ operations: [set('Domain', 'a', 2, { name: 'a2', createdAt: 1_700_000_000n, updatedAt: when })] });
+      t.same(await store.get('Domain', 'a'), { id: 'a', name: 'a2', createdAt: 1_700_000_000n, updatedAt: when });
+      t.same((await store.getByField('Domain', 'createdAt', 5n)).map((e) => e.id), ['b']);
+      t.same((await store.getByFields('Domain', [], { orderBy: 'createdAt', orderDirection: 'DESC' })).map((e) => e.id), ['a', 'b']);
+      const [row] = await execute<{ own: boolean; kept: boolean }>(
+        b.db.kysely,
+        `select __updated_at >= __created_at as own, updated_at = '2020-01-02T03:04:05.678Z'::timestamptz as kept from "${schema}".domains where id = 'a'${historical ? ' and upper_inf(__block_range)' : ''}`,
+      );
+      t.same(row, { own: true, kept: true }, 'the update stamps idx\'s column, not the field');
+    }
+    await execute(b.db.kysely, `drop schema "${b.schema}_plain" cascade`);
+  }),
+);
+
 t.test('errors are IdxErrors with codes', async (t) => {
   t.ok(new IdxError('X', 'y') instanceof Error);
 });

@@ -10,6 +10,7 @@ import type {
 } from '../../domain/entities/entity-store.ts';
 import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
 import { planHistoricalWrites, planPlainWrites, type HistoricalTablePlan, type PlainTablePlan } from '../../domain/entities/plan-writes.ts';
+import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { resolveColumns, toJsonText, type ColumnCodec } from './column-codec.ts';
 import { BLOCK_RANGE } from './schema-ddl.ts';
@@ -22,7 +23,7 @@ export interface EntityStoreOptions {
   model: SchemaModel;
   /** false for `--disable-historical` */
   historical: boolean;
-  /** false for `--timestamp-field=false`: the tables have no `created_at`/`updated_at` */
+  /** false for `--timestamp-field=false`: the tables have no insert/update time columns (`timestampColumns`) */
   timestampField: boolean;
   /**
    * `--multi-chain`: the chain id this store writes for. Its versions carry it in `__chain`, a rewind
@@ -82,7 +83,7 @@ function intArray(items: readonly (number | null)[]): string {
   return out + '}';
 }
 
-function buildTable(entity: EntityModel, model: SchemaModel, schema: string, chainId: string | undefined): Table {
+function buildTable(entity: EntityModel, model: SchemaModel, schema: string, timestampField: boolean, chainId: string | undefined): Table {
   const name = qualified(schema, entity.table);
   const columns = resolveColumns(entity, model, schema);
   // The chain is the same for every row: a literal, so the statements' parameters stay as they are.
@@ -110,11 +111,13 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string, cha
     (replace ? `, replaced as (delete from ${name} t using u where t.id = u.id and upper_inf(t.${BLOCK_RANGE}) and lower(t.${BLOCK_RANGE}) = u.h)` : '') +
     ` update ${name} t set ${BLOCK_RANGE} = int8range(lower(t.${BLOCK_RANGE}), u.h) from u ` +
     `where t.id = u.id and upper_inf(t.${BLOCK_RANGE}) and lower(t.${BLOCK_RANGE}) < u.h`;
+  // idx's update time (plain tables; a historical version is a new row, stamped by the column default)
+  const touch = timestampField ? `, ${quoteIdent(timestampColumns(entity).updated)} = now()` : '';
   const upsertSql =
     `insert into ${name} (id${colNames.map((c) => `, ${c}`).join('')}${chainCol}) ` +
     `select u.id${casts.map((c) => `, ${c}`).join('')}${chainVal} ` +
     `from unnest($1::text[]${textArrays.map((a) => `, ${a}`).join('')}) as u(id${aliases.map((a) => `, ${a}`).join('')}) ` +
-    `on conflict (id) do update set ${[...colNames.map((c) => `${c} = excluded.${c}`), 'id = excluded.id'].join(', ')}`;
+    `on conflict (id) do update set ${[...colNames.map((c) => `${c} = excluded.${c}`), 'id = excluded.id'].join(', ')}${touch}`;
   const deleteSql = `delete from ${name} where id = any($1::text[])`;
   const selectList = ['id', ...columns.map((c) => c.select)].join(', ');
   return { entity, name, columns, lookup, selectList, closeSql: close(false), closeReplaceSql: close(true), insertSql, upsertSql, deleteSql };
@@ -127,7 +130,7 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string, cha
 export function createEntityStore(options: EntityStoreOptions): EntityStore {
   const { db, schema, model, historical, timestampField } = options;
   const tables = new Map<string, Table>();
-  for (const entity of model.entities) tables.set(entity.name, buildTable(entity, model, schema, options.chainId));
+  for (const entity of model.entities) tables.set(entity.name, buildTable(entity, model, schema, timestampField, options.chainId));
   const metadataTable = qualified(schema, options.chainId === undefined ? '_metadata' : chainMetadataTable(options.chainId));
   const poiTable = qualified(schema, options.chainId === undefined ? '_poi' : chainPoiTable(options.chainId));
   const ownRows = options.chainId === undefined ? '' : ` and ${CHAIN_COLUMN} = ${quoteLiteral(options.chainId)}`;
@@ -188,8 +191,7 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     const out: Statement[] = [];
     if (plan.removes.length > 0) out.push({ sql: t.deleteSql, params: [textArray(plan.removes)] });
     if (plan.upserts.length > 0) {
-      const sql = timestampField ? `${t.upsertSql}, updated_at = now()` : t.upsertSql;
-      out.push({ sql, params: encodeRows(t, plan.upserts) });
+      out.push({ sql: t.upsertSql, params: encodeRows(t, plan.upserts) });
     }
     return out;
   }

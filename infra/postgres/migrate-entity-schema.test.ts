@@ -127,3 +127,36 @@ t.test('a change the rows cannot take is refused and changes nothing', async (t)
     t.same(await store.getMetadata('schema'), JSON.parse(JSON.stringify(before)));
   });
 });
+
+t.test('a field createdAt added moves idx\'s created_at aside, keeping its times; dropped, gives the name back', async (t) => {
+  await backends.each(t, async (t, { db, schema }) => {
+    const v1 = parseSchema('type Domain @entity { id: ID!, name: String }');
+    const v2 = parseSchema('type Domain @entity { id: ID!, name: String, createdAt: BigInt, updatedAt: Date }');
+    await prepareProjectSchema(db.kysely, v1, opts(schema));
+    await createEntityStore({ db: db.kysely, model: v1, ...opts(schema) }).flush({ operations: [{ entity: 'Domain', id: 'a', height: 1, op: 'set', data: { id: 'a', name: 'x' } }] });
+    const stamp = async (column: string) =>
+      (await execute<{ t: string }>(db.kysely, `select ${column}::text as t from "${schema}".domains where id = 'a'`))[0]!.t;
+    const created = await stamp('created_at');
+    const columns = async () =>
+      (await execute<{ c: string }>(db.kysely, `select column_name || ':' || data_type as c from information_schema.columns where table_schema = $1 and table_name = 'domains' order by column_name`, [schema])).map((r) => r.c);
+
+    await migrateEntitySchema(db.kysely, v1, v2, diffSchemas(v1, v2), { ...opts(schema), metadata: { schema: v2 } });
+    t.same(await columns(), [
+      '__block_range:int8range',
+      '__created_at:timestamp with time zone',
+      '__updated_at:timestamp with time zone',
+      'created_at:numeric',
+      'id:text',
+      'name:text',
+      'updated_at:timestamp with time zone',
+    ]);
+    t.equal(await stamp('__created_at'), created, 'idx\'s time moved with its column');
+    const store = createEntityStore({ db: db.kysely, model: v2, ...opts(schema) });
+    await store.flush({ operations: [{ entity: 'Domain', id: 'b', height: 2, op: 'set', data: { id: 'b', createdAt: 7n } }] });
+    t.match(await store.get('Domain', 'b'), { createdAt: 7n, updatedAt: null });
+
+    await migrateEntitySchema(db.kysely, v2, v1, diffSchemas(v2, v1), { ...opts(schema), metadata: { schema: v1 } });
+    t.same(await columns(), ['__block_range:int8range', 'created_at:timestamp with time zone', 'id:text', 'name:text', 'updated_at:timestamp with time zone']);
+    t.equal(await stamp('created_at'), created, 'and back');
+  });
+});

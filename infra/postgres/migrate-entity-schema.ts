@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { EntityModel, SchemaModel } from '../../domain/entities/entity-model.ts';
 import { describeChange, type SchemaChange } from '../../domain/entities/schema-diff.ts';
+import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { resolveColumn, toJsonText } from './column-codec.ts';
 import { textArray } from './create-entity-store.ts';
 import { buildTableDdl, type SchemaDdlOptions } from './schema-ddl.ts';
-import { execute, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
+import { execute, hasColumn, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
 
 export interface MigrateOptions extends SchemaDdlOptions {
   /** `_metadata` keys written in the migration's transaction (the new `schema`, `schemaMigrationCount`) */
@@ -70,6 +71,16 @@ export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to
         await step(change, `drop index if exists ${quoteIdent(schema)}.${name}`);
       }
     }
+    // A field taking the name `created_at`/`updated_at` pushes idx's column aside first; one leaving
+    // it gives the name back once the field's column is gone.
+    const moves = options.timestampField ? timestampMoves(from, to) : [];
+    const moveColumn = async (m: TimestampMove) => {
+      const change = changes.find((c) => (c.kind === 'add-field' || c.kind === 'drop-field') && c.entity.name === m.entity.name) ?? changes[0]!;
+      if (await hasColumn(tx, schema, m.entity.table, m.from)) {
+        await step(change, `alter table ${tableOf(m.entity)} rename column ${quoteIdent(m.from)} to ${quoteIdent(m.to)}`);
+      }
+    };
+    for (const m of moves) if (m.to.startsWith('__')) await moveColumn(m);
     for (const c of changes) {
       switch (c.kind) {
         case 'drop-entity':
@@ -109,6 +120,7 @@ export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to
           break;
       }
     }
+    for (const m of moves) if (!m.to.startsWith('__')) await moveColumn(m);
     // Enums losing values: PostgreSQL cannot remove a value, so the type is made anew and its columns cast over.
     for (const c of changes) {
       if (c.kind !== 'drop-enum-values') continue;
@@ -134,6 +146,26 @@ export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to
       [textArray(keys), textArray(keys.map((k) => toJsonText(options.metadata[k])))],
     );
   });
+}
+
+interface TimestampMove {
+  entity: EntityModel;
+  from: string;
+  to: string;
+}
+
+/** idx's time columns whose name changes between two models of an entity kept by the migration. */
+function timestampMoves(from: SchemaModel, to: SchemaModel): TimestampMove[] {
+  const moves: TimestampMove[] = [];
+  for (const entity of to.entities) {
+    const old = from.entities.find((e) => e.name === entity.name);
+    if (old === undefined) continue;
+    const a = timestampColumns(old);
+    const b = timestampColumns(entity);
+    if (a.created !== b.created) moves.push({ entity, from: a.created, to: b.created });
+    if (a.updated !== b.updated) moves.push({ entity, from: a.updated, to: b.updated });
+  }
+  return moves;
 }
 
 async function hasRows(tx: Executor, table: string): Promise<boolean> {

@@ -138,3 +138,21 @@ t.test('without history: the statement kinds themselves; triggers dropped again'
     }
   }),
 );
+
+t.test('a field createdAt arrives under created_at; idx\'s own time under __created_at', (t) =>
+  backends.each(t, async (t, b) => {
+    const domains = schemaModel([entity('Domain', { createdAt: 'BigInt', updatedAt: 'Date' })]);
+    const options = { schema: b.schema, historical: true, timestampField: true };
+    await prepareProjectSchema(b.db.kysely, domains, options);
+    await installNotifyTriggers(b.db.kysely, domains, options);
+    const store = createEntityStore({ db: b.db.kysely, model: domains, ...options });
+    const l = await listen(b, notifyChannel(b.schema, 'domains'));
+    try {
+      await store.flush({ operations: [{ entity: 'Domain', id: 'd', height: 1, op: 'set', data: { id: 'd', createdAt: 12345678901234567890n, updatedAt: new Date(0) } }] });
+      const [p] = await l.take(1);
+      t.match(p!._entity, { id: 'd', created_at: '12345678901234567890', updated_at: /^1970-01-01T00:00:00/, __created_at: /^\d{4}-/, __updated_at: /^\d{4}-/ });
+    } finally {
+      await l.close();
+    }
+  }),
+);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EntityModel, SchemaModel } from '../../domain/entities/entity-model.ts';
+import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { resolveColumns } from './column-codec.ts';
 import { execute, indexName, qualified, quoteIdent, quoteLiteral } from './sql.ts';
 
@@ -8,7 +9,7 @@ export interface SchemaDdlOptions {
   schema: string;
   /** versions with `__block_range` (default); false for `--disable-historical` */
   historical: boolean;
-  /** `created_at`/`updated_at` columns; false for `--timestamp-field=false` */
+  /** idx's insert/update time columns (`timestampColumns`); false for `--timestamp-field=false` */
   timestampField: boolean;
 }
 
@@ -37,7 +38,10 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
   const columns = resolveColumns(entity, model, schema);
   const defs = [historical ? 'id text not null' : 'id text primary key'];
   for (const c of columns) defs.push(`${quoteIdent(c.column)} ${c.sqlType}${c.nullable ? '' : ' not null'}`);
-  if (timestampField) defs.push('created_at timestamptz not null default now()', 'updated_at timestamptz not null default now()');
+  if (timestampField) {
+    const ts = timestampColumns(entity);
+    defs.push(`${quoteIdent(ts.created)} timestamptz not null default now()`, `${quoteIdent(ts.updated)} timestamptz not null default now()`);
+  }
   if (historical) defs.push(`${BLOCK_RANGE} int8range not null`);
   const out = [`create table if not exists ${table} (\n  ${defs.join(',\n  ')}\n)`];
   const live = historical ? ` where upper_inf(${BLOCK_RANGE})` : '';
