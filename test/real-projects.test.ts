@@ -11,6 +11,7 @@ import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { gqlData, startQueryService } from './support/query-client.ts';
 import { buildRealProject } from './support/real-project.ts';
 
 /**
@@ -60,13 +61,17 @@ const fullBlock = (h: number) => client.request<{ transactions: RpcTx[] }>('eth_
 
 /** Indexes `dir` up to the workload's last block and returns the live rows of `tables`. */
 async function indexAndRead(t: Test, kind: (typeof BACKENDS)[number], dir: string, name: string, tables: string[], args: string[] = []) {
+  return (await indexAndOpen(t, kind, dir, name, tables, args)).rows;
+}
+
+async function indexAndOpen(t: Test, kind: (typeof BACKENDS)[number], dir: string, name: string, tables: string[], args: string[] = []) {
   const schema = `${name.replace(/-/g, '_')}_${kind}_${process.pid}`;
   // Small batches on PGlite: the first ranges load what mappings read on first read, later ones fetch it with the blocks.
   await indexInProcess(kind, dir, anvil.url, ['--db-schema', schema, ...(kind === 'pglite' ? ['--batch-size', '3'] : []), ...args], lastBlock);
   const db = await openIndexedDb(t, kind, dir, [schema]);
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const table of tables) out[table] = await execute(db.kysely, `select * from ${quoteIdent(schema)}.${quoteIdent(table)} where upper_inf(__block_range) order by id`);
-  return out;
+  return { rows: out, db, schema };
 }
 
 const runs = [...BACKENDS.map((kind) => ({ kind, args: [] as string[] })), { kind: 'pglite' as const, args: ['--unsafe'] }];
@@ -78,13 +83,15 @@ for (const { kind, args } of runs) {
     t.equal(expected.length, workload.transfers + workload.senders.length + mints.length, 'workload transfers, its mints and the minter’s mints');
     t.equal(rows!.length, expected.length, 'one row per Transfer log');
     const byId = new Map(rows!.map((r) => [r.id as string, r]));
+    const got: unknown[] = [];
+    const want: unknown[] = [];
     for (const log of expected) {
       const height = Number(log.blockNumber);
       const block = await fullBlock(height);
       const all = await blockLogs(height);
       const tx = block.transactions.find((x) => x.hash === log.transactionHash)!;
       const row = byId.get(`${log.transactionHash}-${Number(log.logIndex)}`);
-      t.same(
+      got.push(
         row && {
           block_height: String(row.block_height),
           tx_hash: row.tx_hash,
@@ -99,23 +106,23 @@ for (const { kind, args } of runs) {
           block_log_count: row.block_log_count,
           value: String(row.value),
         },
-        {
-          block_height: String(height),
-          tx_hash: tx.hash,
-          tx_from: tx.from,
-          tx_to: tx.to,
-          tx_value: BigInt(tx.value).toString(),
-          tx_gas: BigInt(tx.gas).toString(),
-          tx_nonce: BigInt(tx.nonce).toString(),
-          selector: tx.input.slice(0, 10),
-          tx_log_count: all.filter((l) => l.transactionHash === tx.hash).length,
-          block_tx_count: block.transactions.length,
-          block_log_count: all.length,
-          value: BigInt(log.data).toString(),
-        },
-        `transfer ${log.transactionHash}-${Number(log.logIndex)}`,
       );
+      want.push({
+        block_height: String(height),
+        tx_hash: tx.hash,
+        tx_from: tx.from,
+        tx_to: tx.to,
+        tx_value: BigInt(tx.value).toString(),
+        tx_gas: BigInt(tx.gas).toString(),
+        tx_nonce: BigInt(tx.nonce).toString(),
+        selector: tx.input.slice(0, 10),
+        tx_log_count: all.filter((l) => l.transactionHash === tx.hash).length,
+        block_tx_count: block.transactions.length,
+        block_log_count: all.length,
+        value: BigInt(log.data).toString(),
+      });
     }
+    t.same(got, want, 'every row as the chain answers: the transaction, its logs, the block');
     t.ok(rows!.some((r) => Number(r.tx_log_count) === 2), 'a minter call: its transaction has the token’s Transfer and the minter’s EventToken');
     t.ok(rows!.some((r) => Number(r.block_log_count) > Number(r.block_tx_count)), 'block.logs holds the Approval logs no handler matched');
   });
@@ -139,5 +146,31 @@ for (const { kind, args } of runs) {
       'every minted token, with the Transfer its call made the token emit',
     );
     t.same(events!.map((e) => e.id), ['1', '2']);
+  });
+}
+
+for (const kind of BACKENDS) {
+  t.test(`${kind}: entities with their own createdAt/updatedAt fields (ENS-, Lens-like) index and answer over GraphQL`, async (t) => {
+    const dir = await buildRealProject(t, 'created-at', replace);
+    const { rows, db, schema } = await indexAndOpen(t, kind, dir, 'created-at', ['domains']);
+    const logs = await client.request<RpcLog[]>('eth_getLogs', [{ fromBlock: toQuantity(workload.startBlock), toBlock: toQuantity(lastBlock), address: workload.token, topics: [TRANSFER] }]);
+    const expected = new Map<string, { createdAt: string; last: number; transfers: number }>();
+    for (const log of logs) {
+      const to = `0x${log.topics[2]!.slice(26)}`;
+      const seen = expected.get(to) ?? { createdAt: String(Number(log.blockNumber)), last: 0, transfers: 0 };
+      expected.set(to, { ...seen, last: Number(log.blockNumber), transfers: seen.transfers + 1 });
+    }
+    const stamps = new Map<number, number>();
+    for (const e of expected.values()) stamps.set(e.last, Number((await client.request<{ timestamp: string }>('eth_getBlockByNumber', [toQuantity(e.last), false])).timestamp));
+    const want = [...expected].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, e]) => ({ id, createdAt: e.createdAt, updatedAt: new Date(stamps.get(e.last)! * 1000).toISOString(), transfers: e.transfers }));
+    t.same(
+      rows.domains!.map((r) => ({ id: r.id, createdAt: String(r.created_at), updatedAt: (r.updated_at as Date).toISOString(), transfers: r.transfers })),
+      want,
+      'the fields own created_at/updated_at',
+    );
+    t.ok(rows.domains!.every((r) => r.__created_at instanceof Date && r.__updated_at instanceof Date), "idx's own times moved aside");
+    const q = await startQueryService(t, db, schema);
+    const data = await gqlData(q.url, `{ domains(orderBy: [CREATED_AT_ASC, ID_ASC], first: 100) { nodes { id createdAt updatedAt transfers } } }`);
+    t.same(data.domains.nodes, [...want].sort((a, b) => Number(a.createdAt) - Number(b.createdAt) || (a.id < b.id ? -1 : 1)));
   });
 }
