@@ -29,7 +29,7 @@ export function progressLine(status: IndexerStatus, previous: ProgressSample, no
 function caughtUp(status: IndexerStatus, target: number): string {
   const waiting = (status.bestHeight ?? target) - target;
   if (waiting <= 0) return 'caught up';
-  return `caught up with the final blocks; the head (${status.bestHeight}) is ${waiting} block${waiting === 1 ? '' : 's'} ahead, not final yet (final: the chain's "finalized" block, else --block-confirmations behind the head); --unfinalized-blocks indexes up to the head`;
+  return `caught up; the head (${status.bestHeight}) is ${waiting} block${waiting === 1 ? '' : 's'} ahead, not final yet (final: the chain's "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)`;
 }
 
 export function formatDuration(seconds: number): string {
