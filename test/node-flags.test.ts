@@ -110,7 +110,7 @@ t.test('reindex to a height, then resume: the tables and the _poi chain equal an
   t.same(await poi(schema), await poi(whole), 'the _poi chain continues where the rewind left it');
 });
 
-t.test('--output-fmt=json prints one JSON object per line with the reference fields', async (t) => {
+t.test('--output-fmt=json prints one JSON object per line with the documented fields', async (t) => {
   const r = await runNodeCli(dir, env, ['--network-endpoint', 'http://127.0.0.1:1', '--output-fmt=json', '--db-schema', 'unused']);
   t.equal(r.code, 1);
   const lines = r.output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

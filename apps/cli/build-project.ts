@@ -32,7 +32,7 @@ export interface BuildProjectResult {
 
 /**
  * `idx build`: bundles `src/index.ts` into `<output>/index.js`, and each string entry of
- * package.json `exports` into `<output>/<key>.js` (REFERENCE §4.1); a project.ts manifest is also
+ * package.json `exports` into `<output>/<key>.js` (docs/usage.md, idx build); a project.ts manifest is also
  * written out as `<output>/project.yaml`.
  */
 export async function buildProject(options: BuildProjectOptions): Promise<BuildProjectResult> {

@@ -14,7 +14,7 @@ import { contractRuntimePlugin } from './contract-runtime-plugin.ts';
 import { subqlShimsPlugin } from './subql-shims-plugin.ts';
 import { tsconfigPathsPlugin } from './tsconfig-paths-plugin.ts';
 
-/** The built-in modules the sandbox lets a mapping require (DESIGN.md "The sandbox"); others need --unsafe. */
+/** The built-in modules the sandbox lets a mapping require (docs/mapping-api.md); others need --unsafe. */
 export const SANDBOX_MODULES: readonly string[] = ['assert', 'buffer', 'crypto', 'util', 'path'];
 
 export interface BundleEntryOptions {

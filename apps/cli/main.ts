@@ -9,7 +9,7 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** The `idx` program: build, codegen, init (REFERENCE §4.1). */
+/** The `idx` program: build, codegen, init (docs/usage.md). */
 export function createProgram(io: CliIo): Command {
   const reporter = createConsoleReporter(io.stdout, io.stderr);
   const program = new Command('idx')

@@ -387,7 +387,7 @@ export function createIndexer(deps: IndexerDeps) {
     if (pendingHeight === undefined) return false;
     if (caughtUp) return true;
     if (Date.now() - lastFlushAt >= settings.flushIntervalMs) return true;
-    // Async mode has no threshold of its own (the reference ties it to sync mode); this bound keeps memory flat when indexing fast.
+    // Async mode has no threshold of its own (--store-cache-threshold applies to sync mode only); this bound keeps memory flat when indexing fast.
     return cache.pendingCount() >= (settings.flushAsync ? ASYNC_FLUSH_RECORDS : settings.flushThreshold);
   }
 

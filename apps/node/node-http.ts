@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { Registry } from 'prom-client';
 
 /**
- * The `/meta` document (REFERENCE §2.2). Units, which the reference leaves open, as SubQuery
+ * The `/meta` document (docs/usage.md "HTTP endpoints"). Units as SubQuery
  * reports them: timestamps in milliseconds since the epoch, `uptime` in seconds, `blockTime`
  * in milliseconds (the average over the recent processed blocks, once two are known). Heights
  * appear once known; `lastProcessedHeight` once a block is processed.
@@ -37,7 +37,7 @@ export interface NodeStatus {
   ready(): boolean;
 }
 
-/** `GET /health`, `/meta`, `/ready`, `/metrics`; anything else is the reference's 404 body. */
+/** `GET /health`, `/meta`, `/ready`, `/metrics`; anything else is SubQuery's 404 body. */
 export function createNodeHttpApp(status: NodeStatus, metrics: Registry): Koa {
   const router = new Router();
   router.get('/health', (ctx) => {
@@ -52,7 +52,7 @@ export function createNodeHttpApp(status: NodeStatus, metrics: Registry): Koa {
   router.get('/meta', (ctx) => {
     ctx.body = status.meta();
   });
-  // Beyond the reference: for load balancers and orchestrators that wait for a caught-up node.
+  // Beyond SubQuery: for load balancers and orchestrators that wait for a caught-up node.
   router.get('/ready', (ctx) => {
     const ready = status.ready();
     ctx.status = ready ? 200 : 503;

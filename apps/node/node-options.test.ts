@@ -20,7 +20,7 @@ const usage = (argv: string[], c = ctx()): string => {
   throw new Error(`expected ${argv.join(' ')} to be refused`);
 };
 
-t.test('defaults are those of the reference', async (t) => {
+t.test('defaults are those documented in docs/usage.md', async (t) => {
   const { command, options } = run(['-f', 'proj']);
   t.equal(command, 'run');
   t.match(options, {

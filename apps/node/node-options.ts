@@ -8,7 +8,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type OutputFormat = 'json' | 'colored';
 
-/** Every `idx-node` option of REFERENCE §4.1, parsed and with its default. */
+/** Every `idx-node` option (docs/usage.md), parsed and with its default. */
 export interface NodeOptions {
   idx?: string;
   config?: string;
@@ -174,7 +174,7 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
   return result;
 }
 
-/** Rules between options (REFERENCE §4.1); errors throw, harmless mismatches come back as warnings. */
+/** Rules between options (docs/usage.md); errors throw, harmless mismatches come back as warnings. */
 function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: ParseNodeArgsContext): string[] {
   const o = cmd.options;
   const warnings: string[] = [];
@@ -204,7 +204,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   return warnings;
 }
 
-/** The node's settings with the `-c` file applied: flags override the file (REFERENCE §2.1). */
+/** The node's settings with the `-c` file applied: flags override the file (docs/usage.md "Config file"). */
 export function applyConfigFile(options: NodeOptions, file: NodeConfigFile): NodeOptions {
   return {
     ...options,

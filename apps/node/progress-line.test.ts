@@ -12,6 +12,19 @@ t.test('the progress line gives height, target, rates and ETA', async (t) => {
   t.match(progressLine(status, { at: 0, blocks: 600, events: 12000 }, 1000).line, /ETA unknown$/);
 });
 
+t.test('caught up below the head: the line says the node waits for finality and how not to', async (t) => {
+  // a fresh anvil: blocks exist, none is final yet
+  const fresh = { ...createIndexerStatus(), bestHeight: 12, targetHeight: 0, caughtUp: true };
+  t.equal(
+    progressLine(fresh, { at: 0, blocks: 0, events: 0 }, 5000).line,
+    'indexed to 0/0 (processing -), 0.0 blocks/s, 0.0 events/s, caught up; the head (12) is 12 blocks ahead, not final yet ' +
+      '(final: the chain\'s "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)',
+  );
+  t.match(progressLine({ ...fresh, bestHeight: 1 }, { at: 0, blocks: 0, events: 0 }, 5000).line, /caught up; the head \(1\) is 1 block ahead, not final yet/);
+  const atHead = { ...fresh, lastProcessedHeight: 12, currentProcessingHeight: 12, targetHeight: 12 };
+  t.match(progressLine(atHead, { at: 0, blocks: 0, events: 0 }, 5000).line, /, caught up$/, 'at the head (e.g. with --unfinalized-blocks): no note');
+});
+
 t.test('durations', async (t) => {
   t.equal(formatDuration(42), '42s');
   t.equal(formatDuration(125), '2m05s');

@@ -17,9 +17,19 @@ export function progressLine(status: IndexerStatus, previous: ProgressSample, no
   const height = status.lastProcessedHeight ?? status.currentProcessingHeight ?? 0;
   const target = status.targetHeight ?? height;
   const left = Math.max(0, target - (status.currentProcessingHeight ?? height));
-  const eta = left === 0 ? 'caught up' : blocksPerSecond > 0 ? `ETA ${formatDuration(left / blocksPerSecond)}` : 'ETA unknown';
+  const eta = left === 0 ? caughtUp(status, target) : blocksPerSecond > 0 ? `ETA ${formatDuration(left / blocksPerSecond)}` : 'ETA unknown';
   const line = `indexed to ${height}/${target} (processing ${status.currentProcessingHeight ?? '-'}), ${blocksPerSecond.toFixed(1)} blocks/s, ${eventsPerSecond.toFixed(1)} events/s, ${eta}`;
   return { line, sample: { at: now, blocks: status.blocksProcessed, events: status.eventsProcessed } };
+}
+
+/**
+ * Caught up while the chain's head is ahead means the node waits for finality (by default it
+ * indexes final blocks only); without saying so, `indexed to 0/0` on a fresh chain looks stuck.
+ */
+function caughtUp(status: IndexerStatus, target: number): string {
+  const waiting = (status.bestHeight ?? target) - target;
+  if (waiting <= 0) return 'caught up';
+  return `caught up; the head (${status.bestHeight}) is ${waiting} block${waiting === 1 ? '' : 's'} ahead, not final yet (final: the chain's "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)`;
 }
 
 export function formatDuration(seconds: number): string {

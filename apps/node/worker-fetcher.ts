@@ -19,7 +19,7 @@ export type FetchResponse = { id: number; fetched: FetchedRange } | { id: number
 
 /**
  * `--workers N`: N threads, each with its own RPC client, fetch consecutive ranges in turn (range i
- * goes to worker i mod N, as the reference describes); the loop still processes them in order.
+ * goes to worker i mod N, as SubQuery's workers do); the loop still processes them in order.
  * Results cross as structured clones (Maps and bigints survive).
  */
 export function createWorkerFetcher(workers: number, rpc: Pick<RpcClientOptions, 'endpoints' | 'timeoutMs' | 'retries'>): RangeFetcher {

@@ -67,7 +67,7 @@ const CONNECTION_ARGS = (t: EntityTable) => ({
 
 /**
  * The GraphQL schema of a stored project, in the shape SubQuery's PostGraphile-based query service
- * gives it (COMPAT.md "GraphQL"). `extensions` run on the composer before it is built.
+ * gives it (docs/graphql.md). `extensions` run on the composer before it is built.
  */
 export function buildSchema(input: BuildSchemaInput): BuiltSchema {
   const { composer, tables } = createSchemaComposer(input);

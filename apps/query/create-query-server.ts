@@ -85,7 +85,7 @@ export async function createQueryServer(options: CreateQueryServerOptions): Prom
     ctx.status = h.healthy ? 200 : 500;
     ctx.body = h.healthy ? {} : { status: 500, error: h.error };
   });
-  // Beyond the reference, like the node's: 200 once the schema is served and the source is healthy.
+  // Beyond SubQuery, like the node's: 200 once the schema is served and the source is healthy.
   router.get('/ready', async (ctx) => {
     const h = await service.health();
     ctx.status = h.healthy ? 200 : 503;

@@ -1,5 +1,5 @@
 import { IdxError } from '../../domain/errors.ts';
-import { createLogFile, REFERENCE_ROTATION, type LogFile } from '../../infra/logging/create-log-file.ts';
+import { createLogFile, LOG_ROTATION, type LogFile } from '../../infra/logging/create-log-file.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { parseQueryArgs } from './query-options.ts';
@@ -24,7 +24,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), feat
 
   let file: LogFile | undefined;
   try {
-    if (options.logPath !== undefined) file = createLogFile({ path: options.logPath, ...(options.logRotate && { rotate: REFERENCE_ROTATION }) });
+    if (options.logPath !== undefined) file = createLogFile({ path: options.logPath, ...(options.logRotate && { rotate: LOG_ROTATION }) });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 1;

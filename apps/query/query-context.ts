@@ -5,7 +5,7 @@ import { execute } from '../../infra/postgres/sql.ts';
 import type { EntityTable } from './entity-tables.ts';
 import { RequestBatcher } from './request-batcher.ts';
 
-/** The flags that shape answers (REFERENCE §4.1 idx-query). */
+/** The flags that shape answers (docs/usage.md, idx-query). */
 export interface QuerySettings {
   /** `--aggregate` */
   aggregate: boolean;

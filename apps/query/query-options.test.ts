@@ -8,7 +8,7 @@ const parse = (args: string[]): QueryOptions => {
   return cmd.options;
 };
 
-t.test('defaults follow the reference', async (t) => {
+t.test('defaults follow docs/usage.md', async (t) => {
   const o = parse([]);
   t.match(o, {
     aggregate: true,

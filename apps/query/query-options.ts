@@ -5,7 +5,7 @@ import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values
 import { LOG_LEVEL_NAMES, type LogFormat, type LogLevelName } from '../../infra/logging/create-logger.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
 
-/** Every `idx-query` option of REFERENCE §4.1, parsed and with its default. */
+/** Every `idx-query` option (docs/usage.md), parsed and with its default. */
 export interface QueryOptions {
   aggregate: boolean;
   disableHotSchema: boolean;

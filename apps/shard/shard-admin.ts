@@ -4,7 +4,7 @@ import type { ShardKeeper } from './shard-keeper.ts';
 import type { ShardPruner } from './shard-pruner.ts';
 import { refuseEnd, refuseStart, withEnd, withStart } from './shard-range.ts';
 
-/** A range change the rules of REFERENCE §4.4 do not allow; the message says which rule. */
+/** A range change the shard's range rules (docs/usage.md, idx-shard) do not allow; the message says which rule. */
 export class ShardRangeRefused extends IdxError {
   constructor(message: string) {
     super('SHARD_RANGE_REFUSED', message);

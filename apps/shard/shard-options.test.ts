@@ -3,7 +3,7 @@ import { normaliseShardFlags, parseShardArgs } from './shard-options.ts';
 
 const parse = (argv: string[]) => parseShardArgs(argv, { version: '1.2.3', write: () => {} });
 
-t.test('the shard flags as the reference writes them, and with two dashes', async (t) => {
+t.test('the shard flags as docs/usage.md writes them, and with two dashes', async (t) => {
   t.same(normaliseShardFlags(['-shardstart=5', '-shardend', '9', '-p', '1']), ['--shardstart=5', '--shardend', '9', '-p', '1']);
   t.match(parse(['--upstream', 'http://x', '-shardstart=5', '-shardend=9']), { command: 'run', options: { shardStart: 5, shardEnd: 9 } });
   t.match(parse(['--upstream', 'http://x', '--shardstart', '5', '--shardend=0']), { command: 'run', options: { shardStart: 5, shardEnd: null } }, '-shardend=0 follows the chain');

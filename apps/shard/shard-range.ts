@@ -1,5 +1,5 @@
 /**
- * The shard's range and its rules (REFERENCE §4.4). The data kept is `[tail, head]` plus genesis;
+ * The shard's range and its rules (docs/usage.md, idx-shard). The data kept is `[tail, head]` plus genesis;
  * of it, `[tail, synced]` is what has been synced so far, and only that is served.
  */
 export interface ShardRange {

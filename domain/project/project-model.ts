@@ -82,7 +82,7 @@ export interface ProjectManifest {
   templates: Template[];
 }
 
-/** The `-c` config file (REFERENCE §2.1). */
+/** The `-c` config file (docs/usage.md "Config file"). */
 export interface NodeConfigFile {
   idx: string;
   idxName?: string;

@@ -113,7 +113,7 @@ export function validateManifest(raw: unknown, source: string, options: Validate
  * `network` (with a nested `network` object)" and a failure "naming `network` and `network.network`".
  * In SubQuery's Ethereum format that nested identity is `network.chainId`, so for us the nested
  * network object means a `network` object carrying `chainId`. When it is missing or invalid we
- * report both paths the reference names and say what to add.
+ * report both paths SubQuery names and say what to add.
  */
 export function requireNetworkForEndpointOverride(raw: unknown, source = 'project manifest', options: ValidateManifestOptions = {}): void {
   const network = asRecord(asRecord(raw)?.network);

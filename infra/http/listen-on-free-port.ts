@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { IdxError } from '../../domain/errors.ts';
 
 /**
- * Binds `server` to `port`, or to the next free port when it is busy (REFERENCE `--port`).
+ * Binds `server` to `port`, or to the next free port when it is busy (`--port`, docs/usage.md).
  * Returns the port actually bound, so the caller can say where it listens.
  */
 export async function listenOnFreePort(server: Server, port: number, options: { host?: string; attempts?: number } = {}): Promise<number> {

@@ -3,15 +3,15 @@ import { dirname, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 
 export interface LogRotation {
-  /** start a new file after this long (REFERENCE: 1 day) */
+  /** start a new file after this long (idx-query --log-rotate: 1 day) */
   intervalMs: number;
-  /** files kept, the current one included (REFERENCE: 7) */
+  /** files kept, the current one included (--log-rotate: 7) */
   maxFiles: number;
-  /** start a new file before one would pass this size (REFERENCE: 1 GB) */
+  /** start a new file before one would pass this size (--log-rotate: 1 GB) */
   maxBytes: number;
 }
 
-export const REFERENCE_ROTATION: LogRotation = { intervalMs: 24 * 60 * 60 * 1000, maxFiles: 7, maxBytes: 1024 ** 3 };
+export const LOG_ROTATION: LogRotation = { intervalMs: 24 * 60 * 60 * 1000, maxFiles: 7, maxBytes: 1024 ** 3 };
 
 export interface LogFile {
   readonly path: string;

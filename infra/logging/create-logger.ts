@@ -50,7 +50,7 @@ export function debugScopes(spec: string | undefined): (category: string) => boo
 
 const LEVEL_COLORS: Record<string, string> = { fatal: '35', error: '31', warn: '33', info: '32', debug: '34', trace: '90' };
 
-/** `<timestamp> <<category>> <LEVEL> <message>` (REFERENCE §2.5), extra fields appended as JSON. */
+/** `<timestamp> <<category>> <LEVEL> <message>` (docs/usage.md "Logs"), extra fields appended as JSON. */
 export function formatColoredLine(record: Record<string, unknown>, colors: boolean): string {
   const { level, timestamp, category, message, pid: _pid, hostname: _host, ...rest } = record;
   const label = String(level).toUpperCase();

@@ -44,7 +44,7 @@ export interface CreateDbOptions {
   onPoolError?: (err: Error) => void;
 }
 
-/** Lowest `server_version_num` we run on (REFERENCE §8: version 12 or higher). */
+/** Lowest `server_version_num` we run on (PostgreSQL 12 or newer, docs/usage.md). */
 export const MIN_SERVER_VERSION = 120000;
 
 /**

@@ -62,7 +62,7 @@ async function listen(b: TestBackend, channel: string): Promise<Listener> {
 
 const brief = (p: NotifyPayload) => `${p.mutation_type} ${p.id}`;
 
-t.test('historical: INSERT, UPDATE and DELETE as COMPAT.md says, exact numbers, large rows without _entity, rewind', (t) =>
+t.test('historical: INSERT, UPDATE and DELETE as SubQuery reports them, exact numbers, large rows without _entity, rewind', (t) =>
   backends.each(t, async (t, b) => {
     const options = { schema: b.schema, historical: true, timestampField: true };
     await prepareProjectSchema(b.db.kysely, model, options);

@@ -35,7 +35,7 @@ export interface NotifyPayload {
  * Why a deferred constraint trigger rather than a plain AFTER trigger: a flush closes the live
  * version (an UPDATE) before it inserts the next one, so at the end of the closing statement the
  * next version does not exist yet and the close would read as a DELETE. Fired at commit, each
- * event sees the whole flush and tells an update from a removal exactly as COMPAT.md says:
+ * event sees the whole flush and tells an update from a removal exactly as SubQuery does:
  * - a new version is an INSERT, or an UPDATE when another version of the id ends where it starts;
  * - a version that ends (closed, or inserted already closed within one flush) is a DELETE unless
  *   another version starts where it ends;

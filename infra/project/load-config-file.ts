@@ -9,7 +9,7 @@ export const CONFIG_FILE_KEYS = ['idx', 'idxName', 'batchSize'] as const;
 const CONFIG_EXTENSIONS = ['.yml', '.yaml', '.json'];
 
 /**
- * Reads the node's `-c` config file (REFERENCE §2.1). `idx` is resolved against the config
+ * Reads the node's `-c` config file (docs/usage.md "Config file"). `idx` is resolved against the config
  * file's own folder, so `idx: .` means the folder the file sits in.
  */
 export function loadNodeConfigFile(path: string): NodeConfigFile {

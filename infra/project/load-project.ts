@@ -23,7 +23,7 @@ export interface LoadProjectOptions {
   manifestFile?: string;
   /**
    * `--network-endpoint` values: the manifest must then have a network object with a chainId
-   * (REFERENCE §7), and these replace its endpoints.
+   * (docs/usage.md "The project"), and these replace its endpoints.
    */
   networkEndpoints?: readonly string[];
   /** `process.env` for project.ts (default: a copy of this process's) */

@@ -21,7 +21,7 @@ interface SubscriptionArgs {
 }
 
 /**
- * The Subscription type (COMPAT.md "GraphQL"): per entity `transfers(id: [ID!], mutation:
+ * The Subscription type (docs/graphql.md "Subscriptions"): per entity `transfers(id: [ID!], mutation:
  * [MutationType!]): TransferPayload`, fed by the node's NOTIFY triggers through `listener`.
  */
 export function subscriptionFields(listener: NotifyListener): SchemaExtension {
