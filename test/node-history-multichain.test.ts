@@ -193,5 +193,11 @@ if (!process.env.DB_HOST) {
       const ids = await execute<{ id: string }>(db.kysely, `select id from ${mcs}.transfers where __chain = $1 and upper_inf(__block_range)`, [chainId]);
       t.same(ids.map((r) => r.id).sort(), logs.map((l) => `${chainId}-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(), `chain ${chainId}: every transfer, in the shared table`);
     }
+
+    // force-clean of the folder removes every chain's data and tables, as each chain's own force-clean would
+    await forceClean({ ...args(['--multi-chain']), idx: dir }, logger, env);
+    const tables = (await execute<{ table_name: string }>(db.kysely, `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`, [folder])).map((r) => r.table_name);
+    t.same(tables, ['_metadata', '_migrations', '_poi'], 'no chain tables are left');
+    t.same(await execute(db.kysely, `select id from ${mcs}.transfers`), [], 'nor rows');
   });
 }

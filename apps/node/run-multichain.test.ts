@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import t from 'tap';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { parseNodeArgs } from './node-options.ts';
+import { forceClean, reindex } from './history-commands.ts';
 import { runNode } from './run-node.ts';
 import { exitWhenDone } from '../../test/support/exit-when-done.ts';
 
@@ -57,7 +58,7 @@ t.test('a multichain folder is refused with a clear error where it cannot run', 
   const dir = await folder();
   await t.rejects(run(['-f', dir]), {
     code: 'MULTI_CHAIN_FLAG_NEEDED',
-    message: /subquery-multichain\.yaml is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain \(the schema is --db-schema, by default "idx-run-multichain-\w+"\), or index one chain with -f .*ethereum\.yaml/,
+    message: /subquery-multichain\.yaml is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain \(the schema is --db-schema, by default "idx-run-multichain-\w+"\), or give one chain with -f .*ethereum\.yaml/,
   });
   await t.rejects(run(['-f', dir, '--multi-chain'], {}), { code: 'MULTI_CHAIN_NEEDS_POSTGRES' });
   t.notOk(existsSync(join(dir, '.idx-data')), 'no embedded database was opened');
@@ -76,4 +77,17 @@ t.test('a multichain folder is refused with a clear error where it cannot run', 
 t.test("a chain that fails stops the others, and its error names the chain and its manifest", async (t) => {
   const dir = await folder();
   await t.rejects(run(['-f', dir, '--multi-chain', '--db-schema', 'never_created']), { code: 'CHAIN_UNREACHABLE', message: /^chain (1|137) \((ethereum|polygon)\.yaml|.*\/(ethereum|polygon)\.yaml\): cannot reach the chain/ });
+});
+
+t.test('force-clean of a multichain folder needs --multi-chain; reindex needs one chain', async (t) => {
+  const dir = await folder();
+  const cmd = parse(['force-clean', '-f', dir]);
+  if (cmd.command !== 'force-clean') throw new Error('expected force-clean');
+  await t.rejects(forceClean({ ...cmd.options, idx: dir }, logger, {}), { code: 'MULTI_CHAIN_FLAG_NEEDED', message: /: remove all its chains' data with --multi-chain/ });
+  const re = parse(['reindex', '-f', dir, '--multi-chain', '--targetHeight', '5']);
+  if (re.command !== 'reindex') throw new Error('expected reindex');
+  await t.rejects(reindex({ ...re.options, idx: dir }, 5, logger, {}), {
+    code: 'MULTICHAIN_REINDEX_ONE_CHAIN',
+    message: /reindex rewinds one chain: give its manifest, e.g\. idx-node reindex -f .*ethereum\.yaml --multi-chain --db-schema=idx-run-multichain-\w+ --targetHeight=5/,
+  });
 });

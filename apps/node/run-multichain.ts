@@ -3,6 +3,7 @@ import { chainTableKey } from '../../domain/entities/chain-tables.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { loadProject, type LoadedMultichain } from '../../infra/project/load-project.ts';
+import type { NodeOptions } from './node-options.ts';
 import type { RunNodeContext } from './run-node.ts';
 
 /**
@@ -13,15 +14,8 @@ import type { RunNodeContext } from './run-node.ts';
  */
 export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMultichain, runChain: (ctx: RunNodeContext) => Promise<void>): Promise<void> {
   const { options } = ctx;
-  const listed = multichain.manifest.projects;
-  const schema = options.dbSchema ?? options.idxName ?? basename(multichain.root);
-  if (!options.multiChain) {
-    throw new IdxError(
-      'MULTI_CHAIN_FLAG_NEEDED',
-      `${multichain.manifestPath} is a multichain project (${listed.join(', ')}): index all its chains into one schema with --multi-chain ` +
-        `(the schema is --db-schema, by default "${schema}"), or index one chain with -f ${shown(multichain.projectPaths[0]!)}`,
-    );
-  }
+  const schema = multichainSchemaName(options, multichain);
+  requireMultiChainFlag(options, multichain);
   for (const [flag, given] of [['--network-endpoint', options.networkEndpoint.length > 0], ['--network-dictionary', options.networkDictionary !== undefined]] as const) {
     if (given) {
       throw new IdxError(
@@ -44,7 +38,7 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
   for (const [i, c] of chains.entries()) {
     const first = chains.findIndex((o) => o.chainId === c.chainId);
     if (first !== i) {
-      throw new IdxError('MULTICHAIN_CHAIN_REPEATED', `${multichain.manifestPath}: ${listed[first]} and ${listed[i]} are both for chain ${c.chainId}; each chain keeps its own metadata in the shared schema, so list each chain once`);
+      throw new IdxError('MULTICHAIN_CHAIN_REPEATED', `${multichain.manifestPath}: ${multichain.manifest.projects[first]} and ${multichain.manifest.projects[i]} are both for chain ${c.chainId}; each chain keeps its own metadata in the shared schema, so list each chain once`);
     }
   }
 
@@ -83,6 +77,21 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
   } finally {
     ctx.signal.removeEventListener('abort', stop);
   }
+}
+
+/** The shared schema: `--db-schema`, else `--idx-name`, else the multichain folder's name, for every chain alike. */
+export function multichainSchemaName(options: Pick<NodeOptions, 'dbSchema' | 'idxName'>, multichain: LoadedMultichain): string {
+  return options.dbSchema ?? options.idxName ?? basename(multichain.root);
+}
+
+/** A multichain project only makes sense with `--multi-chain`: say so, and how to use one chain instead. */
+export function requireMultiChainFlag(options: Pick<NodeOptions, 'dbSchema' | 'idxName' | 'multiChain'>, multichain: LoadedMultichain, doing = 'index all its chains into one schema'): void {
+  if (options.multiChain) return;
+  throw new IdxError(
+    'MULTI_CHAIN_FLAG_NEEDED',
+    `${multichain.manifestPath} is a multichain project (${multichain.manifest.projects.join(', ')}): ${doing} with --multi-chain ` +
+      `(the schema is --db-schema, by default "${multichainSchemaName(options, multichain)}"), or give one chain with -f ${shown(multichain.projectPaths[0]!)}`,
+  );
 }
 
 /** A path as the user can give it from here: relative when below the current folder. */
