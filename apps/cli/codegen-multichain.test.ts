@@ -1,38 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
-import t, { type Test } from 'tap';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
 import { parse } from 'yaml';
-import { runCli } from './main.ts';
-
-async function cli(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (d) => out.push(String(d)));
-  stderr.on('data', (d) => err.push(String(d)));
-  const before = process.cwd();
-  if (cwd !== undefined) process.chdir(cwd);
-  try {
-    const code = await runCli(args, { stdout, stderr });
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.chdir(before);
-  }
-}
-
-async function project(t: Test, files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'idx-multichain-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(resolve(dir, path, '..'), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+import { idxCli, projectFolder } from '../../test/support/idx-cli.ts';
 
 const event = (name: string, inputs: [string, string][]) => ({ type: 'event', name, anonymous: false, inputs: inputs.map(([n, type]) => ({ name: n, type, indexed: false })) });
 const ERC20 = [event('Transfer', [['from', 'address'], ['to', 'address'], ['value', 'uint256']])];
@@ -88,8 +59,8 @@ const multichainFiles = (): Record<string, string> => ({
 });
 
 t.test('codegen in a multichain folder: entity classes once, the ABIs of every chain', async (t) => {
-  const dir = await project(t, multichainFiles());
-  const r = await cli(['codegen', '-l', dir]);
+  const dir = await projectFolder(t, multichainFiles(), 'idx-multichain-');
+  const r = await idxCli(['codegen', '-l', dir]);
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stderr, '');
   const types = join(dir, 'src', 'types');
@@ -105,30 +76,30 @@ t.test('codegen in a multichain folder: entity classes once, the ABIs of every c
   // -f naming the multichain manifest, and -l naming it, do the same
   for (const args of [['codegen', '-l', dir, '-f', 'subquery-multichain.yaml'], ['codegen', '-l', join(dir, 'subquery-multichain.yaml')]]) {
     await rm(types, { recursive: true });
-    t.equal((await cli(args)).code, 0, args.join(' '));
+    t.equal((await idxCli(args)).code, 0, args.join(' '));
     t.same((await readdir(join(types, 'abi-interfaces'))).sort(), ['Bridge.ts', 'Erc20.ts', 'Pool.ts']);
   }
 
   // idx build bundles the shared mapping once, which uses the generated types
-  const b = await cli(['build', '-l', dir]);
+  const b = await idxCli(['build', '-l', dir]);
   t.equal(b.code, 0, b.stderr);
   t.same((await readdir(join(dir, 'dist'))).filter((f) => f.endsWith('.js')), ['index.js']);
 });
 
 t.test('codegen in a multichain folder: chains must agree on the schema and on same-named ABIs', async (t) => {
-  const clash = await project(t, { ...multichainFiles(), 'abis/polygon/erc20.json': JSON.stringify([...ERC20, event('Approval', [['owner', 'address']])]) });
-  const r = await cli(['codegen', '-l', clash]);
+  const clash = await projectFolder(t, { ...multichainFiles(), 'abis/polygon/erc20.json': JSON.stringify([...ERC20, event('Approval', [['owner', 'address']])]) }, 'idx-multichain-');
+  const r = await idxCli(['codegen', '-l', clash]);
   t.equal(r.code, 1);
   t.match(r.stderr, /error: .*abis\/(polygon\/)?erc20\.json and .*abis\/(polygon\/)?erc20\.json both give the ABI interface name Erc20 but hold different ABIs/);
 
   const files = multichainFiles();
-  const schemas = await project(t, { ...files, 'polygon.yaml': files['polygon.yaml']!.replace('./schema.graphql', './polygon.graphql'), 'polygon.graphql': SCHEMA });
-  const s = await cli(['codegen', '-l', schemas]);
+  const schemas = await projectFolder(t, { ...files, 'polygon.yaml': files['polygon.yaml']!.replace('./schema.graphql', './polygon.graphql'), 'polygon.graphql': SCHEMA }, 'idx-multichain-');
+  const s = await idxCli(['codegen', '-l', schemas]);
   t.equal(s.code, 1);
   t.match(s.stderr, /share one schema, but .*ethereum\.yaml names .*schema\.graphql and .*polygon\.yaml names .*polygon\.graphql/);
 
-  const missing = await project(t, { ...files, 'subquery-multichain.yaml': `${MULTICHAIN}  - base.yaml\n` });
-  const m = await cli(['codegen', '-l', missing]);
+  const missing = await projectFolder(t, { ...files, 'subquery-multichain.yaml': `${MULTICHAIN}  - base.yaml\n` }, 'idx-multichain-');
+  const m = await idxCli(['codegen', '-l', missing]);
   t.equal(m.code, 1);
   t.match(m.stderr, /subquery-multichain\.yaml: projects\[2\] names .*base\.yaml, which does not exist/);
 });
@@ -145,7 +116,7 @@ t.test('build of a multichain project written in TypeScript writes each manifest
       '};',
       'export default project;',
     ].join('\n');
-  const dir = await project(t, {
+  const dir = await projectFolder(t, {
     'subquery-multichain.ts': 'export default { specVersion: "1.0.0", query: { name: "@subql/query", version: "*" }, projects: ["./chains/ethereum.ts", "polygon.yaml"] };\n',
     'chains/ethereum.ts': chainTs('1'),
     'polygon.yaml': chain('137', { erc20: './abis/erc20.json' }, 'erc20'),
@@ -154,7 +125,7 @@ t.test('build of a multichain project written in TypeScript writes each manifest
     'abis/erc20.json': JSON.stringify(ERC20),
     'src/index.ts': 'export async function handleBlock(): Promise<void> {}\n',
   });
-  const r = await cli(['build', '-l', dir]);
+  const r = await idxCli(['build', '-l', dir]);
   t.equal(r.code, 0, r.stderr);
   const ethereum = parse(await readFile(join(dir, 'dist', 'chains', 'ethereum.yaml'), 'utf8'));
   t.match(ethereum, { name: 'chain-1', network: { chainId: '1' }, dataSources: [{ startBlock: 3 }] });

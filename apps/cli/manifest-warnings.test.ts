@@ -1,33 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
-import t, { type Test } from 'tap';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
 import type { ValidationError } from '../../domain/errors.ts';
 import { loadProject } from '../../infra/project/load-project.ts';
-import { runCli } from './main.ts';
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (d) => out.push(String(d)));
-  stderr.on('data', (d) => err.push(String(d)));
-  const code = await runCli(args, { stdout, stderr });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
-
-async function project(t: Test, files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'idx-warnings-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(resolve(dir, path, '..'), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+import { idxCli, projectFolder } from '../../test/support/idx-cli.ts';
 
 const ABI = JSON.stringify([{ type: 'event', name: 'Transfer', anonymous: false, inputs: [{ name: 'value', type: 'uint256', indexed: false }] }]);
 
@@ -53,12 +30,12 @@ const PROJECT_TS = [
 const FIELDS = ['network.endpoint[0]', 'network.endpoint[1]', 'dataSources[0].options.address', 'dataSources[1].options.address'];
 
 t.test('codegen and build go on past fields only idx-node reads, warning about each; idx-node still refuses them', async (t) => {
-  const dir = await project(t, {
+  const dir = await projectFolder(t, {
     'project.ts': PROJECT_TS,
     'schema.graphql': 'type Transfer @entity {\n  id: ID!\n}\n',
     'abis/token.json': ABI,
     'src/index.ts': 'export async function handleTransfer(): Promise<void> {}\n',
-  });
+  }, 'idx-warnings-');
   const manifest = join(dir, 'project.ts');
   const expectWarnings = (stderr: string, command: string) => {
     const lines = stderr.trim().split('\n');
@@ -69,13 +46,13 @@ t.test('codegen and build go on past fields only idx-node reads, warning about e
     }
   };
 
-  const codegen = await cli(['codegen', '-l', dir]);
+  const codegen = await idxCli(['codegen', '-l', dir]);
   t.equal(codegen.code, 0, codegen.stderr);
   expectWarnings(codegen.stderr, 'codegen');
   t.match(codegen.stderr, /network\.endpoint\[0\]: .*several URLs in one string/);
   t.ok(existsSync(join(dir, 'src', 'types', 'abi-interfaces', 'Token.ts')));
 
-  const build = await cli(['build', '-l', dir]);
+  const build = await idxCli(['build', '-l', dir]);
   t.equal(build.code, 0, build.stderr);
   expectWarnings(build.stderr, 'build');
   t.ok(existsSync(join(dir, 'dist', 'index.js')));
@@ -89,7 +66,7 @@ t.test('codegen and build go on past fields only idx-node reads, warning about e
 });
 
 t.test('codegen still fails on what it reads', async (t) => {
-  const dir = await project(t, {
+  const dir = await projectFolder(t, {
     'project.yaml': [
       'specVersion: 1.0.0',
       'schema: { file: ./schema.graphql }',
@@ -102,8 +79,8 @@ t.test('codegen still fails on what it reads', async (t) => {
     ].join('\n'),
     'schema.graphql': 'type Transfer @entity {\n  id: ID!\n}\n',
     'abis/token.json': ABI,
-  });
-  const r = await cli(['codegen', '-l', dir]);
+  }, 'idx-warnings-');
+  const r = await idxCli(['codegen', '-l', dir]);
   t.equal(r.code, 1);
   t.match(r.stderr, /error: .*project\.yaml is invalid:\n {2}- dataSources\[0\]\.options\.abi:6:21: "tokn" is not an entry of assets/);
   t.match(r.stderr, /handlers\[0\]\.kind:8:\d+: expected one of/);
