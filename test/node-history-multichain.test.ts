@@ -1,18 +1,21 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { toEventSelector } from 'viem';
 import { forceClean, reindex } from '../apps/node/history-commands.ts';
+import { parseNodeArgs, type NodeOptions } from '../apps/node/node-options.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { makeErc20Workload, type Erc20Workload } from '../infra/chain/make-erc20-workload.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
+import { loadProject, manifestToYaml } from '../infra/project/load-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
-import { buildErc20Project, copyProject, rebuild } from './support/erc20-project.ts';
+import { buildErc20Project, copyProject, freePortGuess, rebuild } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();
@@ -153,5 +156,48 @@ if (!process.env.DB_HOST) {
     t.same(ids.sort(), logs.map((l) => `31337-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(), 'chain 31337 holds exactly the transfers of its final branch');
     t.same(await rows('31338'), before.b, 'chain 31338 kept every row');
     t.same(await poi('31338'), before.pb, 'and its _poi');
+  });
+  t.test('a multichain folder: every chain it lists indexed by one idx-node into one schema, named after the folder', async (t) => {
+    // a.dir holds the built mapping with chain-prefixed ids; its folder name becomes the schema, so it is unique
+    const folder = uniqueSchemaName('idx_mcf');
+    const dir = join(await mkdtemp(join(tmpdir(), 'idx-mcf-')), folder);
+    await cp(a.dir, dir, { recursive: true, filter: (src) => !src.includes('.idx-data') });
+    const mcs = quoteIdent(folder);
+    t.teardown(async () => {
+      await execute(db.kysely, `drop schema if exists ${mcs} cascade`);
+      await rm(join(dir, '..'), { recursive: true, force: true });
+    });
+    const { raw } = await loadProject(join(dir, 'project.ts'));
+    const chainYaml = (c: typeof a, chainId: string) => manifestToYaml({ ...(raw as object), network: { chainId, endpoint: [c.url] } });
+    await writeFile(join(dir, 'ethereum.yaml'), chainYaml(a, '31337'));
+    await writeFile(join(dir, 'polygon.yaml'), chainYaml(b, '31338'));
+    await writeFile(join(dir, 'subquery-multichain.yaml'), 'specVersion: 1.0.0\nquery: { name: "@subql/query", version: "*" }\nprojects:\n  - ethereum.yaml\n  - polygon.yaml\n');
+
+    const stop = Math.min(a.workload.toBlock, b.workload.toBlock);
+    const args = (extra: string[]) => {
+      const cmd = parseNodeArgs(['-f', dir, '-p', String(freePortGuess()), '--log-level', 'warn', ...extra], { program: 'idx-node', version: 'test', variant: 'base', cores: 2, write: () => {} });
+      if (cmd.command !== 'run') throw new Error('expected a run command');
+      return cmd.options;
+    };
+    const run = (options: NodeOptions) => runNode({ options, logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight: stop } });
+
+    await t.rejects(run(args([])), { code: 'MULTI_CHAIN_FLAG_NEEDED', message: /is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain/ });
+    await run(args(['--multi-chain']));
+
+    for (const [c, chainId] of [[a, '31337'], [b, '31338']] as const) {
+      const meta = Object.fromEntries((await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${mcs}.${quoteIdent(`_metadata_${chainId}`)}`)).map((r) => [r.key, r.value]));
+      t.match(meta, { chain: chainId, genesisHash: c.genesis, lastProcessedHeight: stop }, `chain ${chainId}: its own metadata`);
+      const logs = await c.client.request<{ transactionHash: string; logIndex: string }[]>('eth_getLogs', [
+        { fromBlock: '0x0', toBlock: `0x${stop.toString(16)}`, address: c.workload.token, topics: [toEventSelector('Transfer(address,address,uint256)')] },
+      ]);
+      const ids = await execute<{ id: string }>(db.kysely, `select id from ${mcs}.transfers where __chain = $1 and upper_inf(__block_range)`, [chainId]);
+      t.same(ids.map((r) => r.id).sort(), logs.map((l) => `${chainId}-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(), `chain ${chainId}: every transfer, in the shared table`);
+    }
+
+    // force-clean of the folder removes every chain's data and tables, as each chain's own force-clean would
+    await forceClean({ ...args(['--multi-chain']), idx: dir }, logger, env);
+    const tables = (await execute<{ table_name: string }>(db.kysely, `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`, [folder])).map((r) => r.table_name);
+    t.same(tables, ['_metadata', '_migrations', '_poi'], 'no chain tables are left');
+    t.same(await execute(db.kysely, `select id from ${mcs}.transfers`), [], 'nor rows');
   });
 }

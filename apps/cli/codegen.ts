@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { Template } from '../../domain/project/project-model.ts';
-import { loadProject } from '../../infra/project/load-project.ts';
+import { loadProjects, type LoadedProject } from '../../infra/project/load-project.ts';
 import { abiInterfaceName, abiOf, renderAbiInterface } from './codegen-abi.ts';
 import { renderContract, renderContractsIndex } from './codegen-contracts.ts';
 import { renderModels } from './codegen-models.ts';
@@ -35,9 +35,11 @@ const GENERATED_ENTRIES = ['models', 'abi-interfaces', 'contracts', 'index.ts', 
  * types (`ethereum.ts`, `global.d.ts`) that let the project typecheck without @subql packages.
  */
 export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
-  const project = await loadProject(options.location, { manifestFile: options.manifestFile });
-  const root = project.root;
-  const schemaPath = resolve(root, project.manifest.schema.file);
+  // Only what codegen reads must be valid; the rest (network, addresses, filters…) is for idx-node to refuse.
+  const { multichain, projects } = await loadProjects(options.location, { manifestFile: options.manifestFile, warnNodeOnly: options.reporter.warn });
+  const project = projects[0]!;
+  const root = multichain?.root ?? project.root;
+  const schemaPath = sharedSchema(projects);
   const schemaText = await readFile(schemaPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new IdxError('SCHEMA_NOT_FOUND', `cannot read the schema ${schemaPath} (schema.file in ${project.manifestPath}): ${err.code ?? err.message}`, {
       cause: err,
@@ -53,8 +55,9 @@ export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
   } else {
     files.set('global.d.ts', renderGlobals());
   }
-  for (const [path, text] of await renderAbis(project.manifest.dataSources, project.manifest.templates, root)) files.set(path, text);
-  if (project.manifest.templates.length > 0) files.set('datasources.ts', renderDatasources(project.manifest.templates));
+  for (const [path, text] of await renderAbis(projects, multichain !== undefined)) files.set(path, text);
+  const templates = new Map(projects.flatMap((p) => p.manifest.templates.map((tpl) => [tpl.name, tpl] as const)));
+  if (templates.size > 0) files.set('datasources.ts', renderDatasources([...templates.values()]));
 
   const exported = ['./models', ...['enums', 'interfaces', 'datasources'].filter((n) => files.has(`${n}.ts`)).map((n) => `./${n}`)];
   files.set('index.ts', `${GENERATED_HEADER}\n${exported.map((p) => `export * from "${p}";\n`).join('')}`);
@@ -74,19 +77,35 @@ export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
   return { typesDir, files: written };
 }
 
+/** The schema file every project uses: a multichain project's chains share one (as in SubQuery). */
+function sharedSchema(projects: readonly LoadedProject[]): string {
+  const [first, ...rest] = projects.map((p) => ({ file: resolve(p.root, p.manifest.schema.file), manifest: p.manifestPath }));
+  const other = rest.find((p) => p.file !== first!.file);
+  if (other !== undefined) {
+    throw new IdxError(
+      'MULTICHAIN_SCHEMAS_DIFFER',
+      `the chains of a multichain project share one schema, but ${first!.manifest} names ${first!.file} and ${other.manifest} names ${other.file}`,
+    );
+  }
+  return first!.file;
+}
+
 /**
- * Per distinct JSON ABI asset of the data sources and templates: `abi-interfaces/<Name>.ts` (typed
- * logs and transactions) and `contracts/` (typed contract factories for calls through `api`).
+ * Per distinct JSON ABI asset of the data sources and templates (of every chain, in a multichain
+ * project): `abi-interfaces/<Name>.ts` (typed logs and transactions) and `contracts/` (typed
+ * contract factories for calls through `api`). Two files giving one name must hold the same ABI.
  */
-async function renderAbis(
-  dataSources: readonly { options?: { abi?: string }; assets: Record<string, { file: string }> }[],
-  templates: readonly Template[],
-  root: string,
-): Promise<Map<string, string>> {
+async function renderAbis(projects: readonly LoadedProject[], multichain: boolean): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  const done = new Map<string, string>(); // absolute file → interface name
-  const all = [...dataSources.map((ds, i) => ({ ds, path: `dataSources[${i}]` })), ...templates.map((ds, i) => ({ ds, path: `templates[${i}]` }))];
-  for (const { ds, path } of all) {
+  const done = new Map<string, { name: string; abi: string }>(); // absolute file → interface name and its ABI as JSON
+  const all = projects.flatMap((p) => {
+    const at = multichain ? `${basename(p.manifestPath)}: ` : '';
+    return [
+      ...p.manifest.dataSources.map((ds, i) => ({ ds, path: `${at}dataSources[${i}]`, root: p.root })),
+      ...p.manifest.templates.map((ds, i) => ({ ds, path: `${at}templates[${i}]`, root: p.root })),
+    ];
+  });
+  for (const { ds, path, root } of all) {
     for (const [assetName, asset] of Object.entries(ds.assets)) {
       const file = resolve(root, asset.file);
       if (done.has(file) || !/\.json$/i.test(file)) continue;
@@ -107,14 +126,19 @@ async function renderAbis(
         throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} is not an ABI (expected a JSON array of ABI items, or an object with an "abi" array)`);
       }
       const name = abiInterfaceName(file);
-      const clash = [...done.entries()].find(([, n]) => n === name);
-      if (clash) throw new IdxError('ABI_NAME_CLASH', `${file} and ${clash[0]} both give the ABI interface name ${name}; rename one of the files`);
-      done.set(file, name);
+      const clash = [...done.entries()].find(([, d]) => d.name === name);
+      done.set(file, { name, abi: JSON.stringify(abi) });
+      if (clash !== undefined) {
+        // Chains often carry their own copy of one contract's ABI: the same ABI is one interface.
+        if (clash[1].abi === JSON.stringify(abi)) continue;
+        throw new IdxError('ABI_NAME_CLASH', `${file} and ${clash[0]} both give the ABI interface name ${name} but hold different ABIs; rename one of the files`);
+      }
       files.set(`abi-interfaces/${name}.ts`, renderAbiInterface(abi, file));
       for (const [path, text] of renderContract(abi, name)) files.set(path, text);
     }
   }
-  if (done.size > 0) for (const [path, text] of renderContractsIndex([...done.values()])) files.set(path, text);
+  const names = [...new Set([...done.values()].map((d) => d.name))];
+  if (names.length > 0) for (const [path, text] of renderContractsIndex(names)) files.set(path, text);
   return files;
 }
 

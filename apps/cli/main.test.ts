@@ -1,21 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import t from 'tap';
-import { runCli } from './main.ts';
+import { idxCli } from '../../test/support/idx-cli.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (d) => out.push(String(d)));
-  stderr.on('data', (d) => err.push(String(d)));
-  const code = await runCli(args, { stdout, stderr });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const cli = (args: string[]) => idxCli(args);
 
 t.test('--version and --help', async (t) => {
   t.same(await cli(['--version']), { code: 0, stdout: `${findPackage().version}\n`, stderr: '' });

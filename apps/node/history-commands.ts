@@ -3,16 +3,26 @@ import { dropChainData, prepareChainTables } from '../../infra/postgres/chain-ta
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { applySchemaChange } from './apply-schema-change.ts';
-import { loadProject } from '../../infra/project/load-project.ts';
+import { IdxError } from '../../domain/errors.ts';
+import { findMultichain, loadProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import type { NodeOptions } from './node-options.ts';
 import { rewindProject } from './rewind-project.ts';
+import { multichainSchemaName, requireMultiChainFlag } from './run-multichain.ts';
 import { openProjectDb, projectSchemaName } from './run-node.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** `idx-node force-clean`: drops the project's schema with every table and all indexed data. */
 export async function forceClean(options: NodeOptions & { idx: string }, logger: Logger, env: Env): Promise<void> {
+  const multichain = await findMultichain(options.idx);
+  if (multichain !== undefined) {
+    // every chain's rows and tables go, one chain at a time, as each chain's own force-clean would
+    requireMultiChainFlag(options, multichain, 'remove all its chains\' data');
+    const dbSchema = multichainSchemaName(options, multichain);
+    for (const idx of multichain.projectPaths) await forceClean({ ...options, idx, dbSchema }, logger, env);
+    return;
+  }
   const project = await loadProject(options.idx);
   const schema = projectSchemaName(options, project);
   const db = await openProjectDb(options, project, env);
@@ -38,6 +48,14 @@ export async function forceClean(options: NodeOptions & { idx: string }, logger:
  */
 export async function reindex(options: NodeOptions & { idx: string }, targetHeight: number, logger: Logger, env: Env): Promise<void> {
   const log = logger.child('node');
+  const multichain = await findMultichain(options.idx);
+  if (multichain !== undefined) {
+    // Heights of different chains are not comparable: one target height cannot serve them all.
+    throw new IdxError(
+      'MULTICHAIN_REINDEX_ONE_CHAIN',
+      `reindex rewinds one chain: give its manifest, e.g. idx-node reindex -f ${multichain.projectPaths[0]} --multi-chain --db-schema=${multichainSchemaName(options, multichain)} --targetHeight=${targetHeight}`,
+    );
+  }
   const project = await loadProject(options.idx);
   const startHeight = Math.min(...project.manifest.dataSources.map((d) => d.startBlock));
   if (targetHeight < startHeight) {

@@ -3,6 +3,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import type { NodeConfigFile } from '../../domain/project/project-model.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
+import { namesMultichain } from '../../infra/project/multichain-location.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -184,7 +185,10 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   }
   if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');
   if (o.unfinalizedBlocks && o.disableHistorical) errors.push('--unfinalized-blocks needs historical tracking; remove --disable-historical');
-  if (o.multiChain && o.dbSchema === undefined) errors.push('--multi-chain needs --db-schema naming the shared schema');
+  // A multichain folder names its own schema: its folder's name (DECISIONS.md).
+  if (o.multiChain && o.dbSchema === undefined && !(o.idx !== undefined && namesMultichain(o.idx))) {
+    errors.push('--multi-chain needs --db-schema naming the shared schema');
+  }
   if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
   if (errors.length > 0) throw new UsageError(`${ctx.program}: ${errors.join('; ')}`);
 

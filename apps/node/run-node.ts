@@ -16,7 +16,7 @@ import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/
 import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
 import { prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
-import { loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
+import { findMultichain, loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
 import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
@@ -29,6 +29,7 @@ import { createBlockExtrasLoader } from './block-extras.ts';
 import { createMappingHost } from './create-mapping-host.ts';
 import { createIndexer, type IndexerSettings } from './indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
+import { runMultichain } from './run-multichain.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
 import { DEFAULT_BATCH_SIZE, type NodeOptions, type NodeVariant } from './node-options.ts';
 import { progressLine } from './progress-line.ts';
@@ -98,6 +99,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, logger } = ctx;
   const log = logger.child('node');
   if (options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
+  const multichain = await findMultichain(options.idx);
+  if (multichain !== undefined) return runMultichain(ctx, multichain, runNode);
   const project = await loadProject(options.idx, { networkEndpoints: options.networkEndpoint });
   const network = project.manifest.network;
   if (network === undefined || network.endpoints.length === 0) {

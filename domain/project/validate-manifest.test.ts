@@ -326,3 +326,41 @@ t.test('formatFieldPath', async (t) => {
   t.equal(formatFieldPath(['network', 'endpoint', 'https://a.example', 'headers']), 'network.endpoint["https://a.example"].headers');
   t.equal(formatFieldPath([]), 'manifest');
 });
+
+t.test('endpoints as SubQuery starters sometimes write them wrongly are refused, each naming the field', async (t) => {
+  const problems = problemsOf((m) => (m.network.endpoint = ['https://eth.llamarpc.com\t', 'https://a.example,https://b.example', 'https://c.example https://d.example']));
+  t.same(problems, [
+    'network.endpoint[0]: expected an http(s):// or ws(s):// URL (it has spaces, tabs or line breaks around it)',
+    'network.endpoint[1]: expected an http(s):// or ws(s):// URL: this is several URLs in one string; write them as a list, e.g. ["https://a", "https://b"]',
+    'network.endpoint[2]: expected an http(s):// or ws(s):// URL',
+  ]);
+});
+
+t.test('onNodeOnlyProblem: what only the node reads is told, not fatal, and left out of the result', async (t) => {
+  const m = starter();
+  m.network.endpoint = 'https://a.example,https://b.example';
+  m.dataSources[0].options.address = 'vitalik.eth';
+  m.dataSources[0].startBlock = 'latest';
+  handler(m, 1).filter = { topics: ['Transfer(address'] };
+  m.runner.node.options = { historical: 'yes' };
+  const told: string[] = [];
+  const out = validateManifest(m, 'project.yaml', { onNodeOnlyProblem: (p) => told.push(`${p.path}: ${p.message}`) });
+  t.same(
+    told.map((p) => p.replace(/:.*/, '')),
+    ['runner.node.options.historical', 'network.endpoint', 'dataSources[0].startBlock', 'dataSources[0].options.address', 'dataSources[0].mapping.handlers[1].filter.topics[0]'],
+  );
+  t.equal(out.network, undefined, 'an invalid network is left out');
+  t.equal(out.runner, undefined);
+  t.same(out.dataSources[0]!.options, { abi: 'erc20' }, 'so is an invalid address');
+  t.equal(out.dataSources[0]!.startBlock, 1);
+  t.same(out.dataSources[0]!.mapping.handlers[1], { kind: 'ethereum/LogHandler', handler: 'handleLog' });
+
+  // without it, the same manifest is refused with every one of those problems
+  t.throws(() => validateManifest(m, 'project.yaml'), { code: 'VALIDATION_FAILED', problems: told.map((p) => ({ path: p.replace(/:.*/, '') })) });
+
+  // what codegen and build read still fails
+  m.dataSources[0].options.abi = 'nope';
+  handler(m, 0).kind = 'ethereum/CallHandler';
+  const err = t.throws(() => validateManifest(m, 'project.yaml', { onNodeOnlyProblem: () => {} })) as ValidationError;
+  t.same(err.problems.map((p) => p.path), ['dataSources[0].options.abi', 'dataSources[0].mapping.handlers[0].kind']);
+});

@@ -25,6 +25,12 @@ export type LocateField = (path: FieldPath) => { line: number; column: number } 
 
 export interface ValidateManifestOptions {
   locate?: LocateField;
+  /**
+   * For codegen and build, which use only the schema, assets, mapping and handler kinds: problems in
+   * what only the node reads (runner, network, start/end blocks, addresses, handler filters) come
+   * here instead of failing, and the fields they concern are left out of the result.
+   */
+  onNodeOnlyProblem?: (problem: Problem) => void;
 }
 
 /** `EthereumDatasourceKind.Runtime` */
@@ -66,7 +72,7 @@ export function formatFieldPath(path: FieldPath): string {
  * Unknown top-level keys are allowed: SubQuery manifests carry extra keys.
  */
 export function validateManifest(raw: unknown, source: string, options: ValidateManifestOptions = {}): ProjectManifest {
-  const c = createChecker(options.locate);
+  const c = createChecker(options.locate, options.onNodeOnlyProblem);
   const root = asRecord(raw);
   if (root === undefined) {
     c.report([], 'expected an object with specVersion, schema, network and dataSources');
@@ -81,10 +87,10 @@ export function validateManifest(raw: unknown, source: string, options: Validate
   const version = optionalString(c, ['version'], root.version);
   const description = optionalString(c, ['description'], root.description);
   const repository = optionalString(c, ['repository'], root.repository);
-  const runner = root.runner === undefined || root.runner === null ? undefined : checkRunner(c, ['runner'], root.runner);
+  const runner = root.runner === undefined || root.runner === null ? undefined : c.nodeOnly(() => checkRunner(c, ['runner'], root.runner));
   const schemaRec = requiredRecord(c, ['schema'], root.schema, 'expected an object with file');
   const schemaFile = schemaRec && requiredString(c, ['schema', 'file'], schemaRec.file);
-  const network = checkNetwork(c, ['network'], root.network);
+  const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network));
   const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));
   const templates =
     root.templates === undefined || root.templates === null
@@ -118,7 +124,7 @@ export function validateManifest(raw: unknown, source: string, options: Validate
 export function requireNetworkForEndpointOverride(raw: unknown, source = 'project manifest', options: ValidateManifestOptions = {}): void {
   const network = asRecord(asRecord(raw)?.network);
   if (network !== undefined && chainIdOf(network.chainId) !== undefined) return;
-  const c = createChecker(options.locate);
+  const c = createChecker(options.locate, undefined);
   c.report(
     ['network'],
     network === undefined
@@ -135,15 +141,36 @@ export function requireNetworkForEndpointOverride(raw: unknown, source = 'projec
 interface Checker {
   problems: Problem[];
   report(path: FieldPath, message: string): void;
+  /**
+   * Runs a check of fields only the node reads. With `onNodeOnlyProblem`, its problems go there and
+   * the result is undefined when there were any; without, they are problems like the rest.
+   */
+  nodeOnly<T>(check: () => T): T | undefined;
 }
 
-function createChecker(locate: LocateField | undefined): Checker {
+function createChecker(locate: LocateField | undefined, onNodeOnlyProblem: ((problem: Problem) => void) | undefined): Checker {
   const problems: Problem[] = [];
+  let relaxing = 0;
+  let relaxed = 0;
   return {
     problems,
     report(path, message) {
       const at = locate?.(path);
-      problems.push(at ? { path: formatFieldPath(path), message, line: at.line, column: at.column } : { path: formatFieldPath(path), message });
+      const problem = at ? { path: formatFieldPath(path), message, line: at.line, column: at.column } : { path: formatFieldPath(path), message };
+      if (relaxing > 0 && onNodeOnlyProblem !== undefined) {
+        relaxed++;
+        onNodeOnlyProblem(problem);
+      } else problems.push(problem);
+    },
+    nodeOnly(check) {
+      const before = relaxed;
+      relaxing++;
+      try {
+        const out = check();
+        return relaxed === before ? out : undefined;
+      } finally {
+        relaxing--;
+      }
     },
   };
 }
@@ -194,11 +221,11 @@ function checkNetwork(c: Checker, path: FieldPath, v: unknown): Network | undefi
 
   let dictionary: string | string[] | undefined;
   if (typeof rec.dictionary === 'string') {
-    if (!isUrl(rec.dictionary)) c.report([...path, 'dictionary'], EXPECT_URL);
+    checkUrl(c, [...path, 'dictionary'], rec.dictionary);
     dictionary = rec.dictionary;
   } else if (Array.isArray(rec.dictionary)) {
     rec.dictionary.forEach((d, i) => {
-      if (typeof d !== 'string' || !isUrl(d)) c.report([...path, 'dictionary', i], EXPECT_URL);
+      checkUrl(c, [...path, 'dictionary', i], d);
     });
     dictionary = [...(rec.dictionary as string[])];
   } else if (rec.dictionary !== undefined && rec.dictionary !== null) {
@@ -226,14 +253,13 @@ function checkNetwork(c: Checker, path: FieldPath, v: unknown): Network | undefi
 function checkEndpoints(c: Checker, path: FieldPath, v: unknown): EndpointConfig[] {
   if (v === undefined || v === null) return [];
   if (typeof v === 'string') {
-    if (!isUrl(v)) c.report(path, EXPECT_URL);
+    checkUrl(c, path, v);
     return [{ url: v }];
   }
   if (Array.isArray(v)) {
     const out: EndpointConfig[] = [];
     v.forEach((url, i) => {
-      if (typeof url !== 'string' || !isUrl(url)) c.report([...path, i], EXPECT_URL);
-      else out.push({ url });
+      if (checkUrl(c, [...path, i], url)) out.push({ url: url as string });
     });
     return out;
   }
@@ -245,7 +271,7 @@ function checkEndpoints(c: Checker, path: FieldPath, v: unknown): EndpointConfig
   const out: EndpointConfig[] = [];
   for (const [url, config] of Object.entries(rec)) {
     const at = [...path, url];
-    if (!isUrl(url)) c.report(at, EXPECT_URL);
+    checkUrl(c, at, url);
     if (config === undefined || config === null) {
       out.push({ url });
       continue;
@@ -276,16 +302,18 @@ function checkDataSource(c: Checker, path: FieldPath, v: unknown): DataSource | 
   if (rec === undefined) return undefined;
   checkKind(c, path, rec.kind);
   let startBlock = DEFAULT_START_BLOCK;
-  if (rec.startBlock !== undefined) {
-    if (isNonNegativeInteger(rec.startBlock)) startBlock = rec.startBlock;
-    else c.report([...path, 'startBlock'], 'expected a non-negative integer');
-  }
   let endBlock: number | undefined;
-  if (rec.endBlock !== undefined && rec.endBlock !== null) {
-    if (!isNonNegativeInteger(rec.endBlock)) c.report([...path, 'endBlock'], 'expected a non-negative integer');
-    else if (rec.endBlock < startBlock) c.report([...path, 'endBlock'], `must not be below startBlock (${startBlock})`);
-    else endBlock = rec.endBlock;
-  }
+  c.nodeOnly(() => {
+    if (rec.startBlock !== undefined) {
+      if (isNonNegativeInteger(rec.startBlock)) startBlock = rec.startBlock;
+      else c.report([...path, 'startBlock'], 'expected a non-negative integer');
+    }
+    if (rec.endBlock !== undefined && rec.endBlock !== null) {
+      if (!isNonNegativeInteger(rec.endBlock)) c.report([...path, 'endBlock'], 'expected a non-negative integer');
+      else if (rec.endBlock < startBlock) c.report([...path, 'endBlock'], `must not be below startBlock (${startBlock})`);
+      else endBlock = rec.endBlock;
+    }
+  });
   const common = checkDataSourceCommon(c, path, rec);
   return definedOnly({ kind: common.kind, startBlock, endBlock, options: common.options, assets: common.assets, mapping: common.mapping }) as DataSource;
 }
@@ -352,7 +380,7 @@ function checkDataSourceCommon(c: Checker, path: FieldPath, rec: Record<string, 
       }
       if (opts.address !== undefined && opts.address !== null) {
         if (typeof opts.address === 'string' && ADDRESS.test(opts.address)) options.address = opts.address;
-        else c.report([...path, 'options', 'address'], EXPECT_ADDRESS);
+        else c.nodeOnly(() => c.report([...path, 'options', 'address'], EXPECT_ADDRESS));
       }
     }
   }
@@ -380,18 +408,22 @@ function checkHandler(c: Checker, path: FieldPath, v: unknown): Handler | undefi
   else kind = rec.kind as HandlerKind;
 
   if (rec.filter === undefined || rec.filter === null || kind === undefined) return { kind: kind!, handler: handler! } as Handler;
-  const fpath = [...path, 'filter'];
-  const filter = asRecord(rec.filter);
+  const filter = c.nodeOnly(() => checkFilter(c, [...path, 'filter'], kind, rec.filter));
+  return (filter === undefined ? { kind, handler: handler! } : { kind, handler: handler!, filter }) as Handler;
+}
+
+function checkFilter(c: Checker, path: FieldPath, kind: HandlerKind, v: unknown): BlockFilter | TransactionFilter | LogFilter | undefined {
+  const filter = asRecord(v);
   if (filter === undefined) {
-    c.report(fpath, 'expected an object');
+    c.report(path, 'expected an object');
     return undefined;
   }
   for (const key of Object.keys(filter)) {
-    if (!FILTER_KEYS[kind].includes(key)) c.report([...fpath, key], `unknown filter key for ${kind}; expected ${FILTER_KEYS[kind].join(' or ')}`);
+    if (!FILTER_KEYS[kind].includes(key)) c.report([...path, key], `unknown filter key for ${kind}; expected ${FILTER_KEYS[kind].join(' or ')}`);
   }
-  if (kind === 'ethereum/BlockHandler') return { kind, handler: handler!, filter: checkBlockFilter(c, fpath, filter) };
-  if (kind === 'ethereum/TransactionHandler') return { kind, handler: handler!, filter: checkTransactionFilter(c, fpath, filter) };
-  return { kind, handler: handler!, filter: checkLogFilter(c, fpath, filter) };
+  if (kind === 'ethereum/BlockHandler') return checkBlockFilter(c, path, filter);
+  if (kind === 'ethereum/TransactionHandler') return checkTransactionFilter(c, path, filter);
+  return checkLogFilter(c, path, filter);
 }
 
 function checkBlockFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): BlockFilter {
@@ -514,6 +546,21 @@ function chainIdOf(v: unknown): string | undefined {
   if (typeof v === 'string' && /^[0-9]+$/.test(v)) return v;
   if (isNonNegativeInteger(v)) return String(v);
   return undefined;
+}
+
+/** Reports a value that is not one http(s)/ws(s) URL; true when it is one. */
+function checkUrl(c: Checker, path: FieldPath, v: unknown): boolean {
+  if (typeof v !== 'string' || !isUrl(v)) {
+    const why = typeof v === 'string' && /\S/.test(v) && v !== v.trim() ? ' (it has spaces, tabs or line breaks around it)' : '';
+    c.report(path, `${EXPECT_URL}${why}`);
+    return false;
+  }
+  // new URL() takes "https://a,https://b" as one URL with host "a,https": a list written as one string.
+  if (/[,;\s]+(https?|wss?):\/\//i.test(v)) {
+    c.report(path, `${EXPECT_URL}: this is several URLs in one string; write them as a list, e.g. ["https://a", "https://b"]`);
+    return false;
+  }
+  return true;
 }
 
 function isUrl(s: string): boolean {

@@ -82,7 +82,7 @@ t.test('finding the manifest', async (t) => {
 
   await t.rejects(loadProject(join(dir, 'empty')), {
     code: 'MANIFEST_NOT_FOUND',
-    message: `no project manifest in ${join(dir, 'empty')}: looked for project.ts, project.yaml, project.yml, project.json; give the manifest file itself, or run idx init to create a project`,
+    message: `no project manifest in ${join(dir, 'empty')}: looked for project.ts, project.yaml, project.yml, project.json and subquery-multichain.(ts|yaml|yml|json); give the manifest file itself, or run idx init to create a project`,
   });
   await t.rejects(loadProject(join(dir, 'custom'), { manifestFile: 'project-mainnet.yaml' }), {
     code: 'MANIFEST_NOT_FOUND',
