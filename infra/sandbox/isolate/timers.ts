@@ -40,38 +40,7 @@ const byKey = new Map<number, Armed>();
 let idle: (err: unknown) => void = () => {};
 let report: (err: unknown) => void = (err) => idle(err);
 
-export class Timeout {
-  readonly #key = nextKey++;
-  /** @internal */
-  get key(): number {
-    return this.#key;
-  }
-  ref(): this {
-    return this;
-  }
-  unref(): this {
-    return this;
-  }
-  hasRef(): boolean {
-    return true;
-  }
-  refresh(): this {
-    const armed = byKey.get(this.#key);
-    if (armed !== undefined) {
-      drop(armed, false);
-      arm(armed);
-    }
-    return this;
-  }
-  close(): this {
-    clear(this);
-    return this;
-  }
-  [Symbol.toPrimitive](): number {
-    return this.#key;
-  }
-}
-
+/** What `setImmediate` returns; the base of what `setTimeout`/`setInterval` return. */
 export class Immediate {
   readonly #key = nextKey++;
   /** @internal */
@@ -86,6 +55,24 @@ export class Immediate {
   }
   hasRef(): boolean {
     return true;
+  }
+}
+
+export class Timeout extends Immediate {
+  refresh(): this {
+    const armed = byKey.get(this.key);
+    if (armed !== undefined) {
+      drop(armed, false);
+      arm(armed);
+    }
+    return this;
+  }
+  close(): this {
+    clear(this);
+    return this;
+  }
+  [Symbol.toPrimitive](): number {
+    return this.key;
   }
 }
 
@@ -140,7 +127,7 @@ function schedule(fn: unknown, ms: unknown, args: unknown[], repeat: boolean): T
 }
 
 function clear(handle: unknown): void {
-  const key = handle instanceof Timeout || handle instanceof Immediate ? handle.key : typeof handle === 'number' || typeof handle === 'string' ? Number(handle) : undefined;
+  const key = handle instanceof Immediate ? handle.key : typeof handle === 'number' || typeof handle === 'string' ? Number(handle) : undefined;
   const armed = key === undefined ? undefined : byKey.get(key);
   if (armed !== undefined) drop(armed, true);
 }
