@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
 import { entityTables } from '../apps/query/entity-tables.ts';
@@ -12,6 +13,7 @@ import { balanceOf, copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { readmeGraphql } from './support/readme-graphql.ts';
 
 exitWhenDone();
 
@@ -39,8 +41,22 @@ for (const kind of BACKENDS) {
       db.kysely,
       `select id, block_height::text, value::text, from_id, to_id, transaction_hash, timestamp from ${s}.transfers t order by t.block_height, t.id`,
     );
-    const { url } = await startQueryService(t, db, schema);
+    // the queries below select up to ~20 fields; the default --query-complexity (10) is checked with the README's examples
+    const { url } = await startQueryService(t, db, schema, ['--query-complexity', '50']);
     const unsafe = await startQueryService(t, db, schema, ['--unsafe', '--query-limit', '50', '--query-complexity', '20']);
+
+    await t.test('every GraphQL example of README.md answers under the default flags', async (t) => {
+      const defaults = await startQueryService(t, db, schema);
+      const examples = readmeGraphql(fileURLToPath(new URL('../README.md', import.meta.url)));
+      t.ok(examples.length > 0, 'the README has GraphQL examples');
+      for (const { query, variables, operationName, where } of examples) {
+        if (/^\s*subscription\b/.test(query)) continue;
+        const res = await fetch(`${defaults.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables, operationName }) });
+        const body = (await res.json()) as { data?: unknown; errors?: unknown };
+        t.same({ status: res.status, errors: body.errors }, { status: 200, errors: undefined }, where);
+        t.ok(body.data, `${where} answers data`);
+      }
+    });
 
     await t.test('a page ordered by block with nested accounts, and totalCount', async (t) => {
       const data = await gqlData(

@@ -19,7 +19,6 @@ import { loadById, parseBlockHeight, ROW_HEIGHT, withHeight, type EntityRow } fr
 import { operatorsFor, type OperandShape } from './filter-operators.ts';
 import { orderable } from './order-keys.ts';
 import { metadataFields } from './metadata-fields.ts';
-import { COST, type FieldCost } from './query-complexity.ts';
 import type { QueryContext, QuerySettings } from './query-context.ts';
 import { GraphQLBigFloat, GraphQLBigIntString, GraphQLCursor, GraphQLDatetime } from './scalars.ts';
 import { SqlParams, versionCondition } from './sql-params.ts';
@@ -111,14 +110,12 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       [t.names.single]: {
         type: t.names.type,
         args: { id: 'String!', blockHeight: { type: 'String', description: 'Answer as of this block height.' } },
-        extensions: { [COST]: 'row' satisfies FieldCost },
         resolve: (_src: unknown, args: { id: string; blockHeight?: string | null }, ctx: QueryContext) =>
           loadById(ctx, t, args.id, parseBlockHeight(t, args.blockHeight)).then((r) => r ?? null),
       },
       [t.names.connection]: {
         type: t.names.connectionType,
         args: { ...CONNECTION_ARGS(t), blockHeight: { type: 'String', description: 'Answer as of this block height, nested relations included.' } },
-        extensions: { [COST]: 'connection' satisfies FieldCost },
         resolve: (_src: unknown, args: ConnectionArgs & { blockHeight?: string | null }, ctx: QueryContext) => {
           const { blockHeight, ...rest } = args;
           return new ConnectionSource(ctx, t, rest, parseBlockHeight(t, blockHeight));
@@ -141,7 +138,6 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       const other = tables.get(r.entity)!;
       fields[r.name] = {
         type: other.names.type,
-        extensions: { [COST]: 'row' satisfies FieldCost },
         resolve: (row: EntityRow, _args: unknown, ctx: QueryContext) => {
           const id = row[r.column];
           return typeof id === 'string' ? loadById(ctx, other, id, row[ROW_HEIGHT]).then((x) => x ?? null) : null;
@@ -154,14 +150,12 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
         fields[r.name] = {
           type: `${other.names.connectionType}!`,
           args: CONNECTION_ARGS(other),
-          extensions: { [COST]: 'connection' satisfies FieldCost },
           resolve: (row: EntityRow, args: ConnectionArgs, ctx: QueryContext) =>
             new ConnectionSource(ctx, other, args, row[ROW_HEIGHT], { column: r.column, id: row.id as string }),
         };
       } else {
         fields[r.name] = {
           type: other.names.type,
-          extensions: { [COST]: 'row' satisfies FieldCost },
           resolve: (row: EntityRow, _args: unknown, ctx: QueryContext) => loadByForeignKey(ctx, other, r.column, row.id as string, row[ROW_HEIGHT]),
         };
       }
@@ -238,7 +232,6 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       },
       totalCount: {
         type: 'Int!',
-        extensions: { [COST]: 'statement' satisfies FieldCost },
         resolve: (src: ConnectionSource) => src.totalCount(),
       },
     };
@@ -249,13 +242,11 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       defineHaving(t);
       connectionFields.aggregates = {
         type: names.aggregates,
-        extensions: { [COST]: 'statement' satisfies FieldCost },
         resolve: (src: ConnectionSource, _args: unknown, _ctx: QueryContext, info: GraphQLResolveInfo) => resolveAggregates(src, info),
       };
       connectionFields.groupedAggregates = {
         type: `[${names.aggregates}!]`,
         args: { groupBy: `[${names.groupBy}!]!`, having: names.having },
-        extensions: { [COST]: 'statement' satisfies FieldCost },
         resolve: (src: ConnectionSource, args: { groupBy: string[]; having?: Record<string, unknown> | null }, _ctx: QueryContext, info: GraphQLResolveInfo) =>
           resolveGroupedAggregates(src, args, info),
       };

@@ -120,7 +120,7 @@ export async function executeRequest(req: GraphqlRequest, deps: ExecuteDeps, cac
   if (op.operation === 'subscription') return requestError(400, 'BAD_REQUEST', 'subscriptions run over WebSocket (graphql-ws), not HTTP requests');
   if (op.operation === 'mutation' && req.method === 'GET') return requestError(405, 'BAD_REQUEST', 'mutations need POST');
 
-  const complexity = queryComplexity(schema, doc, operationName, variables as Record<string, unknown>, context.settings.queryLimit);
+  const complexity = queryComplexity(schema, doc, operationName, variables as Record<string, unknown>);
   if (complexity > deps.queryComplexity) return { status: 400, body: { errors: [complexityError(complexity, deps.queryComplexity).toJSON()] } };
 
   const ms = context.settings.queryTimeoutMs;

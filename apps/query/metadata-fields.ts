@@ -1,6 +1,5 @@
 import type { SchemaComposer } from 'graphql-compose';
 import type { QueryContext } from './query-context.ts';
-import { COST, type FieldCost } from './query-complexity.ts';
 
 type Meta = Record<string, unknown>;
 
@@ -56,7 +55,6 @@ export function metadataFields(sc: SchemaComposer<QueryContext>, schema: string,
     _metadata: {
       type: '_Metadata',
       args: { chainId: 'String' },
-      extensions: { [COST]: 'statement' satisfies FieldCost },
       resolve: async (_s: unknown, args: { chainId?: string | null }, ctx: QueryContext) => {
         const meta = await ctx.metadata.read();
         return args.chainId == null || args.chainId === meta.chain ? meta : null;
@@ -65,7 +63,6 @@ export function metadataFields(sc: SchemaComposer<QueryContext>, schema: string,
     _metadatas: {
       type: '_Metadatas!',
       args: { after: 'Cursor', before: 'Cursor' },
-      extensions: { [COST]: 'statement' satisfies FieldCost },
       resolve: async (_s: unknown, _a: unknown, ctx: QueryContext) => {
         const meta = await ctx.metadata.read();
         return { totalCount: 1, nodes: [meta] };

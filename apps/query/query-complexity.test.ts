@@ -2,7 +2,7 @@ import { parse } from 'graphql';
 import t from 'tap';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { buildSchema } from './build-schema.ts';
-import { queryComplexity } from './query-complexity.ts';
+import { complexityError, queryComplexity } from './query-complexity.ts';
 
 const model = parseSchema(`
   type Account @entity { id: ID!, balance: BigInt!, sent: [Transfer] @derivedFrom(field: "from") }
@@ -13,19 +13,33 @@ const { schema } = buildSchema({
   settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 1000 },
   version: 'test',
 });
-const cost = (query: string, variables: Record<string, unknown> = {}, limit = 100) => queryComplexity(schema, parse(query), undefined, variables, limit);
+const cost = (query: string, variables: Record<string, unknown> = {}, operationName?: string) => queryComplexity(schema, parse(query), operationName, variables);
 
-t.test('rows read and statements run', async (t) => {
-  t.equal(cost('{ transfers { nodes { id value } } }'), 1, 'a page');
-  t.equal(cost('{ transfers(first: 100) { totalCount nodes { id from { id } to { id balance } } } }'), 4, 'a page with both accounts and totalCount');
-  t.equal(cost('{ transfers { totalCount } }'), 1, 'a count alone reads no page');
-  t.equal(cost('{ transfer(id: "x") { id from { id } } }'), 2, 'single rows');
-  t.equal(cost('{ accounts { nodes { sent { nodes { id } } } } }'), 101, 'a connection under 100 parents');
-  t.equal(cost('{ accounts { nodes { sent(first: 5) { nodes { id } } } } }'), 6, 'a small nested page');
-  t.equal(cost('{ accounts(first: 10) { nodes { sent(first: 5) { totalCount aggregates { count } } } } }'), 3, 'nested statements cost one per batch');
-  t.equal(cost('query($n: Int) { accounts(first: $n) { nodes { sent(first: $n) { nodes { id } } } } }', { n: 50 }), 1 + 25, 'variables');
-  t.equal(cost('{ a: transfers { ...F } b: transfers { ...F } } fragment F on TransfersConnection { edges { node { from { id } } } }'), 4, 'fragments and aliases');
-  t.equal(cost('{ transfers { nodes { id @skip(if: true) from @include(if: false) { id } } } }'), 1, '@skip and @include');
-  t.equal(cost('{ __schema { types { name } } }'), 0, 'introspection is free');
-  t.equal(cost('{ accounts(first: 10) { nodes { sent(first: 10) { nodes { id } } } } }', {}, 10), 11, 'rows count in units of --query-limit');
+t.test('every selected field costs 1, whatever the rows it reads', async (t) => {
+  t.equal(cost('{ transfers { nodes { id value } } }'), 4);
+  t.equal(cost('{ transfers(first: 100) { nodes { id } } }'), cost('{ transfers(first: 1) { nodes { id } } }'), 'page size is not counted');
+  t.equal(cost('{ transfers(first: 5, orderBy: BLOCK_HEIGHT_DESC) { totalCount nodes { id value from { id balance } } } }'), 8, 'the README query');
+  t.equal(cost('{ accounts { nodes { sent { nodes { id } } } } }'), 5, 'nesting adds its fields, it does not multiply');
+  t.equal(cost('{ transfer(id: "x") { id from { id } } }'), 4);
+  t.equal(cost('{ transfers { aggregates { count } } _metadata { lastProcessedHeight chain } }'), 6);
+});
+
+t.test('selections count where written: aliases, repeats, fragments', async (t) => {
+  t.equal(cost('{ a: transfers { nodes { id } } b: transfers { nodes { id } } }'), 6, 'aliases are separate fields');
+  t.equal(cost('{ transfers { nodes { id id } } }'), 4, 'a repeated field counts twice');
+  t.equal(cost('{ a: transfers { ...F } b: transfers { ...F } } fragment F on TransfersConnection { nodes { from { id } } }'), 8, 'a fragment counts at each spread');
+  t.equal(cost('{ transfers { ... on TransfersConnection { totalCount } } }'), 2, 'inline fragments');
+  t.equal(cost('query($skip: Boolean!) { transfers { nodes { id @skip(if: $skip) value @include(if: false) } } }', { skip: true }), 2, '@skip and @include remove selections');
+});
+
+t.test('introspection and __typename are free; the named operation counts', async (t) => {
+  t.equal(cost('{ __schema { types { name fields { name } } } }'), 0);
+  t.equal(cost('{ __typename transfers { __typename nodes { id } } }'), 3);
+  t.equal(cost('query A { transfers { nodes { id } } } query B { accounts { nodes { id balance } } }', {}, 'B'), 4);
+});
+
+t.test('the error names the complexity, the limit and the flag', async (t) => {
+  const e = complexityError(12, 10);
+  t.match(e.message, /query complexity 12 exceeds the limit 10 \(--query-complexity\)/);
+  t.same(e.extensions, { code: 'QUERY_TOO_COMPLEX', complexity: 12, limit: 10 });
 });

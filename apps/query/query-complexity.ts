@@ -1,97 +1,97 @@
 import {
-  getArgumentValues,
+  getDirectiveValues,
   getNamedType,
   GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isCompositeType,
+  isInterfaceType,
   isObjectType,
+  Kind,
   type DocumentNode,
-  type GraphQLObjectType,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLFieldMap,
   type GraphQLSchema,
-  type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { subfields } from './collect-fields.ts';
 
 /**
- * The complexity of a query, by hand in the spirit of graphql-query-complexity but measuring what
- * costs here: rows read and statements run. Every field that reads rows or runs a statement (they
- * carry `extensions.idxCost`) costs one per `--query-limit` rows it may touch, at least 1:
- * - a connection's page (when nodes, edges or pageInfo are selected): parents × its page
- *   (`first`/`last`, else the limit); its nodes/edges multiply what is nested under them by that
- *   many rows;
- * - a single-row relation or lookup: parents (rows are batched, so 100 parents cost 1);
- * - totalCount, aggregates, groupedAggregates, _metadata: one statement per batch of parents.
- * Scalars and introspection cost nothing. So a page of 100 transfers with their `from` and `to`
- * accounts costs 3, the same with totalCount 4, and accounts with 5 transfers each costs 1 + 5.
+ * The complexity of a request as SubQuery's query service measures it (graphql-query-complexity
+ * with its simple estimator, each field costing 1): every selected field counts 1, its
+ * sub-selection adds to it, so the complexity is the number of fields the document selects.
+ * - Each selection counts where it is written: a field selected twice, or a fragment spread
+ *   twice, counts twice; aliases are separate fields.
+ * - `@skip(if: true)` / `@include(if: false)` remove a selection.
+ * - Fields the type does not define cost nothing: `__typename`, `__schema`, `__type`
+ *   (introspection is free).
+ * - Under an interface or union, each possible type is summed apart and the largest counts.
+ * - The named operation counts; without a name, every operation of the document (the request
+ *   then has one: several without operationName fail before this).
+ * Rows are not counted: page size is bounded by `--query-limit` on its own.
  */
-/**
- * How much a field costs, in its `extensions[COST]`: `connection` and `row` fields read rows,
- * `statement` fields run one count or aggregate.
- */
-export type FieldCost = 'connection' | 'row' | 'statement';
-export const COST = 'idxCost';
-
 export function queryComplexity(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Readonly<Record<string, unknown>>,
-  queryLimit: number,
 ): number {
-  const op = document.definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === 'OperationDefinition' && (operationName == null || d.name?.value === operationName),
-  );
-  if (op === undefined) return 0;
-  const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  if (root == null) return 0;
-  const fragments = Object.fromEntries(
-    document.definitions.flatMap((d) => (d.kind === 'FragmentDefinition' ? [[d.name.value, d] as const] : [])),
-  );
-  const sel = { fragments, variableValues: variables };
-  const units = (rows: number) => Math.max(1, Math.ceil(rows / queryLimit));
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const vars = variables as Record<string, unknown>;
 
-  function visit(type: GraphQLObjectType, set: SelectionSetNode, rows: number, pageRows?: number): number {
-    let cost = 0;
-    // a synthetic field node holding the set, so fragments and @skip/@include resolve as usual
-    const fields = subfields([{ kind: 'Field', name: { kind: 'Name', value: '' }, selectionSet: set } as never], sel);
-    for (const [name, nodes] of fields) {
-      if (name.startsWith('__')) continue;
-      const def = type.getFields()[name];
-      if (def === undefined) continue;
-      const next = getNamedType(def.type);
-      for (const node of nodes) {
-        const kind = def.extensions?.[COST] as FieldCost | undefined;
-        const children = node.selectionSet;
-        const childType = isObjectType(next) ? next : undefined;
-        if (kind === 'connection') {
-          let args: Record<string, unknown> = {};
-          try {
-            args = getArgumentValues(def, node, variables as Record<string, unknown>);
-          } catch {
-            // invalid arguments fail validation or execution with their own message
-          }
-          const page = Math.min(queryLimit, Number(args.first ?? args.last ?? queryLimit) || 0);
-          const read = rows * Math.max(page, 1);
-          // only nodes, edges and pageInfo read the page; totalCount and aggregates cost their own statement
-          const selected = children ? subfields([node], sel) : new Map();
-          if (['nodes', 'edges', 'pageInfo'].some((f) => selected.has(f))) cost += units(read);
-          if (children && childType) cost += visit(childType, children, rows, read);
-        } else if (kind === 'row' || kind === 'statement') {
-          cost += units(rows);
-          if (children && childType) cost += visit(childType, children, rows);
-        } else if (children && childType) {
-          // nodes/edges of a connection carry its page; other connection fields stay per parent
-          const inner = pageRows !== undefined && (name === 'nodes' || name === 'edges') ? pageRows : rows;
-          cost += visit(childType, children, inner);
-        }
+  const skipped = (node: { directives?: readonly unknown[] }): boolean => {
+    if (!node.directives?.length) return false;
+    const n = node as Parameters<typeof getDirectiveValues>[1];
+    return getDirectiveValues(GraphQLSkipDirective, n, vars)?.if === true || getDirectiveValues(GraphQLIncludeDirective, n, vars)?.if === false;
+  };
+
+  // `active` guards against a fragment cycle, which validation already refuses
+  function measure(set: SelectionSetNode, type: GraphQLCompositeType, active: Set<string>): number {
+    const fields: GraphQLFieldMap<unknown, unknown> = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+    const possible = isAbstractType(type) ? schema.getPossibleTypes(type).map((t) => t.name) : [type.name];
+    const perType = new Map<string, number>();
+    const add = (cost: number, types: readonly string[]) => {
+      for (const name of types) perType.set(name, (perType.get(name) ?? 0) + cost);
+    };
+    const typesOf = (t: GraphQLCompositeType) => (isAbstractType(t) ? schema.getPossibleTypes(t).map((p) => p.name) : [t.name]);
+    for (const sel of set.selections) {
+      if (skipped(sel)) continue;
+      if (sel.kind === Kind.FIELD) {
+        const def = fields[sel.name.value];
+        if (def === undefined) continue;
+        const named = getNamedType(def.type);
+        const child = sel.selectionSet && isCompositeType(named) ? measure(sel.selectionSet, named, active) : 0;
+        add(1 + child, possible);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type;
+        if (!isCompositeType(on)) continue;
+        add(measure(sel.selectionSet, on, active), typesOf(on));
+      } else {
+        const name = sel.name.value;
+        const fragment = fragments.get(name);
+        const on = fragment && schema.getType(fragment.typeCondition.name.value);
+        if (fragment === undefined || !isCompositeType(on) || active.has(name)) continue;
+        add(measure(fragment.selectionSet, on, new Set(active).add(name)), typesOf(on));
       }
     }
-    return cost;
+    return Math.max(0, ...perType.values());
   }
-  return visit(root, op.selectionSet, 1);
+
+  let total = 0;
+  for (const d of document.definitions) {
+    if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (typeof operationName === 'string' && d.name?.value !== operationName) continue;
+    const root = d.operation === 'query' ? schema.getQueryType() : d.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+    if (root != null) total += measure(d.selectionSet, root, new Set());
+  }
+  return total;
 }
 
 export function complexityError(complexity: number, limit: number): GraphQLError {
-  return new GraphQLError(`query complexity ${complexity} exceeds the limit ${limit} (--query-complexity); ask for fewer or smaller connections, or raise --query-complexity`, {
-    extensions: { code: 'QUERY_TOO_COMPLEX', complexity, limit },
-  });
+  return new GraphQLError(
+    `query complexity ${complexity} exceeds the limit ${limit} (--query-complexity): the complexity is the number of fields the query selects; select fewer fields or raise --query-complexity`,
+    { extensions: { code: 'QUERY_TOO_COMPLEX', complexity, limit } },
+  );
 }

@@ -23,6 +23,7 @@ export async function bundlePrelude(): Promise<string> {
   const bundle = await rollup({
     input: `${isolateDir}/prelude${ext}`,
     plugins: [
+      streamShims(isolateDir, ext),
       // the npm `buffer` package, not Node's: the isolate has no Node
       nodeResolve({ preferBuiltins: false, browser: true }),
       commonjs(),
@@ -38,6 +39,31 @@ export async function bundlePrelude(): Promise<string> {
   } finally {
     await bundle.close();
   }
+}
+
+/**
+ * readable-stream (the sandbox's `stream`) is written for browserify's Node shims; here they are the
+ * sandbox's own: `events`, the legacy `Stream` its classes inherit from, and `process.nextTick`
+ * from the timers. `Readable.from` is taken from its Node build (its browser build only throws).
+ */
+function streamShims(isolateDir: string, ext: string): Plugin {
+  const root = `${dirname(requireCjs.resolve('readable-stream/package.json'))}/`;
+  const events = `${isolateDir}/builtins/events${ext}`;
+  const legacy = JSON.stringify(`${isolateDir}/builtins/legacy-stream${ext}`);
+  const timers = JSON.stringify(`${isolateDir}/timers${ext}`);
+  return {
+    name: 'idx-stream-shims',
+    resolveId(source, importer) {
+      if (source === 'events') return events;
+      if (importer?.startsWith(root) && source === './internal/streams/from') return `${root}lib/internal/streams/from.js`;
+      return null;
+    },
+    transform(code, id) {
+      if (!id.startsWith(root)) return null;
+      const out = code.replace(/require\('\.\/internal\/streams\/stream'\)/g, `require(${legacy}).Stream`);
+      return /\bprocess\./.test(out) ? `var process = require(${timers});\n${out}` : out;
+    },
+  };
 }
 
 // As a script: bundle into the file named by the first argument, atomically (another process may race).

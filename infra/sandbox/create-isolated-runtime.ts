@@ -1,8 +1,11 @@
 import ivm from 'isolated-vm';
 import type { PreludeCache } from './create-prelude-cache.ts';
+import { createTimerHost } from './create-timer-host.ts';
 import type { HostBridge } from './create-host-bridge.ts';
 import type { BlockOutcome, BlockPayload, InstallOptions, LoadOutcome } from './isolate/wire.ts';
+import type { TimedBlockOutcome } from './isolate/timers.ts';
 import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
+import { urlHostCall, type UrlOp } from './url-host.ts';
 
 export interface IsolatedRuntimeOptions {
   code: string;
@@ -17,7 +20,7 @@ export interface IsolatedRuntimeOptions {
 
 interface Live {
   isolate: ivm.Isolate;
-  runBlock: ivm.Reference<(payload: unknown) => Promise<BlockOutcome>>;
+  runBlock: ivm.Reference<(payload: unknown) => Promise<TimedBlockOutcome>>;
   load: LoadOutcome;
 }
 
@@ -27,12 +30,15 @@ interface Live {
 // again, which measured ~30% more store reads per second; the call stays async to the mapping,
 // and disposing the isolate (timeout) still cuts a wait short.
 const BOOTSTRAP = `
-const [preludeExports, callRef, syncRef, logRef, options] = [$0, $1, $2, $3, $4];
+const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef] = [$0, $1, $2, $3, $4, $5, $6, $7];
 const bridge = {
   call: async (op, args, writes) => callRef.applySyncPromise(undefined, [op, args, writes], { arguments: { copy: true } }),
   callSync: (op, args) => syncRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
   callBlocking: (op, args) => callRef.applySyncPromise(undefined, [op, args, []], { arguments: { copy: true } }),
   log: (level, message, fields) => logRef.applyIgnored(undefined, [level, message, fields], { arguments: { copy: true } }),
+  sleep: (id, ms) => sleepRef.apply(undefined, [id, ms], { result: { promise: true, copy: true } }),
+  cancelTimers: (ids) => cancelRef.applyIgnored(undefined, [ids], { arguments: { copy: true } }),
+  url: (op, args) => urlRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
 };
 return preludeExports.deref().install(bridge, options);
 `;
@@ -53,6 +59,11 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
   });
   const syncRef = new ivm.Reference((op: never, args: never) => bridge.callSync(op, args));
   const logRef = new ivm.Reference((level: string, message: string, fields: Record<string, unknown> | undefined) => bridge.log(level, message, fields));
+  // timers: the isolate's waits are host timers, all dropped with the isolate
+  const timers = createTimerHost();
+  const sleepRef = new ivm.Reference((id: number, ms: number) => timers.sleep(id, ms));
+  const cancelRef = new ivm.Reference((ids: number[]) => timers.cancel(ids));
+  const urlRef = new ivm.Reference((op: UrlOp, args: unknown[]) => urlHostCall(op, args));
   let live: Promise<Live> | undefined;
   let current: Live | undefined;
 
@@ -77,7 +88,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       }
       const preludeExports = await script.run(context, { reference: true });
       const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
-      const runtime = await context.evalClosure(BOOTSTRAP, [preludeExports, callRef, syncRef, logRef, installOptions], { result: { reference: true } });
+      const runtime = await context.evalClosure(BOOTSTRAP, [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef], { result: { reference: true } });
       const load = await runtime.get('load', { reference: true });
       const runBlock = await runtime.get('runBlock', { reference: true });
       let outcome: LoadOutcome;
@@ -113,7 +124,10 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       if (state === undefined) throw new Error('runtime not ready');
       progress[0] = 0;
       try {
-        return await state.runBlock.apply(undefined, [new ivm.ExternalCopy(payload).copyInto({ release: true })], { result: { promise: true, copy: true } });
+        const outcome = await state.runBlock.apply(undefined, [new ivm.ExternalCopy(payload).copyInto({ release: true })], { result: { promise: true, copy: true } });
+        // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
+        if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
+        return outcome;
       } catch (err) {
         if (state.isolate.isDisposed && current === state) {
           current = undefined;
@@ -131,6 +145,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       const state = current;
       current = undefined;
       live = undefined;
+      timers.dropAll();
       if (state !== undefined && !state.isolate.isDisposed) state.isolate.dispose();
     },
 
@@ -139,6 +154,9 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       callRef.release();
       syncRef.release();
       logRef.release();
+      sleepRef.release();
+      cancelRef.release();
+      urlRef.release();
     },
   };
 }

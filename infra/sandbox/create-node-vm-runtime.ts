@@ -1,9 +1,13 @@
 import { createRequire } from 'node:module';
 import { Script, createContext, type Context } from 'node:vm';
 import type { PreludeCache } from './create-prelude-cache.ts';
+import { createTimerHost } from './create-timer-host.ts';
 import type { HostBridge } from './create-host-bridge.ts';
-import type { BlockOutcome, BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } from './isolate/wire.ts';
+import type { BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } from './isolate/wire.ts';
+import type { TimedBlockOutcome, TimerBridge } from './isolate/timers.ts';
+import type { UrlBridge } from './isolate/builtins/url.ts';
 import { toThrownError, type MappingRuntime } from './mapping-runtime.ts';
+import { urlHostCall, type UrlOp } from './url-host.ts';
 
 export interface NodeVmRuntimeOptions {
   code: string;
@@ -17,7 +21,7 @@ export interface NodeVmRuntimeOptions {
 
 interface Live {
   context: Context;
-  runtime: { runBlock(payload: BlockPayload): Promise<BlockOutcome> };
+  runtime: { runBlock(payload: BlockPayload): Promise<TimedBlockOutcome> };
   load: LoadOutcome;
   abandoned: boolean;
 }
@@ -36,6 +40,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
   const progress = new Int32Array(progressBuffer);
   let live: Promise<Live> | undefined;
   let current: Live | undefined;
+  const timers = createTimerHost();
 
   const create = async (): Promise<Live> => {
     const state = { abandoned: false } as Live;
@@ -43,7 +48,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       if (state.abandoned) throw new Error('this block was abandoned after a timeout; its late calls are refused');
     };
     // copies keep the isolate's semantics: the host never shares objects with the mapping
-    const bridge: Bridge = {
+    const bridge: Bridge & TimerBridge & UrlBridge = {
       call: async (op, args, writes) => {
         guard();
         return structuredClone(await options.bridge.call(op, structuredClone(args), structuredClone(writes)));
@@ -55,10 +60,17 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       log: (level, message, fields) => {
         if (!state.abandoned) options.bridge.log(level, message, fields);
       },
+      sleep: (id, ms) => {
+        guard();
+        return timers.sleep(id, ms);
+      },
+      cancelTimers: (ids) => timers.cancel(ids),
+      url: (op, args) => structuredClone(urlHostCall(op as UrlOp, structuredClone(args))),
     };
     const unsafe: UnsafeExtras = {
       require: createRequire(options.fileName),
-      globals: { fetch, Buffer, URL, URLSearchParams, AbortController, setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, queueMicrotask, process },
+      // timers are the runtime's own (isolate/timers.ts), bounded by the block as in the isolate
+      globals: { fetch, Buffer, URL, URLSearchParams, AbortController, queueMicrotask, process },
     };
     const context = createContext({});
     const prelude = new Script(await options.prelude.code(), { filename: 'idx:sandbox-runtime.js' }).runInContext(context) as {
@@ -97,12 +109,16 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       if (state === undefined) throw new Error('runtime not ready');
       progress[0] = 0;
       state.context.__idx_payload = payload;
-      return (await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as BlockOutcome;
+      const outcome = (await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as TimedBlockOutcome;
+      // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
+      if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
+      return outcome;
     },
 
     progress: () => progress[0]!,
 
     reset() {
+      timers.dropAll();
       if (current !== undefined) current.abandoned = true;
       current = undefined;
       live = undefined;

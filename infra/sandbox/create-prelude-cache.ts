@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { IdxError } from '../../domain/errors.ts';
 
 /**
- * The in-sandbox runtime (`isolate/prelude.ts` with the `buffer` package and the builtins) as one
+ * The in-sandbox runtime (`isolate/prelude.ts` with the `buffer` and `readable-stream` packages and the builtins) as one
  * script, shared by every sandbox of a process. The script's value is the prelude's exports
  * (`{ install }`). `v8Cache` holds isolated-vm's compile cache once an isolate has produced it, so
  * isolates recreated after a timeout start faster.
@@ -51,12 +51,13 @@ async function loadPrelude(): Promise<string> {
   return readFile(file, 'utf8');
 }
 
-/** A hash of everything the bundle is made of: the isolate sources and the `buffer` package. */
+/** A hash of everything the bundle is made of: the isolate sources and the `buffer` and `readable-stream` packages. */
 async function sourcesHash(dir: string, ext: string): Promise<string> {
   const hash = createHash('sha256');
   const files = (await readdir(join(dir, 'isolate'), { recursive: true })).filter((f) => f.endsWith(ext)).sort();
   for (const f of files) hash.update(f).update(await readFile(join(dir, 'isolate', f)));
   hash.update(await readFile(fileURLToPath(import.meta.resolve('buffer/package.json'))));
+  hash.update(await readFile(fileURLToPath(import.meta.resolve('readable-stream/package.json'))));
   hash.update(await readFile(join(dir, `bundle-prelude${ext}`)));
   return hash.digest('hex').slice(0, 16);
 }

@@ -311,7 +311,7 @@ t.test('globals: logger, api pinned to the block, chainId, createDynamicDatasour
   t.same(calls.find((c) => c[0] === 'set')![3], { id: 'g', out: `0x${'00'.repeat(31)}2a`, balance: 16n, chainId: '31337', cached: 1, unsafe: 'undefined', network: 31337 });
 });
 
-t.test('only assert, buffer, crypto, util and path can be required', async (t) => {
+t.test('only assert, buffer, crypto, events, path, stream, url and util can be required', async (t) => {
   const { sb, calls } = await sandbox(`
     const assert = require('assert');
     const { Buffer } = require('buffer');
@@ -357,7 +357,7 @@ t.test('only assert, buffer, crypto, util and path can be required', async (t) =
 
   const atLoad = await rejection(sandbox(`const fs = require('fs'); module.exports.h = async () => {};`));
   t.equal(atLoad.code, 'MODULE_NOT_ALLOWED');
-  t.match(atLoad.message, /Cannot require "fs" in a mapping: the sandbox only provides assert, buffer, crypto, util and path.*--unsafe/s);
+  t.match(atLoad.message, /Cannot require "fs" in a mapping: the sandbox only provides assert, buffer, crypto, events, path, stream, url and util.*--unsafe/s);
 });
 
 t.test('--unsafe allows any module, fetch and unsafeApi', async (t) => {

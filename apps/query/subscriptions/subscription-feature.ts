@@ -87,7 +87,7 @@ function prepare(
   const invalid = validate(schema, document);
   if (invalid.length > 0) return invalid;
   const variables = payload.variables ?? {};
-  const complexity = queryComplexity(schema, document, payload.operationName, variables, service.settings.queryLimit);
+  const complexity = queryComplexity(schema, document, payload.operationName, variables);
   if (complexity > limit) return [complexityError(complexity, limit)];
   return {
     schema,

@@ -1,6 +1,9 @@
 import { Buffer, SlowBuffer, kMaxLength } from 'buffer';
 import { assert } from './builtins/assert.ts';
 import { createCrypto } from './builtins/crypto.ts';
+import { events } from './builtins/events.ts';
+import { stream, streamPromises } from './builtins/stream.ts';
+import { createUrl, type UrlBridge } from './builtins/url.ts';
 import { path } from './builtins/path.ts';
 import { TextDecoder, TextEncoder } from './builtins/text-codec.ts';
 import { util } from './builtins/util.ts';
@@ -8,6 +11,7 @@ import { buildChainObjects, setArgs } from './chain-objects.ts';
 import { createEthProvider } from './eth-provider.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { createStore, type Write } from './create-store.ts';
+import { timerGlobals, withTimers, type TimerBridge } from './timers.ts';
 import type { BlockExtrasWire, BlockOutcome, BlockPayload, Bridge, HostOp, InstallOptions, LoadOutcome, ThrownError, UnsafeExtras, WireRecord, WriteOp } from './wire.ts';
 
 /**
@@ -17,12 +21,12 @@ import type { BlockExtrasWire, BlockOutcome, BlockPayload, Bridge, HostOp, Insta
  * `runBlock` (run one block's handlers in order).
  */
 
-const ALLOWED = 'assert, buffer, crypto, util and path';
+const ALLOWED = 'assert, buffer, crypto, events, path, stream, url and util';
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 type Factory = (this: unknown, module: { exports: unknown }, exports: unknown, require: (name: string) => unknown) => void;
 
-export function install(bridge: Bridge, options: InstallOptions, unsafe?: UnsafeExtras) {
+export function install(bridge: Bridge & TimerBridge & UrlBridge, options: InstallOptions, unsafe?: UnsafeExtras) {
   const g = globalThis as unknown as Record<string, unknown>;
   const progress = new Int32Array(options.progress);
   let pending: WriteOp[] = [];
@@ -43,13 +47,18 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
 
   const crypto = createCrypto(bridge);
   const buffer = { Buffer, SlowBuffer, kMaxLength, INSPECT_MAX_BYTES: 50 };
+  const url = createUrl(bridge);
   const builtins: Record<string, unknown> = {
     assert,
     'assert/strict': assert.strict,
     buffer,
     crypto,
+    events,
     path,
     'path/posix': path,
+    stream,
+    'stream/promises': streamPromises,
+    url,
     util,
     'util/types': util.types,
   };
@@ -112,6 +121,9 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
     Buffer,
     TextEncoder,
     TextDecoder,
+    URL: url.URL,
+    URLSearchParams: url.URLSearchParams,
+    ...timerGlobals,
     atob: (s: string) => Buffer.from(String(s), 'base64').toString('latin1'),
     btoa: (s: string) => Buffer.from(String(s), 'latin1').toString('base64'),
     global: g,
@@ -126,7 +138,8 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
   const callBlocking = bridge.callBlocking;
   const loadExtras = callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
 
-  return {
+  const idleError = (err: unknown) => bridge.log('error', `a timer callback failed between blocks: ${describe(err).message}`, undefined);
+  return withTimers(bridge, { current: () => current, describe, idleError }, {
     load(factory: Factory): LoadOutcome {
       const module = { exports: {} as unknown };
       try {
@@ -178,7 +191,7 @@ export function install(bridge: Bridge, options: InstallOptions, unsafe?: Unsafe
       pending = [];
       return { ok: true, writes };
     },
-  };
+  });
 }
 
 function describe(err: unknown): ThrownError {

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+
+export interface ReadmeGraphql {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  /** where it was found, for assertion messages */
+  where: string;
+}
+
+/**
+ * The GraphQL a reader copies from a markdown file: the bodies of `curl … -d '{"query": …}'`
+ * commands and the contents of ```graphql blocks.
+ */
+export function readmeGraphql(file: string): ReadmeGraphql[] {
+  const text = readFileSync(file, 'utf8');
+  const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+  const out: ReadmeGraphql[] = [];
+  for (const m of text.matchAll(/```graphql\s*\n([\s\S]*?)```/g)) out.push({ query: m[1]!, where: `${file}:${lineOf(m.index!)} (graphql block)` });
+  for (const m of text.matchAll(/curl\s[^`]*?(?:-d|--data(?:-raw)?)\s+'([^']*)'/g)) {
+    let body: unknown;
+    try {
+      body = JSON.parse(m[1]!);
+    } catch {
+      continue;
+    }
+    if (body === null || typeof body !== 'object' || typeof (body as { query?: unknown }).query !== 'string') continue;
+    const { query, variables, operationName } = body as ReadmeGraphql;
+    out.push({ query, variables, operationName, where: `${file}:${lineOf(m.index!)} (curl)` });
+  }
+  return out;
+}
