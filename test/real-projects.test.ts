@@ -174,3 +174,20 @@ for (const kind of BACKENDS) {
     t.same(data.domains.nodes, [...want].sort((a, b) => Number(a.createdAt) - Number(b.createdAt) || (a.id < b.id ? -1 : 1)));
   });
 }
+
+t.test('pglite: a mapping using url, stream and timers, as SubQuery allows', async (t) => {
+  const dir = await buildRealProject(t, 'sandbox-modules', replace);
+  const { receipts } = await indexAndRead(t, 'pglite', dir, 'sandbox-modules', ['receipts']);
+  const logs = await client.request<RpcLog[]>('eth_getLogs', [{ fromBlock: toQuantity(workload.startBlock), toBlock: toQuantity(lastBlock), address: workload.token, topics: [TRANSFER] }]);
+  t.same(
+    receipts!.map((r) => ({ id: r.id, link: r.link, memo: r.memo, waited: r.waited })),
+    logs
+      .map((l) => ({
+        id: `${l.transactionHash}-${Number(l.logIndex)}`,
+        link: `https://explorer.example/tx/${l.transactionHash}?log=${Number(l.logIndex)}&block=${Number(l.blockNumber)}`,
+        memo: `VALUE ${BigInt(l.data)}`,
+        waited: true,
+      }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1)),
+  );
+});

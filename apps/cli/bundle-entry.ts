@@ -15,7 +15,7 @@ import { subqlShimsPlugin } from './subql-shims-plugin.ts';
 import { tsconfigPathsPlugin } from './tsconfig-paths-plugin.ts';
 
 /** The built-in modules the sandbox lets a mapping require (docs/mapping-api.md); others need --unsafe. */
-export const SANDBOX_MODULES: readonly string[] = ['assert', 'buffer', 'crypto', 'util', 'path'];
+export const SANDBOX_MODULES: readonly string[] = ['assert', 'buffer', 'crypto', 'events', 'path', 'stream', 'url', 'util'];
 
 export interface BundleEntryOptions {
   /** the project folder: imports are resolved from it and errors name files relative to it */
