@@ -45,10 +45,12 @@ for (const kind of BACKENDS) {
     const { url } = await startQueryService(t, db, schema, ['--query-complexity', '50']);
     const unsafe = await startQueryService(t, db, schema, ['--unsafe', '--query-limit', '50', '--query-complexity', '20']);
 
-    await t.test('every GraphQL example of README.md answers under the default flags', async (t) => {
+    await t.test('every GraphQL example of README.md and docs/graphql.md answers under the default flags', async (t) => {
       const defaults = await startQueryService(t, db, schema);
-      const examples = readmeGraphql(fileURLToPath(new URL('../README.md', import.meta.url)));
-      t.ok(examples.length > 0, 'the README has GraphQL examples');
+      const readme = readmeGraphql(fileURLToPath(new URL('../README.md', import.meta.url)));
+      const docs = readmeGraphql(fileURLToPath(new URL('../docs/graphql.md', import.meta.url)));
+      t.ok(readme.length > 0 && docs.length > 0, 'the README and the docs have GraphQL examples');
+      const examples = [...readme, ...docs];
       for (const { query, variables, operationName, where } of examples) {
         if (/^\s*subscription\b/.test(query)) continue;
         const res = await fetch(`${defaults.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables, operationName }) });

@@ -339,13 +339,13 @@ for (const kind of BACKENDS) {
       t.equal(overLast.errors?.[0]?.extensions?.code, 'QUERY_LIMIT_EXCEEDED');
       const page = await gqlData(def.url, `{ transfers { nodes { id } } }`);
       t.equal(page.transfers.nodes.length, 100, 'without first: a page of --query-limit');
-      const ordinary = await gql(def.url, `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC) { totalCount nodes { id value from { id balance } } } }`);
-      t.same({ status: ordinary.status, errors: ordinary.errors }, { status: 200, errors: undefined }, 'a page with nested accounts (8 fields) is within the default complexity 10');
+      const ordinary = await gql(def.url, `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC) { totalCount nodes { id value blockHeight from { id balance } to { id balance } } pageInfo { endCursor hasNextPage } } _metadata { lastProcessedHeight } }`);
+      t.same({ status: ordinary.status, errors: ordinary.errors }, { status: 200, errors: undefined }, 'an ordinary page (16 fields, 6 of them objects) is within the default complexity 10');
       const nested = await gql(def.url, `{ accounts { nodes { sent { nodes { id } } } } }`);
       t.equal(nested.errors, undefined, 'complexity counts fields, not rows: pages are bounded by --query-limit');
-      const wide = await gql(def.url, `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC) { totalCount nodes { id value from { id balance } to { id balance } } pageInfo { endCursor } } _metadata { lastProcessedHeight } }`);
+      const wide = await gql(def.url, `{ ${'abcdef'.split('').map((a) => `${a}: transfers(first: 1) { nodes { id from { id } } }`).join(' ')} }`);
       t.equal(wide.status, 400);
-      t.match(wide.errors?.[0], { extensions: { code: 'QUERY_TOO_COMPLEX', complexity: 15, limit: 10 }, message: /complexity 15 exceeds the limit 10 \(--query-complexity\)/ });
+      t.match(wide.errors?.[0], { extensions: { code: 'QUERY_TOO_COMPLEX', complexity: 18, limit: 10 }, message: /complexity 18 exceeds the limit 10 \(--query-complexity\)/ });
       const viaFragment = await gql(def.url, `query { ...F } fragment F on Query { ${'abcdefghijk'.split('').map((a) => `${a}: transfers { ...G }`).join(' ')} } fragment G on TransfersConnection { nodes { id } }`);
       t.equal(viaFragment.errors?.[0]?.extensions?.code, 'QUERY_TOO_COMPLEX', 'fragments and aliases count');
     });

@@ -18,9 +18,13 @@ import {
 } from 'graphql';
 
 /**
- * The complexity of a request as SubQuery's query service measures it (graphql-query-complexity
- * with its simple estimator, each field costing 1): every selected field counts 1, its
- * sub-selection adds to it, so the complexity is the number of fields the document selects.
+ * The complexity of a request: the number of fields it selects that select fields of their own
+ * (connections, `nodes`, relations, `pageInfo`, aggregates, `_metadata`), each counting 1 where it
+ * is written. It follows SubQuery's query service (graphql-query-complexity's simple estimator:
+ * fields, not rows) with one difference: scalar fields cost nothing, as they are columns of rows
+ * already read. Counting every field, the reference's default limit of 10 would refuse an ordinary
+ * page (`totalCount`, five columns, a relation and `pageInfo` is 12 fields); counting the fields
+ * that fetch, 10 allows ten connections or relations in one request.
  * - Each selection counts where it is written: a field selected twice, or a fragment spread
  *   twice, counts twice; aliases are separate fields.
  * - `@skip(if: true)` / `@include(if: false)` remove a selection.
@@ -62,8 +66,8 @@ export function queryComplexity(
         const def = fields[sel.name.value];
         if (def === undefined) continue;
         const named = getNamedType(def.type);
-        const child = sel.selectionSet && isCompositeType(named) ? measure(sel.selectionSet, named, active) : 0;
-        add(1 + child, possible);
+        if (!isCompositeType(named)) continue;
+        add(1 + (sel.selectionSet ? measure(sel.selectionSet, named, active) : 0), possible);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const on = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type;
         if (!isCompositeType(on)) continue;
@@ -91,7 +95,7 @@ export function queryComplexity(
 
 export function complexityError(complexity: number, limit: number): GraphQLError {
   return new GraphQLError(
-    `query complexity ${complexity} exceeds the limit ${limit} (--query-complexity): the complexity is the number of fields the query selects; select fewer fields or raise --query-complexity`,
+    `query complexity ${complexity} exceeds the limit ${limit} (--query-complexity): the complexity counts the connections, relations and other object fields the query selects; select fewer or raise --query-complexity`,
     { extensions: { code: 'QUERY_TOO_COMPLEX', complexity, limit } },
   );
 }

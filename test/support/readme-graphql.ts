@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Kind, parse } from 'graphql';
 
 export interface ReadmeGraphql {
   query: string;
@@ -16,7 +17,11 @@ export function readmeGraphql(file: string): ReadmeGraphql[] {
   const text = readFileSync(file, 'utf8');
   const lineOf = (index: number) => text.slice(0, index).split('\n').length;
   const out: ReadmeGraphql[] = [];
-  for (const m of text.matchAll(/```graphql\s*\n([\s\S]*?)```/g)) out.push({ query: m[1]!, where: `${file}:${lineOf(m.index!)} (graphql block)` });
+  for (const m of text.matchAll(/```graphql\s*\n([\s\S]*?)```/g)) {
+    // a schema (type definitions only) is shown, not sent
+    if (definesTypesOnly(m[1]!)) continue;
+    out.push({ query: m[1]!, where: `${file}:${lineOf(m.index!)} (graphql block)` });
+  }
   for (const m of text.matchAll(/curl\s[^`]*?(?:-d|--data(?:-raw)?)\s+'([^']*)'/g)) {
     let body: unknown;
     try {
@@ -29,4 +34,12 @@ export function readmeGraphql(file: string): ReadmeGraphql[] {
     out.push({ query, variables, operationName, where: `${file}:${lineOf(m.index!)} (curl)` });
   }
   return out;
+}
+
+function definesTypesOnly(text: string): boolean {
+  try {
+    return parse(text).definitions.every((d) => d.kind !== Kind.OPERATION_DEFINITION && d.kind !== Kind.FRAGMENT_DEFINITION);
+  } catch {
+    return false;
+  }
 }
