@@ -14,7 +14,8 @@ t.test('--scale-batch-size halves batches under memory pressure and grows them b
   t.equal(scaleBatchSize(7, { batchSize: 100 }), 100, 'without the flag the batch is --batch-size');
 });
 
-t.test('flushes never overlap and commit in order, even when they are scheduled faster than they finish', async (t) => {
+/** An indexer over 30 blocks of a fake chain, each block's handler taking `blockMs`, with a store recording each commit. */
+async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flushIntervalMs: number }, blockMs: number, flushMs: number) {
   const { createIndexer } = await import('./indexer.ts');
   const { createStoreCache } = await import('../../domain/entities/store-cache.ts');
   const { createIndexerStatus } = await import('./indexer-status.ts');
@@ -29,7 +30,7 @@ t.test('flushes never overlap and commit in order, even when they are scheduled 
     async flush(batch: FlushBatch) {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((r) => setTimeout(r, 15));
+      await new Promise((r) => setTimeout(r, flushMs));
       committed.push(batch.metadata!.lastProcessedHeight as number);
       inFlight--;
     },
@@ -50,10 +51,9 @@ t.test('flushes never overlap and commit in order, even when they are scheduled 
     },
     store,
     cache,
-    // Blocks take about half as long as a flush: a flush is scheduled while the previous one is still writing.
     runner: {
       runBlock: async () => {
-        await new Promise((r) => setTimeout(r, 8));
+        await new Promise((r) => setTimeout(r, blockMs));
         cache.set('Account', 'a', { id: 'a', n: height }, height);
       },
     },
@@ -65,11 +65,29 @@ t.test('flushes never overlap and commit in order, even when they are scheduled 
     status: createIndexerStatus(),
     setCurrentHeight: (h) => (height = h),
     takeCreatedDataSources: () => [],
-    settings: { batchSize: 1, flushAsync: true, flushIntervalMs: 0, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 30 },
+    settings: { ...settings, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 30 },
   });
   await indexer.run(new AbortController().signal);
+  return { committed, maxInFlight };
+}
+
+t.test('flushes never overlap and commit in order, even when they are scheduled faster than they finish', async (t) => {
+  // Blocks take about half as long as a flush: a flush is scheduled while the previous one is still writing.
+  const { committed, maxInFlight } = await fakeRun({ batchSize: 1, flushAsync: true, flushIntervalMs: 0 }, 8, 15);
   t.equal(maxInFlight, 1, 'one flush at a time');
   t.same(committed, [...committed].sort((a, b) => a - b), 'in order');
   t.equal(committed[committed.length - 1], 30);
   t.ok(committed.length > 1, 'several flushes were scheduled');
+});
+
+t.test('slow handlers in a long range: blocks commit every --store-flush-interval, not only at the end of the range', async (t) => {
+  for (const flushAsync of [false, true]) {
+    // one range of 30 blocks of 10 ms each; a flush is due every 60 ms
+    const { committed, maxInFlight } = await fakeRun({ batchSize: 100, flushAsync, flushIntervalMs: 60 }, 10, 1);
+    t.ok(committed.length >= 3, `${flushAsync ? 'async' : 'sync'}: ${committed.length} commits in one range`);
+    t.ok(committed[0]! < 30, 'the first commit comes before the range ends');
+    t.equal(committed[committed.length - 1], 30);
+    t.same(committed, [...committed].sort((a, b) => a - b), 'in order');
+    t.equal(maxInFlight, 1);
+  }
 });

@@ -481,6 +481,12 @@ export function createIndexer(deps: IndexerDeps) {
             // Kept from the final height on: the same blocks whenever and however often the node ran.
             completeBlock(h, block?.hash ?? ref?.hash, block?.timestamp ?? ref?.timestamp, h >= keepFrom ? ref : undefined);
             status.blocksProcessed++;
+            // Slow handlers: a crash loses at most --store-flush-interval of work, however long the range.
+            if (Date.now() - lastFlushAt >= settings.flushIntervalMs && h < range.to) {
+              if (settings.flushAsync) void scheduleFlush().catch(() => undefined);
+              else await flush();
+              if (flushError !== undefined) throw flushError;
+            }
             if (createdSources) {
               queue = [];
               h++;
