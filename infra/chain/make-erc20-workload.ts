@@ -4,6 +4,7 @@ import type { RpcClient } from '../rpc/create-rpc-client.ts';
 import { hexToNumber, toQuantity } from '../rpc/hex-quantity.ts';
 import { testErc20Abi } from './contracts/test-erc20.artifact.ts';
 import { deployErc20 } from './deploy-erc20.ts';
+import { seededRandom } from './seeded-random.ts';
 import { ANVIL_DEV_ACCOUNT } from './start-anvil.ts';
 
 export interface Erc20WorkloadOptions {
@@ -55,7 +56,7 @@ const MAX_FEE = toQuantity(100_000_000_000n);
  * restored afterwards. Not for anvil started with a block time (interval mining would split blocks).
  */
 export async function makeErc20Workload(client: RpcClient, options: Erc20WorkloadOptions): Promise<Erc20Workload> {
-  const random = mulberry32(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   const senders = deriveAddresses('idx-workload-sender', options.senders);
   const recipients = deriveAddresses('idx-workload-recipient', options.recipients);
 
@@ -156,16 +157,4 @@ export async function makeErc20Workload(client: RpcClient, options: Erc20Workloa
 /** Stable, realistic-looking addresses: the last 20 bytes of keccak256(`<prefix>-<i>`). */
 function deriveAddresses(prefix: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => `0x${keccak256(toHex(`${prefix}-${i}`)).slice(-40)}`);
-}
-
-/** A small seeded PRNG, so a workload is the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
