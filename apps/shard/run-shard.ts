@@ -93,7 +93,7 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
         'request',
         createJsonRpcHandler({ methods: createShardAdminMethods({ admin: createShardAdmin({ store, keeper, pruner }), keeper }), ...limits, onInternalError, authorize: (req) => refuseJwt(req.headers.authorization, secret) }),
       );
-      adminPort = await listenOnFreePort(adminServer, options.adminPort ?? port + 1, { host: options.adminHost });
+      adminPort = await listenOnFreePort(adminServer, options.adminPort ?? port + 1, { host: options.adminHost, flag: '--admin-port' });
       adminListening = true;
       log.info(`serving the admin methods on http://${hostForUrl(options.adminHost)}:${adminPort} (JWT signed with the secret in ${options.adminSecretFile})`);
     }
