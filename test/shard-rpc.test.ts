@@ -196,6 +196,13 @@ t.test('batch amplification is bounded: answers stop at --max-response-bytes wit
   t.equal((await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }])).result.length, one.json.result.length, 'a single call under the bound is answered in full');
   const big = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), ['--max-response-bytes', String(size - 100)]);
   await waitForHeight(big.url, head);
-  t.match(await call(big.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }]), { error: { code: -32003, message: /answer of eth_getLogs is \d+ bytes, more than this server's limit/ } }, 'a single answer over the bound');
+  const over = await call(big.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }]);
+  t.match(over, { error: { code: -32005, message: new RegExp(`^query returned more than ${size - 100} bytes of logs \\(\\d+ logs fit\\)\\. Try with this block range \\[${hex(workload.fromBlock)}, 0x[0-9a-f]+\\]\\.$`) } }, 'one eth_getLogs over the bound: refused with the range that fits, as the result count');
+  const narrower = await call(big.url, 'eth_getLogs', [{ fromBlock: over.error.data.from, toBlock: over.error.data.to }]);
+  t.ok(Array.isArray(narrower.result) && narrower.result.length > 0, 'and that range is answered');
+  const logs = await createEthereumSource(createRpcClient({ endpoints: [{ url: big.url }] })).getLogs({ fromBlock: workload.fromBlock, toBlock: head });
+  t.equal(logs.length, one.json.result.length, "idx-node's client narrows its queries until it has every log");
+  const blocks = await call(big.url, 'eth_getBlockByNumber', [hex(workload.startBlock), true]);
+  t.ok(blocks.result !== undefined, 'other answers under the bound pass');
   t.match(await post(shard.url, Array.from({ length: 2001 }, (_, id) => ({ ...getLogs, id }))), { json: { error: { code: -32600, message: /at most 2000 per batch/ } } }, '--max-batch-calls');
 });

@@ -79,6 +79,7 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
       netVersion: identity.netVersion,
       maxLogRange: options.maxLogRange,
       maxLogResults: options.maxLogResults,
+      maxLogBytes: options.maxResponseBytes,
     });
     const limits = { maxBatchSize: options.maxBatchCalls, maxResponseBytes: options.maxResponseBytes };
     const onInternalError = (err: unknown, method: string) => log.error(`${method}: ${(err as Error).stack ?? String(err)}`);

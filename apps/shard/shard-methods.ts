@@ -27,6 +27,8 @@ export interface ShardMethodsOptions {
   netVersion: string;
   maxLogRange: number;
   maxLogResults: number;
+  /** the most bytes of logs one eth_getLogs may answer (`--max-response-bytes`) */
+  maxLogBytes: number;
   now?: () => number;
 }
 
@@ -144,6 +146,17 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     if (logs.length > limit) {
       const suggested = Math.max(from, logs[limit]!.blockNumber - 1);
       throw new JsonRpcServerError(LIMIT_EXCEEDED, `query returned more than ${limit} results. Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`, {
+        from: toQuantity(from),
+        to: toQuantity(suggested),
+      });
+    }
+    // as many bytes as one answer may hold: refused like the result count, with the range that fits
+    let bytes = 2;
+    for (const [i, l] of logs.entries()) {
+      bytes += Buffer.byteLength(l.log) + 1;
+      if (bytes <= options.maxLogBytes) continue;
+      const suggested = Math.max(from, l.blockNumber - 1);
+      throw new JsonRpcServerError(LIMIT_EXCEEDED, `query returned more than ${options.maxLogBytes} bytes of logs (${i} logs fit). Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`, {
         from: toQuantity(from),
         to: toQuantity(suggested),
       });
