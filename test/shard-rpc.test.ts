@@ -110,7 +110,10 @@ t.test('JSON-RPC 2.0 envelope: parse errors, invalid requests, unknown methods, 
     ['admin_setStartHeight', [null]],
     ['idx_dataInfo', [1]],
   ];
-  for (const [method, params] of invalid) t.match(await call(shard.url, method, params), { error: { code: -32602, message: /\S/ } }, `${method} ${JSON.stringify(params)}`);
+  for (const [method, params] of invalid) {
+    const answer = method.startsWith('admin_') ? await shard.admin(method, params) : await call(shard.url, method, params);
+    t.match(answer, { error: { code: -32602, message: /\S/ } }, `${method} ${JSON.stringify(params)}`);
+  }
   t.match(await post(shard.url, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: { a: 1 } }), { json: { error: { code: -32602 } } }, 'params by name are refused');
 
   const mixed = await post(shard.url, [
@@ -163,4 +166,43 @@ t.test('a shard of [tail, head]: 4444 outside, tags, genesis, hash lookups, getL
   const logs = await source.getLogs({ fromBlock: tail, toBlock: end, topics: [[TRANSFER]] });
   t.equal(logs.length, (end - tail + 1) * 4, 'every Transfer of the range, through the limits');
   t.same(logs.map((l) => l.blockNumber), [...logs.map((l) => l.blockNumber)].sort((a, b) => a - b), 'in chain order');
+});
+
+t.test('batch amplification is bounded: answers stop at --max-response-bytes with -32003 and the shard keeps answering others', async (t) => {
+  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), ['--max-response-bytes', '200000', '--max-batch-calls', '2000']);
+  await waitForHeight(shard.url, head);
+  const getLogs = { jsonrpc: '2.0', method: 'eth_getLogs', params: [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }] };
+  const one = await post(shard.url, { ...getLogs, id: 0 });
+  const size = one.text.length;
+  t.ok(size > 10_000 && size < 200_000, `one eth_getLogs of every log answers ${size} bytes`);
+
+  const calls = Array.from({ length: 1000 }, (_, id) => ({ ...getLogs, id }));
+  const started = performance.now();
+  const batchAnswer = post(shard.url, calls);
+  await new Promise((r) => setTimeout(r, 20));
+  const meanwhile = performance.now();
+  t.match(await call(shard.url, 'eth_blockNumber'), { result: hex(head) }, 'another client is answered while the batch runs');
+  const waited = performance.now() - meanwhile;
+  const batch = (await batchAnswer).json as any[];
+  const elapsed = performance.now() - started;
+  t.ok(waited < 1000, `in ${Math.round(waited)} ms`);
+  t.equal(batch.length, 1000, 'every call is answered');
+  const full = batch.filter((a) => Array.isArray(a.result));
+  t.ok(full.length >= 1 && full.length <= Math.floor(200_000 / size), `${full.length} full answers fit`);
+  t.ok(batch.slice(full.length).every((a) => a.error?.code === -32003 && /answers of this batch reached this server's limit of 200000 bytes/.test(a.error.message)), 'the rest are -32003 response too large');
+  t.ok((await batchAnswer).text.length < 200_000 + 1000 * 250, 'the whole answer stays near the bound');
+  t.ok(elapsed < 5000, `the batch took ${Math.round(elapsed)} ms`);
+
+  t.equal((await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }])).result.length, one.json.result.length, 'a single call under the bound is answered in full');
+  const big = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), ['--max-response-bytes', String(size - 100)]);
+  await waitForHeight(big.url, head);
+  const over = await call(big.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }]);
+  t.match(over, { error: { code: -32005, message: new RegExp(`^query returned more than ${size - 100} bytes of logs \\(\\d+ logs fit\\)\\. Try with this block range \\[${hex(workload.fromBlock)}, 0x[0-9a-f]+\\]\\.$`) } }, 'one eth_getLogs over the bound: refused with the range that fits, as the result count');
+  const narrower = await call(big.url, 'eth_getLogs', [{ fromBlock: over.error.data.from, toBlock: over.error.data.to }]);
+  t.ok(Array.isArray(narrower.result) && narrower.result.length > 0, 'and that range is answered');
+  const logs = await createEthereumSource(createRpcClient({ endpoints: [{ url: big.url }] })).getLogs({ fromBlock: workload.fromBlock, toBlock: head });
+  t.equal(logs.length, one.json.result.length, "idx-node's client narrows its queries until it has every log");
+  const blocks = await call(big.url, 'eth_getBlockByNumber', [hex(workload.startBlock), true]);
+  t.ok(blocks.result !== undefined, 'other answers under the bound pass');
+  t.match(await post(shard.url, Array.from({ length: 2001 }, (_, id) => ({ ...getLogs, id }))), { json: { error: { code: -32600, message: /at most 2000 per batch/ } } }, '--max-batch-calls');
 });

@@ -198,3 +198,26 @@ t.test('a Node module the sandbox does not provide builds, with a warning', asyn
   t.match(await readFile(join(dir, 'dist', 'index.js'), 'utf8'), /require\(["']fs["']\)/);
   t.match(reporter.warnings.join('\n'), /src\/index\.ts imports "fs": the sandbox provides only assert, buffer, crypto, events, path, stream, url, util; .*--unsafe/);
 });
+
+t.test('code without visible side effects runs as written: a busy-wait loop is kept, in both modes', async (t) => {
+  const dir = await project(t, {
+    'src/index.ts': [
+      'import { spin } from "./spin.js";',
+      'export function handle(ms: number): string {',
+      '  const until = Date.now() + ms;',
+      '  while (Date.now() < until) {}',
+      '  spin(ms);',
+      '  return "done";',
+      '}',
+    ].join('\n'),
+    // a loop in a helper module, and an unused export beside it
+    'src/spin.ts': 'export function spin(ms: number): void {\n  const until = Date.now() + ms;\n  for (;;) { if (Date.now() >= until) break; }\n}\nexport const unused = 1;\n',
+  });
+  for (const mode of ['production', 'development'] as const) {
+    await buildProject({ location: dir, mode, reporter: collecting() });
+    const exports = evaluateBundle(await readFile(join(dir, 'dist', 'index.js'), 'utf8'), {});
+    const started = performance.now();
+    t.equal((exports.handle as (ms: number) => string)(40), 'done');
+    t.ok(performance.now() - started >= 79, `${mode}: both loops waited (${Math.round(performance.now() - started)} ms)`);
+  }
+});

@@ -64,6 +64,7 @@ export async function bundleEntry(options: BundleEntryOptions): Promise<void> {
           exclude: /node_modules/,
           swc: { swcrc: false, configFile: false, jsc: { target: 'es2022', parser: { syntax: 'typescript', decorators: true } } },
         }),
+        projectCodeAsWrittenPlugin(),
       ],
       onLog(level, log, handler) {
         // rollup leaves an unresolved package import external with a warning; in the sandbox it
@@ -137,6 +138,24 @@ function nodeEnvPlugin(mode: BuildMode): Plugin {
     transform(code) {
       if (!code.includes(expr)) return null;
       return { code: code.replace(/\bprocess\.env\.NODE_ENV\b(?!\s*=(?!=))/g, replacement), map: null };
+    },
+  };
+}
+
+const OWN_CODE = /\.[mc]?[jt]sx?$/;
+
+/**
+ * The project's own code runs as written: rollup drops what it judges free of side effects, such as
+ * `while (Date.now() < until) {}`, but a mapping's time is an effect too (a busy-wait, a benchmark).
+ * So the project's modules are not tree-shaken; its dependencies still are, which is where nearly
+ * all dead code is (an ABI library's unused half, a polyfill's unused exports).
+ */
+function projectCodeAsWrittenPlugin(): Plugin {
+  return {
+    name: 'idx-project-code-as-written',
+    transform(code, id) {
+      if (id.startsWith('\0') || id.includes('/node_modules/') || !OWN_CODE.test(id)) return null;
+      return { code, map: null, moduleSideEffects: 'no-treeshake' };
     },
   };
 }

@@ -7,10 +7,11 @@ import { createShardStore, type ShardStore } from '../../infra/postgres/shard-st
 import { createRpcClient, type RpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../../infra/rpc/hex-quantity.ts';
 import { createJsonRpcHandler } from '../../infra/rpc/json-rpc-server.ts';
+import { loadOrCreateJwtSecret, refuseJwt } from '../../infra/rpc/jwt-auth.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { createShardAdmin } from './shard-admin.ts';
 import { createShardKeeper } from './shard-keeper.ts';
-import { createShardMethods } from './shard-methods.ts';
+import { createShardAdminMethods, createShardMethods } from './shard-methods.ts';
 import type { ShardOptions } from './shard-options.ts';
 import { createShardPruner } from './shard-pruner.ts';
 import type { ShardRange } from './shard-range.ts';
@@ -23,8 +24,11 @@ export interface RunShardContext {
   env: Readonly<Record<string, string | undefined>>;
   /** aborting stops syncing and serving, after the batch being written */
   signal: AbortSignal;
-  /** called once the JSON-RPC endpoint listens; `pruned` resolves once no data outside the range is left */
-  onListening?: (port: number, shard: { pruned(): Promise<void>; store: ShardStore }) => void;
+  /**
+   * called once the JSON-RPC endpoints listen (`adminPort` when the admin endpoint runs); `pruned`
+   * resolves once no data outside the range is left
+   */
+  onListening?: (port: number, shard: { pruned(): Promise<void>; store: ShardStore; adminPort?: number }) => void;
   progressEverySeconds?: number;
 }
 
@@ -43,11 +47,15 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
 
   let db: Db | undefined;
   const server = createServer();
+  const adminServer = createServer();
   const stopped = new AbortController();
   const stop = () => stopped.abort();
   ctx.signal.addEventListener('abort', stop, { once: true });
   let listening = false;
+  let adminListening = false;
   try {
+    const adminSecret = options.adminSecretFile === undefined ? undefined : await loadOrCreateJwtSecret(options.adminSecretFile);
+    if (adminSecret?.created) log.info(`wrote a new admin secret to ${options.adminSecretFile}`);
     db = await createDb({ env: ctx.env, dataDir: options.dataDir, ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey }, applicationName: 'idx-shard' });
     const store = createShardStore({ db: db.kysely, schema: options.dbSchema });
     await store.migrate();
@@ -64,19 +72,33 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
     const methods = createShardMethods({
       store,
       keeper,
-      admin: createShardAdmin({ store, keeper, pruner }),
+      adminEndpoint: adminSecret !== undefined,
       status: sync.status,
       upstream,
       chainId: identity.chainId,
       netVersion: identity.netVersion,
       maxLogRange: options.maxLogRange,
       maxLogResults: options.maxLogResults,
+      maxLogBytes: options.maxResponseBytes,
     });
-    server.on('request', createJsonRpcHandler({ methods, onInternalError: (err, method) => log.error(`${method}: ${(err as Error).stack ?? String(err)}`) }));
-    const port = await listenOnFreePort(server, options.port);
+    const limits = { maxBatchSize: options.maxBatchCalls, maxResponseBytes: options.maxResponseBytes };
+    const onInternalError = (err: unknown, method: string) => log.error(`${method}: ${(err as Error).stack ?? String(err)}`);
+    server.on('request', createJsonRpcHandler({ methods, ...limits, onInternalError }));
+    const port = await listenOnFreePort(server, options.port, { ...(options.host !== undefined && { host: options.host }) });
     listening = true;
-    log.info(`serving JSON-RPC on http://localhost:${port}`);
-    ctx.onListening?.(port, { pruned: () => pruner.idle(), store });
+    log.info(`serving JSON-RPC on http://${hostForUrl(options.host ?? 'localhost')}:${port}${options.host === undefined ? ' (every interface)' : ''}`);
+    let adminPort: number | undefined;
+    if (adminSecret !== undefined) {
+      const secret = adminSecret.secret;
+      adminServer.on(
+        'request',
+        createJsonRpcHandler({ methods: createShardAdminMethods({ admin: createShardAdmin({ store, keeper, pruner }), keeper }), ...limits, onInternalError, authorize: (req) => refuseJwt(req.headers.authorization, secret) }),
+      );
+      adminPort = await listenOnFreePort(adminServer, options.adminPort ?? port + 1, { host: options.adminHost, flag: '--admin-port' });
+      adminListening = true;
+      log.info(`serving the admin methods on http://${hostForUrl(options.adminHost)}:${adminPort} (JWT signed with the secret in ${options.adminSecretFile})`);
+    }
+    ctx.onListening?.(port, { pruned: () => pruner.idle(), store, ...(adminPort !== undefined && { adminPort }) });
 
     const pruning = pruner.run(stopped.signal);
     try {
@@ -88,13 +110,16 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
     log.info(`stopped at block ${keeper.range().synced}`);
   } finally {
     ctx.signal.removeEventListener('abort', stop);
-    if (listening) {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+    for (const [s, on] of [[server, listening], [adminServer, adminListening]] as const) {
+      if (!on) continue;
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
     }
     await db?.close().catch(() => undefined);
   }
 }
+
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 /**
  * The upstream's chain id and genesis against those stored by an earlier run (a restarted dev chain

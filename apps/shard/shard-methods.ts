@@ -1,7 +1,7 @@
 import type { ShardStore, StoredBlock } from '../../infra/postgres/shard-store.ts';
 import type { RpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { hexToNumber, toQuantity } from '../../infra/rpc/hex-quantity.ts';
-import { invalidParams, JsonRpcServerError, RawJson, type JsonRpcMethod } from '../../infra/rpc/json-rpc-server.ts';
+import { invalidParams, JsonRpcServerError, METHOD_NOT_FOUND, RawJson, type JsonRpcMethod } from '../../infra/rpc/json-rpc-server.ts';
 import { ShardRangeRefused, type ShardAdmin } from './shard-admin.ts';
 import type { ShardKeeper } from './shard-keeper.ts';
 import { expectCount, parseBlockParam, parseBool, parseHash, parseLogFilter, parseQuantity, type BlockParam, type BlockTag } from './shard-params.ts';
@@ -18,7 +18,8 @@ const LIMIT_EXCEEDED = -32005;
 export interface ShardMethodsOptions {
   store: ShardStore;
   keeper: ShardKeeper;
-  admin: ShardAdmin;
+  /** whether the admin endpoint runs (`--admin-secret-file`): said in the refusal of admin_* here */
+  adminEndpoint: boolean;
   status: SyncStatus;
   /** for the `safe` and `finalized` tags, which only the upstream knows */
   upstream: RpcClient;
@@ -26,14 +27,23 @@ export interface ShardMethodsOptions {
   netVersion: string;
   maxLogRange: number;
   maxLogResults: number;
+  /** the most bytes of logs one eth_getLogs may answer (`--max-response-bytes`) */
+  maxLogBytes: number;
   now?: () => number;
 }
 
 const NULL = new RawJson('null');
 
-/** The JSON-RPC methods of idx-shard: the Ethereum data methods limited to `[tail, head]`, and the admin ones. */
+/** The admin methods: served only on the admin endpoint. */
+export const ADMIN_METHODS = ['admin_setEndHeight', 'admin_setStartHeight'] as const;
+
+/**
+ * The public JSON-RPC methods of idx-shard: the Ethereum data methods limited to `[tail, head]` and
+ * `idx_dataInfo`; the admin methods answer where they are served instead (-32601, as geth answers
+ * a namespace it does not expose on an endpoint).
+ */
 export function createShardMethods(options: ShardMethodsOptions): Record<string, JsonRpcMethod> {
-  const { store, keeper, admin, status, upstream } = options;
+  const { store, keeper, status, upstream } = options;
   const now = options.now ?? Date.now;
   const upstreamTags = new Map<string, { at: number; height: Promise<number | null> }>();
 
@@ -140,6 +150,17 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
         to: toQuantity(suggested),
       });
     }
+    // as many bytes as one answer may hold: refused like the result count, with the range that fits
+    let bytes = 2;
+    for (const [i, l] of logs.entries()) {
+      bytes += Buffer.byteLength(l.log) + 1;
+      if (bytes <= options.maxLogBytes) continue;
+      const suggested = Math.max(from, l.blockNumber - 1);
+      throw new JsonRpcServerError(LIMIT_EXCEEDED, `query returned more than ${options.maxLogBytes} bytes of logs (${i} logs fit). Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`, {
+        from: toQuantity(from),
+        to: toQuantity(suggested),
+      });
+    }
     return new RawJson(`[${logs.map((l) => l.log).join(',')}]`);
   }
 
@@ -230,11 +251,30 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     },
     eth_getLogs: getLogs,
 
-    idx_dataInfo(params) {
-      noParams('idx_dataInfo')(params);
-      const r = keeper.range();
-      return { desiredChainDataStart: r.tail, desiredChainDataEnd: r.head };
-    },
+    idx_dataInfo: dataInfo(keeper),
+    ...Object.fromEntries(ADMIN_METHODS.map((m) => [m, () => Promise.reject(new JsonRpcServerError(METHOD_NOT_FOUND, adminElsewhere(m, options.adminEndpoint)))])),
+  };
+}
+
+function adminElsewhere(method: string, on: boolean): string {
+  return on
+    ? `${method} is not served on this endpoint: call it on idx-shard's admin endpoint (--admin-port, on 127.0.0.1 unless --admin-host says otherwise) with a JWT signed with the --admin-secret-file secret`
+    : `${method} is not served on this endpoint: admin methods are served only on idx-shard's admin endpoint, which runs when idx-shard is started with --admin-secret-file <file> (or set the range with -shardstart/-shardend at startup)`;
+}
+
+function dataInfo(keeper: ShardKeeper): JsonRpcMethod {
+  return (params) => {
+    expectCount('idx_dataInfo', params, 0);
+    const r = keeper.range();
+    return { desiredChainDataStart: r.tail, desiredChainDataEnd: r.head };
+  };
+}
+
+/** The admin endpoint's methods: the range changes, and `idx_dataInfo` to read the range back. */
+export function createShardAdminMethods(options: { admin: ShardAdmin; keeper: ShardKeeper }): Record<string, JsonRpcMethod> {
+  const { admin } = options;
+  return {
+    idx_dataInfo: dataInfo(options.keeper),
     async admin_setEndHeight(params) {
       expectCount('admin_setEndHeight', params, 1);
       const head = params[0] === null ? null : parseQuantity(params[0], 'end height (a block number or null)');

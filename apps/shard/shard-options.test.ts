@@ -10,6 +10,11 @@ t.test('the shard flags as docs/usage.md writes them, and with two dashes', asyn
   const plain = parse(['--upstream', 'https://rpc.example/key']);
   t.match(plain, { command: 'run', options: { upstream: 'https://rpc.example/key', port: 8545, dbSchema: 'idx_shard', dataDir: '.idx-shard-data', batchSize: 100, maxLogRange: 10000, maxLogResults: 10000, logLevel: 'info', outputFmt: 'colored' } });
   t.notOk(plain.command === 'run' && 'shardStart' in plain.options, 'no flag: the stored range applies');
+  t.match(plain, { options: { adminHost: '127.0.0.1', maxBatchCalls: 1000, maxResponseBytes: 25_000_000 } });
+  t.notOk(plain.command === 'run' && (plain.options.host !== undefined || plain.options.adminSecretFile !== undefined || plain.options.adminPort !== undefined), 'every interface; no admin endpoint');
+  t.match(parse(['--upstream', 'http://x', '--host', '127.0.0.1', '--admin-secret-file', 'jwt.hex', '--admin-port', '9000', '--admin-host', '::1']), {
+    options: { host: '127.0.0.1', adminSecretFile: 'jwt.hex', adminPort: 9000, adminHost: '::1' },
+  });
   t.same(parse(['--help']), { command: 'exit', code: 0 });
   t.same(parse(['--version']), { command: 'exit', code: 0 });
 });
@@ -25,5 +30,8 @@ t.test('bad values fail naming the flag', async (t) => {
   t.throws(() => parse(['--upstream', 'http://x', '--db-schema', 'bad-name']), { message: /--db-schema/ });
   t.throws(() => parse(['--upstream', 'http://x', '--log-level', 'loud']), { message: /--log-level/ });
   t.throws(() => parse(['--upstream', 'http://x', '--pg-cert', 'c.pem']), { message: /--pg-cert and --pg-key/ });
+  t.throws(() => parse(['--upstream', 'http://x', '--admin-port', '9000']), { message: /--admin-port and --admin-host need --admin-secret-file/ });
+  t.throws(() => parse(['--upstream', 'http://x', '--admin-host', '0.0.0.0']), { message: /need --admin-secret-file/ });
+  t.throws(() => parse(['--upstream', 'http://x', '--max-response-bytes', '0']), { message: /--max-response-bytes/ });
   t.throws(() => parse(['--upstream', 'http://x', '--nope']), { message: /unknown option '--nope'/ });
 });

@@ -13,6 +13,16 @@ export interface ShardOptions {
   /** `-shardend`: the head; null = unset (follow the chain), undefined = as stored by an earlier run */
   shardEnd?: number | null;
   port: number;
+  /** `--host`: the public endpoint's address; undefined = every interface */
+  host?: string;
+  /** `--admin-secret-file`: turns the admin endpoint on; its requests carry JWTs signed with this file's secret */
+  adminSecretFile?: string;
+  /** `--admin-port`: undefined = the public endpoint's port + 1 */
+  adminPort?: number;
+  /** `--admin-host`: the admin endpoint's address */
+  adminHost: string;
+  maxBatchCalls: number;
+  maxResponseBytes: number;
   dbSchema: string;
   dataDir: string;
   batchSize: number;
@@ -72,6 +82,12 @@ export function parseShardArgs(argv: readonly string[], ctx: { version: string; 
     .addOption(new Option('--shardstart <n>', 'the tail: the lowest block kept (also written -shardstart=<n>); default 0, or as set before').argParser(height))
     .addOption(new Option('--shardend <n>', 'the head: the highest block kept, 0 = follow the chain (also -shardend=<n>); default as set before').argParser(height))
     .addOption(new Option('-p, --port <port>', 'port of the JSON-RPC endpoint; the next free one when busy').argParser(port).default(8545))
+    .addOption(new Option('--host <address>', 'address the JSON-RPC endpoint listens on (default: every interface)'))
+    .addOption(new Option('--admin-secret-file <file>', "turns on the admin endpoint (admin_* methods): a file with a 32-byte hex secret, as geth's --authrpc.jwtsecret (made when missing); requests carry 'Authorization: Bearer <JWT>' signed with it"))
+    .addOption(new Option('--admin-port <port>', 'port of the admin endpoint (default: the JSON-RPC port + 1); the next free one when busy').argParser(port))
+    .addOption(new Option('--admin-host <address>', 'address the admin endpoint listens on').default('127.0.0.1'))
+    .addOption(new Option('--max-batch-calls <n>', 'the most calls in one JSON-RPC batch').argParser(positiveInt).default(1000))
+    .addOption(new Option('--max-response-bytes <n>', 'the largest answer to one request (a call or a whole batch), in bytes').argParser(positiveInt).default(25_000_000))
     .addOption(new Option('--db-schema <name>', 'database schema of the chain data').argParser(schemaName).default('idx_shard'))
     .addOption(new Option('--data-dir <folder>', 'embedded database folder, when DB_HOST is not set').default('.idx-shard-data'))
     .addOption(new Option('--batch-size <n>', 'blocks per sync batch (one database transaction each)').argParser(positiveInt).default(100))
@@ -98,6 +114,9 @@ export function parseShardArgs(argv: readonly string[], ctx: { version: string; 
   if (o.upstream === undefined) errors.push('--upstream <url> is required: the Ethereum JSON-RPC endpoint to sync from');
   if (o.shardend !== undefined && o.shardend !== 0 && o.shardend <= (o.shardstart ?? 0)) {
     errors.push(`-shardend=${o.shardend} must be above -shardstart=${o.shardstart ?? 0} (the head must be greater than the tail)`);
+  }
+  if (o.adminSecretFile === undefined && (o.adminPort !== undefined || program.getOptionValueSource('adminHost') === 'cli')) {
+    errors.push('--admin-port and --admin-host need --admin-secret-file <file>: the admin endpoint only runs with a secret');
   }
   if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
   if (errors.length > 0) throw new ShardUsageError(`idx-shard: ${errors.join('; ')}\nRun idx-shard --help for the options.`);

@@ -112,3 +112,59 @@ t.test('HTTP: only POST, and a body size limit', async (t) => {
   t.equal(big.status, 413);
   t.match(big.json, { error: { code: -32600, message: /larger than 10000 bytes/ } });
 });
+
+t.test('answers are bounded: a call over the size limit, and a batch whose answers reach it, get -32003; the rest of the batch is not run', async (t) => {
+  let runs = 0;
+  const limited = createServer(
+    createJsonRpcHandler({
+      maxResponseBytes: 1000,
+      batchConcurrency: 2,
+      methods: {
+        blob: async (params) => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 10));
+          return 'x'.repeat(params[0] as number);
+        },
+      },
+    }),
+  );
+  await new Promise<void>((r) => limited.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise((r) => limited.close(r)));
+  const at = `http://127.0.0.1:${(limited.address() as { port: number }).port}`;
+  const send = async (body: unknown) => (await fetch(at, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
+
+  t.match(await send({ jsonrpc: '2.0', id: 1, method: 'blob', params: [2000] }), { id: 1, error: { code: -32003, message: /answer of blob is 2002 bytes, more than this server's limit of 1000/ } });
+  t.same(await send({ jsonrpc: '2.0', id: 2, method: 'blob', params: [10] }), { jsonrpc: '2.0', id: 2, result: 'x'.repeat(10) }, 'small answers pass');
+
+  runs = 0;
+  const calls = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'blob', params: [300] }));
+  const started = performance.now();
+  const [batch, meanwhile] = await Promise.all([send(calls), new Promise((r) => setTimeout(r, 5)).then(() => send({ jsonrpc: '2.0', id: 'm', method: 'blob', params: [1] }))]);
+  t.equal(batch.length, 100, 'every call is answered');
+  t.same(batch.slice(0, 2).map((a: any) => a.result?.length), [300, 300], 'the answers that fit come first');
+  t.ok(batch.slice(3).every((a: any) => a.error?.code === -32003 && /answers of this batch reached this server's limit of 1000 bytes/.test(a.error.message)), 'the rest are -32003');
+  t.same(batch.map((a: any) => a.id), calls.map((c) => c.id), 'ids in order');
+  t.ok(runs <= 6, `the calls after the limit are not run (${runs} of 100 ran)`);
+  t.equal(meanwhile.result, 'x', 'another client is answered meanwhile');
+  t.ok(performance.now() - started < 1000);
+});
+
+t.test('authorize: a refused request is HTTP 401 with -32001 and the reason, and runs nothing', async (t) => {
+  let runs = 0;
+  const guarded = createServer(
+    createJsonRpcHandler({
+      authorize: (req) => (req.headers.authorization === 'Bearer ok' ? undefined : 'missing token'),
+      methods: { touch: () => ++runs },
+    }),
+  );
+  await new Promise<void>((r) => guarded.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise((r) => guarded.close(r)));
+  const at = `http://127.0.0.1:${(guarded.address() as { port: number }).port}`;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'touch', params: [] });
+  const refused = await fetch(at, { method: 'POST', body });
+  t.equal(refused.status, 401);
+  t.same(await refused.json(), { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: missing token' } });
+  t.equal(runs, 0);
+  const ok = await fetch(at, { method: 'POST', body, headers: { authorization: 'Bearer ok' } });
+  t.same(await ok.json(), { jsonrpc: '2.0', id: 1, result: 1 });
+});

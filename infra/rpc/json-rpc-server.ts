@@ -11,6 +11,10 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+/** geth's code for an answer over its size limit (`--rpc.batch-response-max-size`) */
+export const RESPONSE_TOO_LARGE = -32003;
+/** a request without valid credentials (HTTP 401) */
+export const UNAUTHORIZED = -32001;
 
 /** Thrown by a method: answered as the call's `error` member. */
 export class JsonRpcServerError extends Error {
@@ -41,6 +45,16 @@ export interface JsonRpcHandlerOptions {
   maxBatchSize?: number;
   /** largest request body in bytes (default 5 MiB); larger ones get HTTP 413 */
   maxBodyBytes?: number;
+  /**
+   * largest answer in bytes (default 25,000,000, geth's batch limit), of one call or a whole batch:
+   * a call whose answer is larger, and every call of a batch after the answers reached it, is
+   * answered -32003 instead (the rest of the batch is not run)
+   */
+  maxResponseBytes?: number;
+  /** how many calls of one batch run at a time (default 4), so other clients' requests interleave */
+  batchConcurrency?: number;
+  /** why a request may not be served (checked before its body is read; answered HTTP 401), or undefined */
+  authorize?: (req: IncomingMessage) => string | undefined;
   /** an error that is not a JsonRpcServerError (a bug or a database failure): answered -32603 */
   onInternalError?: (err: unknown, method: string) => void;
 }
@@ -53,6 +67,8 @@ const has = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, 
 export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBatch = options.maxBatchSize ?? 1000;
   const maxBody = options.maxBodyBytes ?? 5 * 2 ** 20;
+  const maxResponse = options.maxResponseBytes ?? 25_000_000;
+  const concurrency = options.batchConcurrency ?? 4;
   const methods = new Map(Object.entries(options.methods));
 
   /** One call's answer as JSON text, or undefined for a notification. */
@@ -82,7 +98,39 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     }
     if (isNotification) return undefined;
     const text = result instanceof RawJson ? result.text : JSON.stringify(result === undefined ? null : result);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > maxResponse) {
+      return errorText(id, RESPONSE_TOO_LARGE, `response too large: the answer of ${c.method} is ${bytes} bytes, more than this server's limit of ${maxResponse}; ask for less (e.g. a narrower block range)`);
+    }
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
+  }
+
+  /** The answer to a call of a batch left out (and not run, once known) because the batch's answers reached the limit. */
+  function leftOut(call: unknown): string | undefined {
+    const c = call !== null && typeof call === 'object' && !Array.isArray(call) ? (call as Record<string, unknown>) : undefined;
+    if (c !== undefined && !has(c, 'id')) return undefined;
+    const id = c !== undefined && (c.id === null || typeof c.id === 'string' || (typeof c.id === 'number' && Number.isFinite(c.id))) ? (c.id as Id) : null;
+    return errorText(id, RESPONSE_TOO_LARGE, `response too large: the answers of this batch reached this server's limit of ${maxResponse} bytes, so this call's answer is left out: send it again in another request`);
+  }
+
+  /** A batch's answers in order, run a few at a time and stopped once they reach the size limit. */
+  async function answerBatch(calls: readonly unknown[]): Promise<string[]> {
+    const answers: string[] = [];
+    let size = 2;
+    let full = false;
+    for (let i = 0; i < calls.length; i += concurrency) {
+      const group = calls.slice(i, i + concurrency);
+      const texts = full ? group.map(leftOut) : await Promise.all(group.map(answer));
+      texts.forEach((text, j) => {
+        if (text === undefined) return;
+        if (!full && size + Buffer.byteLength(text) + 1 > maxResponse) full = true;
+        const kept = full ? leftOut(group[j]) : text;
+        if (kept === undefined) return;
+        size += Buffer.byteLength(kept) + 1;
+        answers.push(kept);
+      });
+    }
+    return answers;
   }
 
   async function handleBody(body: string): Promise<string | undefined> {
@@ -95,7 +143,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     if (!Array.isArray(parsed)) return answer(parsed);
     if (parsed.length === 0) return errorText(null, INVALID_REQUEST, 'Invalid Request: an empty batch');
     if (parsed.length > maxBatch) return errorText(null, INVALID_REQUEST, `Invalid Request: batch too large: ${parsed.length} calls, at most ${maxBatch} per batch`);
-    const answers = (await Promise.all(parsed.map(answer))).filter((a): a is string => a !== undefined);
+    const answers = await answerBatch(parsed);
     return answers.length === 0 ? undefined : `[${answers.join(',')}]`;
   }
 
@@ -103,6 +151,13 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
       res.end(errorText(null, INVALID_REQUEST, 'Invalid Request: send JSON-RPC 2.0 requests as HTTP POST'));
+      return;
+    }
+    const refusal = options.authorize?.(req);
+    if (refusal !== undefined) {
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+      res.end(errorText(null, UNAUTHORIZED, `Unauthorized: ${refusal}`));
+      req.resume();
       return;
     }
     const chunks: Buffer[] = [];

@@ -1,9 +1,12 @@
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseShardArgs } from '../../apps/shard/shard-options.ts';
 import { runShard } from '../../apps/shard/run-shard.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import type { ShardStore } from '../../infra/postgres/shard-store.ts';
 import { createDb } from '../../infra/postgres/create-db.ts';
+import { loadOrCreateJwtSecret, signJwt } from '../../infra/rpc/jwt-auth.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
 import { freshPgliteDir, uniqueSchemaName } from '../../infra/postgres/test-backends.ts';
 import { envFor, type BackendKind } from './erc20-chain.ts';
@@ -11,6 +14,12 @@ import type { Teardown } from './local-rpc-server.ts';
 
 export interface TestShard {
   url: string;
+  /** the admin endpoint (loopback, JWT-authenticated) */
+  adminUrl: string;
+  /** the admin endpoint's secret */
+  adminSecret: Buffer;
+  /** the whole response of one call to the admin endpoint, with a fresh token */
+  admin(method: string, params?: unknown[]): Promise<any>;
   /** the shard's storage, as its owner: also where a restart finds its data */
   where: { kind: BackendKind; dataDir: string; schema: string };
   store: ShardStore;
@@ -42,18 +51,25 @@ export async function shardPlace(t: Teardown, kind: BackendKind): Promise<ShardP
   return { kind, dataDir, schema };
 }
 
-/** idx-shard run in this process, on `place`, with the command-line `args`; stopped on teardown. */
+const randomPort = () => String(20000 + Math.floor(Math.random() * 20000));
+
+/** idx-shard run in this process, on `place`, with the command-line `args` and an admin endpoint; stopped on teardown. */
 export async function startShard(t: Teardown, upstream: string, place: ShardPlace, args: readonly string[] = []): Promise<TestShard> {
+  const secretDir = await mkdtemp(join(tmpdir(), 'idx-shard-secret-'));
+  t.teardown(() => rm(secretDir, { recursive: true, force: true }));
+  const secretFile = join(secretDir, 'jwt.hex');
+  const adminSecret = (await loadOrCreateJwtSecret(secretFile)).secret;
   const cmd = parseShardArgs(
-    ['--upstream', upstream, '--data-dir', place.dataDir, '--db-schema', place.schema, '-p', String(20000 + Math.floor(Math.random() * 20000)), '--poll-interval', '50', ...args],
+    ['--upstream', upstream, '--data-dir', place.dataDir, '--db-schema', place.schema, '-p', randomPort(), '--admin-port', randomPort(), '--admin-secret-file', secretFile, '--poll-interval', '50', ...args],
     { version: 'test', write: () => {} },
   );
   if (cmd.command !== 'run') throw new Error('expected a run command');
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', format: 'json', write: (l) => void lines.push(l) });
   const controller = new AbortController();
-  let onListening!: (v: { port: number; shard: { pruned(): Promise<void>; store: ShardStore } }) => void;
-  const listening = new Promise<{ port: number; shard: { pruned(): Promise<void>; store: ShardStore } }>((resolve) => (onListening = resolve));
+  type Listening = { port: number; shard: { pruned(): Promise<void>; store: ShardStore; adminPort?: number } };
+  let onListening!: (v: Listening) => void;
+  const listening = new Promise<Listening>((resolve) => (onListening = resolve));
   const running = runShard({ options: cmd.options, logger, env: envFor(place.kind), signal: controller.signal, onListening: (port, shard) => onListening({ port, shard }) });
   const started = await Promise.race([listening, running.then(() => Promise.reject(new Error(`idx-shard stopped before listening:\n${lines.join('')}`)))]);
   let stopping: Promise<void> | undefined;
@@ -65,7 +81,10 @@ export async function startShard(t: Teardown, upstream: string, place: ShardPlac
     return stopping;
   };
   t.teardown(stop);
-  return { url: `http://127.0.0.1:${started.port}`, where: place, store: started.shard.store, pruned: started.shard.pruned, lines, stop };
+  const adminUrl = `http://127.0.0.1:${started.shard.adminPort}`;
+  const admin = async (method: string, params: unknown[] = []) =>
+    (await post(adminUrl, { jsonrpc: '2.0', id: nextId++, method, params }, { authorization: `Bearer ${signJwt(adminSecret)}` })).json;
+  return { url: `http://127.0.0.1:${started.port}`, adminUrl, adminSecret, admin, where: place, store: started.shard.store, pruned: started.shard.pruned, lines, stop };
 }
 
 export interface RpcAnswer {
@@ -75,8 +94,8 @@ export interface RpcAnswer {
 }
 
 /** One JSON-RPC request body (a call or a batch) posted as is. */
-export async function post(url: string, body: unknown): Promise<RpcAnswer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RpcAnswer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, text, json: text === '' ? undefined : JSON.parse(text) };
 }
