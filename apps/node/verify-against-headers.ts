@@ -35,8 +35,10 @@ export interface FetchedLogs {
  * (on the next endpoint when there are several) and stops when the disagreement persists.
  * No RPC call is made when the headers agree, unless `verifyReceipts`.
  */
+/** one per thread, kept across ranges: the same contracts, events and accounts come back */
+const bitsOf = createBloomBitsCache();
+
 export async function verifyAgainstHeaders(source: ChainSource, fetched: FetchedLogs, options: { verifyReceipts: boolean }): Promise<void> {
-  const bitsOf = createBloomBitsCache();
   const blooms = new Map<number, Bloom>();
   for (const [height, header] of fetched.headers) blooms.set(height, parseBloom(header.logsBloom));
   const logsEndpoint = (height: number) =>

@@ -35,14 +35,18 @@ export function bloomHas(bloom: Bloom, bits: BloomBits): boolean {
 }
 
 /**
- * Bloom bits by value: a block's logs repeat the same addresses and topics, and hashing is the
- * cost of the check. One cache per fetched range keeps it bounded.
+ * Bloom bits by value: logs repeat the same addresses, event topics and accounts, and hashing
+ * (some 20 µs a value in JavaScript) is the whole cost of the check. Emptied when `max` values
+ * are held, to bound memory.
  */
-export function createBloomBitsCache(): (value: string) => BloomBits {
+export function createBloomBitsCache(max = 50_000): (value: string) => BloomBits {
   const cache = new Map<string, BloomBits>();
   return (value) => {
     let bits = cache.get(value);
-    if (bits === undefined) cache.set(value, (bits = bloomBits(value)));
+    if (bits === undefined) {
+      if (cache.size >= max) cache.clear();
+      cache.set(value, (bits = bloomBits(value)));
+    }
     return bits;
   };
 }
