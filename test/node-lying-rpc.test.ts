@@ -117,3 +117,11 @@ t.test('--verify-receipts indexes an honest endpoint as without it', async (t) =
   const run = await index(t, [anvil.url], ['--verify-receipts']);
   t.same(run.tables, truth.tables);
 });
+
+t.test('fetch worker threads check as the main thread does', async (t) => {
+  const proxy = await liar(t, nothing, (n) => n % 2 === 0);
+  const run = await index(t, [proxy.url], ['--verify-receipts', '--workers', '1']);
+  t.equal(run.error, undefined, String(run.error));
+  t.ok(proxy.lies() >= 2, `the proxy lied ${proxy.lies()} times`);
+  t.same(run.tables, truth.tables);
+});
