@@ -97,6 +97,14 @@ t.test('a log not in its block\'s bloom is refused without asking again', async 
   t.same(s.calls, ['getLogs', 'getBlocks']);
 });
 
+t.test('a chain that leaves its blooms empty is not refused', async (t) => {
+  const empty = '0x' + '00'.repeat(256);
+  const s = source();
+  const noBlooms: ChainSource = { ...s.source, getBlocks: async (h, o) => (await s.source.getBlocks(h, o)).map((b) => ({ ...b, logsBloom: empty })) };
+  const fetched = await fetchRange(noBlooms, transfers, range);
+  t.equal(fetched.logCount, 4 * 6 + 6);
+});
+
 t.test('--verify-receipts: one receipts call; altered data is refused', async (t) => {
   const s = source();
   await fetchRange(s.source, transfers, range, { verifyReceipts: true });
