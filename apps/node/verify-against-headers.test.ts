@@ -103,6 +103,8 @@ t.test('a chain that leaves its blooms empty is not refused', async (t) => {
   const noBlooms: ChainSource = { ...s.source, getBlocks: async (h, o) => (await s.source.getBlocks(h, o)).map((b) => ({ ...b, logsBloom: empty })) };
   const fetched = await fetchRange(noBlooms, transfers, range);
   t.equal(fetched.logCount, 4 * 6 + 6);
+  const without: ChainSource = { ...s.source, getBlocks: async (h, o) => (await s.source.getBlocks(h, o)).map((b) => ({ ...b, logsBloom: '0x' })) };
+  t.equal((await fetchRange(without, transfers, range)).logCount, 4 * 6 + 6, 'nor one without blooms');
 });
 
 t.test('--verify-receipts: one receipts call; altered data is refused', async (t) => {

@@ -1,6 +1,6 @@
 import type { EthBlock, EthLog, LogQuery } from '../../domain/blocks/chain-data.ts';
 import type { ChainSource } from '../../domain/blocks/chain-source.ts';
-import { bloomAdmits, bloomHasLog, createBloomBitsCache, logsBloom, parseBloom, sameBloom, type Bloom } from '../../domain/blocks/logs-bloom.ts';
+import { BLOOM_BYTES, bloomAdmits, bloomHasLog, createBloomBitsCache, logsBloom, parseBloom, sameBloom, type Bloom } from '../../domain/blocks/logs-bloom.ts';
 import { receiptsRoot } from '../../domain/blocks/receipts-root.ts';
 import { matchesLogQuery } from '../../domain/blocks/match-log-query.ts';
 import { IdxError } from '../../domain/errors.ts';
@@ -40,7 +40,8 @@ const bitsOf = createBloomBitsCache();
 
 export async function verifyAgainstHeaders(source: ChainSource, fetched: FetchedLogs, options: { verifyReceipts: boolean }): Promise<void> {
   const blooms = new Map<number, Bloom>();
-  for (const [height, header] of fetched.headers) blooms.set(height, parseBloom(header.logsBloom));
+  // a header without a well-formed bloom (a chain without them) says nothing: its blocks are left out
+  for (const [height, header] of fetched.headers) if (header.logsBloom.length === 2 + 2 * BLOOM_BYTES) blooms.set(height, parseBloom(header.logsBloom));
   const logsEndpoint = (height: number) =>
     fetched.complete.heights.has(height) && fetched.complete.answer !== undefined ? answeredBy(source, fetched.complete.answer, height) : answeredBy(source, fetched.answer, height);
   const headerEndpoint = (height: number) => fetched.headerAnswers.map((a) => answeredBy(source, a, height)).find((e) => e !== undefined);
