@@ -3,6 +3,7 @@ import type { EthBlock, EthLog } from '../../domain/blocks/chain-data.ts';
 import type { ChainSource } from '../../domain/blocks/chain-source.ts';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
 import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
+import { verifyAgainstHeaders } from './verify-against-headers.ts';
 
 /** What was fetched for a range: the blocks a handler may need, by height, with their logs. */
 export interface FetchedRange extends HeightRange {
@@ -15,14 +16,24 @@ export interface FetchedRange extends HeightRange {
   logCount: number;
 }
 
+export interface FetchRangeOptions {
+  /**
+   * --verify-receipts: read the header of every block of the range (not only of blocks with logs)
+   * and the receipts of every block the log query may touch, to check the logs against the
+   * headers' receipts roots.
+   */
+  verifyReceipts?: boolean;
+}
+
 /**
  * Fetches one range in as few round trips as the plan allows: one `eth_getLogs` over the range,
  * then one batch of blocks for the heights that have logs or a due block handler (all heights
  * when a transaction handler needs every transaction, unless a dictionary named the heights).
  * With `plan.extras` the blocks come with full transactions and every log of theirs, fetched in
- * the same round trip as the blocks.
+ * the same round trip as the blocks. The logs are then held up against their blocks' headers
+ * (`verifyAgainstHeaders`): an answer the headers contradict fails the fetch.
  */
-export async function fetchRange(source: ChainSource, plan: FetchPlan, range: HeightRange): Promise<FetchedRange> {
+export async function fetchRange(source: ChainSource, plan: FetchPlan, range: HeightRange, options: FetchRangeOptions = {}): Promise<FetchedRange> {
   const everyHeight = plan.transactions && plan.transactionHeights === undefined;
   const allLogs = plan.extras?.logs === true;
   const logs = new Map<number, EthLog[]>();
@@ -36,8 +47,9 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
     }
   };
   // Every block is fetched and every log wanted: one unfiltered query holds the filtered one.
-  if (allLogs && everyHeight) add(await source.getLogs({ fromBlock: range.from, toBlock: range.to }));
-  else if (plan.logs !== undefined) add(await source.getLogs(plan.logs));
+  const query = allLogs && everyHeight ? { fromBlock: range.from, toBlock: range.to } : plan.logs;
+  const answer = query === undefined ? undefined : await source.getLogs(query);
+  if (answer !== undefined) add(answer);
 
   const heights = new Set<number>(plan.blockHeights);
   if (plan.transactionHeights !== undefined) for (const h of plan.transactionHeights) heights.add(h);
@@ -45,13 +57,23 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
   for (const h of logs.keys()) heights.add(h);
   const sorted = [...heights].sort((a, b) => a - b);
   const blocks = new Map<number, EthBlock>();
-  if (sorted.length > 0) {
+  // with --verify-receipts, the headers of the other heights too: a block the endpoint said nothing of is checked as well
+  const others: number[] = [];
+  if (options.verifyReceipts === true) for (let h = range.from; h <= range.to; h++) if (!heights.has(h)) others.push(h);
+  const headers = new Map<number, EthBlock>();
+  const headerAnswers: EthBlock[][] = [];
+  let blockLogs: EthLog[][] | undefined;
+  if (sorted.length > 0 || others.length > 0) {
     const full = plan.transactions || plan.extras?.transactions === true;
-    const [fetchedBlocks, blockLogs] = await Promise.all([
-      source.getBlocks(sorted, { transactions: full }),
-      allLogs && !everyHeight ? source.getBlockLogs(sorted) : undefined,
+    const [fetchedBlocks, logLists, otherHeaders] = await Promise.all([
+      sorted.length > 0 ? source.getBlocks(sorted, { transactions: full }) : [],
+      allLogs && !everyHeight && sorted.length > 0 ? source.getBlockLogs(sorted) : undefined,
+      others.length > 0 ? source.getBlocks(others, { transactions: false }) : [],
     ]);
     for (const b of fetchedBlocks) blocks.set(b.height, b);
+    for (const b of [...fetchedBlocks, ...otherHeaders]) headers.set(b.height, b);
+    headerAnswers.push(fetchedBlocks, otherHeaders);
+    blockLogs = logLists;
     if (blockLogs !== undefined) {
       sorted.forEach((h) => logs.delete(h));
       blockLogs.forEach((list) => add(list));
@@ -66,5 +88,13 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
       throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its logs were fetched (a reorganisation); fetching again`, { retryable: true });
     }
   }
+  const complete = new Set<number>();
+  if (allLogs && everyHeight) for (let h = range.from; h <= range.to; h++) complete.add(h);
+  else if (blockLogs !== undefined) for (const h of sorted) complete.add(h);
+  await verifyAgainstHeaders(
+    source,
+    { query, answer, complete: { heights: complete, answer: blockLogs ?? answer }, logs, headers, headerAnswers },
+    { verifyReceipts: options.verifyReceipts === true },
+  );
   return { from: range.from, to: range.to, blocks, logs, logsComplete: allLogs, logCount };
 }

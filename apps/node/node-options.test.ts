@@ -48,6 +48,7 @@ t.test('defaults are those documented in docs/usage.md', async (t) => {
     timestampField: true,
     unfinalizedBlocks: false,
     unsafe: false,
+    verifyReceipts: false,
     workers: 0,
   });
 });
@@ -60,14 +61,14 @@ t.test('every option parses to its type; booleans take =true/=false', async (t) 
     '--network-endpoint=ws://b:2', '--output-fmt=json', '-p', '4000', '--pg-ca', 'ca.pem', '--pg-cert', 'c.pem', '--pg-key', 'k.key',
     '--profiler', '--proof-of-index', '--query-limit', '50', '--scale-batch-size', '--store-cache-async=false', '--store-cache-threshold', '10',
     '--store-get-cache-size', '20', '--store-flush-interval', '2', '--subscription', '--timeout', '500', '--timestamp-field=false',
-    '--unsafe', '-w', '1',
+    '--unsafe', '--verify-receipts', '-w', '1',
   ]);
   t.match(options, {
     idx: 'p', idxName: 'n', allowSchemaMigration: true, batchSize: 7, blockConfirmations: 12, csvOutDir: 'csv', dbSchema: 's',
     debug: 'sql,-rpc', disableHistorical: true, dictionaryResolver: 'https://r.example', dictionaryTimeout: 9, logLevel: 'silent',
     networkDictionary: 'http://d.example', networkEndpoint: ['http://a:1', 'ws://b:2'], outputFmt: 'json', port: 4000, pgCa: 'ca.pem',
     pgCert: 'c.pem', pgKey: 'k.key', profiler: true, proofOfIndex: true, queryLimit: 50, scaleBatchSize: true, storeCacheAsync: false,
-    storeCacheThreshold: 10, storeGetCacheSize: 20, storeFlushInterval: 2, subscription: true, timeout: 500, timestampField: false,
+    storeCacheThreshold: 10, storeGetCacheSize: 20, storeFlushInterval: 2, subscription: true, timeout: 500, timestampField: false, verifyReceipts: true,
     unsafe: true, workers: 1,
   });
   t.equal(run(['--debug']).options.debug, '*', '--debug alone means every scope');

@@ -46,6 +46,7 @@ export interface NodeOptions {
   timestampField: boolean;
   unfinalizedBlocks: boolean;
   unsafe: boolean;
+  verifyReceipts: boolean;
   workers: number;
 }
 
@@ -134,6 +135,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--timestamp-field', 'keep created_at and updated_at columns', true))
     .addOption(flag('--unfinalized-blocks', 'index blocks before finalisation, rolling back forks', false))
     .addOption(flag('--unsafe', 'lift the sandbox restrictions (any import, network, unsafeApi)', false))
+    .addOption(flag('--verify-receipts', 'check fetched logs against every block header\'s receipts root (more RPC calls)', false))
     .addOption(new Option('-w, --workers <n>', 'additional worker threads for fetching; 0 = main thread only').argParser(nonNegativeInt).default(0));
 }
 

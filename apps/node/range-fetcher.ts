@@ -1,7 +1,7 @@
 import type { ChainSource } from '../../domain/blocks/chain-source.ts';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
 import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
-import { fetchRange, type FetchedRange } from './fetch-range.ts';
+import { fetchRange, type FetchedRange, type FetchRangeOptions } from './fetch-range.ts';
 
 /** Fetches ranges for the indexing loop: in this thread, or spread over `--workers` threads. */
 export interface RangeFetcher {
@@ -12,6 +12,6 @@ export interface RangeFetcher {
   close(): Promise<void>;
 }
 
-export function createLocalFetcher(source: ChainSource): RangeFetcher {
-  return { fetch: (plan, range) => fetchRange(source, plan, range), parallelism: 1, close: async () => undefined };
+export function createLocalFetcher(source: ChainSource, options: FetchRangeOptions = {}): RangeFetcher {
+  return { fetch: (plan, range) => fetchRange(source, plan, range, options), parallelism: 1, close: async () => undefined };
 }

@@ -244,7 +244,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       throw new IdxError('HANDLER_NOT_FOUND', `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`);
     }
 
-    fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc) : createLocalFetcher(source);
+    const fetchOptions = { verifyReceipts: options.verifyReceipts };
+    fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc, fetchOptions) : createLocalFetcher(source, fetchOptions);
     const dictionaries = await dictionaryUrls(options, network, identity.genesisHash, log);
     if (dictionaries.length > 0) {
       fetcher = createDictionaryFetcher(fetcher, {

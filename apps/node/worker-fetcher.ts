@@ -6,7 +6,7 @@ import { IdxError } from '../../domain/errors.ts';
 import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
 import type { RpcClientOptions } from '../../infra/rpc/create-rpc-client.ts';
 import { workerFor } from '../../domain/blocks/next-range.ts';
-import type { FetchedRange } from './fetch-range.ts';
+import type { FetchedRange, FetchRangeOptions } from './fetch-range.ts';
 import type { RangeFetcher } from './range-fetcher.ts';
 
 export interface FetchRequest {
@@ -22,7 +22,13 @@ export type FetchResponse = { id: number; fetched: FetchedRange } | { id: number
  * goes to worker i mod N, as SubQuery's workers do); the loop still processes them in order.
  * Results cross as structured clones (Maps and bigints survive).
  */
-export function createWorkerFetcher(workers: number, rpc: Pick<RpcClientOptions, 'endpoints' | 'timeoutMs' | 'retries'>): RangeFetcher {
+/** What a fetch thread is started with. */
+export interface FetchWorkerData {
+  rpc: Pick<RpcClientOptions, 'endpoints' | 'timeoutMs' | 'retries'>;
+  fetch: FetchRangeOptions;
+}
+
+export function createWorkerFetcher(workers: number, rpc: FetchWorkerData['rpc'], fetch: FetchRangeOptions = {}): RangeFetcher {
   const ext = extname(fileURLToPath(import.meta.url));
   const worker = new URL(`./fetch-worker${ext}`, import.meta.url).href;
   // From the TypeScript sources each thread registers tsx itself: a loader given by flag does not reach threads.
@@ -36,7 +42,7 @@ export function createWorkerFetcher(workers: number, rpc: Pick<RpcClientOptions,
   const failed = new Map<number, IdxError>();
   let nextId = 0;
   const threads = Array.from({ length: workers }, (_, n) => {
-    const w = new Worker(boot, { eval: true, workerData: rpc, execArgv });
+    const w = new Worker(boot, { eval: true, workerData: { rpc, fetch } satisfies FetchWorkerData, execArgv });
     w.on('message', (res: FetchResponse) => {
       const p = pending.get(res.id);
       if (p === undefined) return;

@@ -63,6 +63,8 @@ export interface EthReceipt {
   logs: EthLog[];
   logsBloom: string;
   type?: number;
+  /** receipts before Byzantium: the post-transaction state root, in place of a status */
+  root?: string;
 }
 
 export interface EthBlock extends BlockRef {

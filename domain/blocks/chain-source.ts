@@ -35,6 +35,13 @@ export interface ChainSource {
   getReceipts(txHashes: readonly string[]): Promise<EthReceipt[]>;
   /** Every receipt of each of these blocks, in the same order: for handlers that read many receipts of a block. */
   getBlockReceipts(heights: readonly number[]): Promise<EthReceipt[][]>;
+  /**
+   * Which endpoint answered for `height` in `result` (what `getLogs`, `getBlockLogs`, `getBlocks`
+   * or `getBlockReceipts` returned), when known: to name it when its answer proves wrong.
+   */
+  answeredBy?(result: readonly unknown[], height: number): string | undefined;
+  /** An answer of this endpoint (as `answeredBy` names it) proved wrong: ask others first for a while. */
+  distrust?(endpoint: string): void;
   /** `eth_call` against the state as of the block at `height` (after its transactions); returns the 0x-hex result. */
   call(request: CallRequest, height: number): Promise<string>;
 }

@@ -1,7 +1,7 @@
 import type { BlockRef, EthBlock, EthLog, EthReceipt, LogQuery } from '../../domain/blocks/chain-data.ts';
 import type { CallRequest, ChainSource } from '../../domain/blocks/chain-source.ts';
 import { IdxError } from '../../domain/errors.ts';
-import type { RpcClient } from './create-rpc-client.ts';
+import type { RpcClient, RpcSettled } from './create-rpc-client.ts';
 import { toBlockRef, toEthBlock, toEthLog, toEthReceipt } from './eth-wire.ts';
 import { hexToNumber, toLowerHex, toQuantity } from './hex-quantity.ts';
 import { parseLogRangeRefusal } from './log-range-refusal.ts';
@@ -32,10 +32,24 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
   /** the widest log range an endpoint has stated it accepts */
   let maxLogBlocks = options.maxLogBlocks ?? Number.POSITIVE_INFINITY;
   const notice = options.onNotice ?? (() => {});
+  /** per result list handed out: who answered for a height, to name a lying endpoint */
+  const origins = new WeakMap<object, (height: number) => string | undefined>();
+  const byHeight = <T extends object>(result: T, heights: readonly number[], settled: readonly RpcSettled[]): T => {
+    origins.set(result, (height) => {
+      const i = heights.indexOf(height);
+      const s = i < 0 ? undefined : settled[i];
+      return s?.ok ? s.endpoint : undefined;
+    });
+    return result;
+  };
 
   async function getBlocks(heights: readonly number[], options: { transactions: boolean }): Promise<EthBlock[]> {
-    const raw = await client.batch(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(h), options.transactions] })));
-    return raw.map((b, i) => toEthBlock(present(b, heights[i]!), { full: options.transactions }));
+    const settled = await client.batchSettled(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(h), options.transactions] })));
+    const blocks = settled.map((s, i) => {
+      if (!s.ok) throw s.error;
+      return toEthBlock(present(s.value, heights[i]!), { full: options.transactions });
+    });
+    return byHeight(blocks, heights, settled);
   }
 
   async function getReceipts(txHashes: readonly string[]): Promise<EthReceipt[]> {
@@ -92,7 +106,7 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
 
     async getLogs(query) {
       if (query.toBlock < query.fromBlock || (query.address !== undefined && query.address.length === 0)) return [];
-      const done: { fromBlock: number; logs: EthLog[] }[] = [];
+      const done: { fromBlock: number; toBlock: number; logs: EthLog[]; endpoint?: string }[] = [];
       let queue = split(query, maxLogBlocks);
       while (queue.length > 0) {
         const settled = await client.batchSettled(queue.map((r) => ({ method: 'eth_getLogs', params: [logFilter(query, r)] })));
@@ -101,7 +115,7 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
           const range = queue[i]!;
           if (s.ok) {
             if (!Array.isArray(s.value)) throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs answered ${JSON.stringify(s.value)?.slice(0, 80)} instead of a list of logs`);
-            done.push({ fromBlock: range.fromBlock, logs: s.value.map(toEthLog) });
+            done.push({ fromBlock: range.fromBlock, toBlock: range.toBlock, logs: s.value.map(toEthLog), endpoint: s.endpoint });
             return;
           }
           const advice = parseLogRangeRefusal(s.error, range);
@@ -122,16 +136,21 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
         });
         queue = next;
       }
-      return done.sort((a, b) => a.fromBlock - b.fromBlock).flatMap((d) => d.logs);
+      const logs = done.sort((a, b) => a.fromBlock - b.fromBlock).flatMap((d) => d.logs);
+      origins.set(logs, (height) => done.find((d) => d.fromBlock <= height && height <= d.toBlock)?.endpoint);
+      return logs;
     },
 
     async getBlockLogs(heights) {
       if (heights.length === 0) return [];
-      const raw = await client.batch(heights.map((h) => ({ method: 'eth_getLogs', params: [{ fromBlock: toQuantity(h), toBlock: toQuantity(h) }] })));
-      return raw.map((logs, i) => {
+      const settled = await client.batchSettled(heights.map((h) => ({ method: 'eth_getLogs', params: [{ fromBlock: toQuantity(h), toBlock: toQuantity(h) }] })));
+      const lists = settled.map((s, i) => {
+        if (!s.ok) throw s.error;
+        const logs = s.value;
         if (!Array.isArray(logs)) throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs of block ${heights[i]} answered ${JSON.stringify(logs)?.slice(0, 80)} instead of a list of logs`);
         return logs.map(toEthLog).sort((a, b) => a.logIndex - b.logIndex);
       });
+      return byHeight(lists, heights, settled);
     },
 
     getReceipts,
@@ -141,11 +160,12 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
         const settled = await client.batchSettled(heights.map((h) => ({ method: 'eth_getBlockReceipts', params: [toQuantity(h)] })));
         const unsupported = settled.find((s) => !s.ok && isMethodUnsupported(s.error));
         if (unsupported === undefined) {
-          return settled.map((s, i) => {
+          const lists = settled.map((s, i) => {
             if (!s.ok) throw s.error;
             if (!Array.isArray(s.value)) throw notFound(heights[i]!);
             return s.value.map(toEthReceipt);
           });
+          return byHeight(lists, heights, settled);
         }
         blockReceiptsSupported = false;
         notice('the endpoint has no eth_getBlockReceipts; fetching receipts one transaction at a time (in batches)');
@@ -155,6 +175,11 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
       const receipts = await getReceipts(blocks.flatMap((b) => b.transactionHashes));
       let at = 0;
       return blocks.map((b) => receipts.slice(at, (at += b.transactionHashes.length)));
+    },
+
+    answeredBy: (result, height) => origins.get(result)?.(height),
+    distrust: (endpoint) => {
+      for (const e of endpoint.split(', ')) client.distrust(e);
     },
 
     async call(request: CallRequest, height: number) {

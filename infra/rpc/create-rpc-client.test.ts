@@ -56,7 +56,7 @@ t.test('per-call errors become RpcError with the JSON-RPC code and data', async 
   });
   const client = createRpcClient({ endpoints: [{ url: server.url }] });
   const settled = await client.batchSettled([{ method: 'eth_blockNumber' }, { method: 'eth_call', params: [{}, 'latest'] }]);
-  t.same(settled[0], { ok: true, value: '0x1' });
+  t.same(settled[0], { ok: true, value: '0x1', endpoint: server.url }, 'the answer names who gave it');
   t.equal(settled[1]!.ok, false);
   const err = (settled[1] as { error: RpcError }).error;
   t.type(err, RpcError);
@@ -127,6 +127,18 @@ t.test('fails over from a dead endpoint and spreads load over live ones', async 
   t.equal(a.bodies.length + b.bodies.length, 10, 'every call answered by a live endpoint');
   t.ok(a.bodies.length >= 4 && b.bodies.length >= 4, `round-robin over live endpoints (${a.bodies.length}/${b.bodies.length})`);
   t.same(client.endpoints, [dead, a.url, b.url]);
+});
+
+t.test('an endpoint whose answer proved wrong is avoided while another answers', async (t) => {
+  const a = await startLocalServer(t, echo);
+  const b = await startLocalServer(t, echo);
+  const client = createRpcClient({ endpoints: [{ url: a.url }, { url: b.url }], retries: 0, cooldownMs: 60_000 });
+  client.distrust(a.url);
+  for (let i = 0; i < 4; i++) await client.request('eth_blockNumber');
+  t.same([a.bodies.length, b.bodies.length], [0, 4], 'every call went to the other endpoint');
+  const alone = createRpcClient({ endpoints: [{ url: a.url }], retries: 0, cooldownMs: 60_000 });
+  alone.distrust(a.url);
+  t.equal(await alone.request('eth_blockNumber'), 'eth_blockNumber:[]', 'a lone endpoint is still asked');
 });
 
 t.test('when every endpoint fails, the error names each one and what to check', async (t) => {

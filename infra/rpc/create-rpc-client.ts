@@ -8,7 +8,8 @@ export interface RpcCall {
   params?: readonly unknown[];
 }
 
-export type RpcSettled = { ok: true; value: unknown } | { ok: false; error: RpcError };
+/** `endpoint`: who answered (redacted), to name it when the answer later proves wrong */
+export type RpcSettled = { ok: true; value: unknown; endpoint?: string } | { ok: false; error: RpcError };
 
 export interface RpcClient {
   /** One call; throws `RpcError` when the endpoint answers with an error, `RpcUnreachableError` when none answers. */
@@ -27,6 +28,11 @@ export interface RpcClient {
   batchEach(calls: readonly RpcCall[]): Promise<EndpointAnswer[]>;
   /** the endpoint URLs, redacted for printing */
   readonly endpoints: readonly string[];
+  /**
+   * An answer of this endpoint (by its redacted URL) proved wrong: avoid it for a while, as after a
+   * failure, so that asking again goes to another endpoint when there is one.
+   */
+  distrust(endpoint: string): void;
 }
 
 export type EndpointAnswer = { endpoint: string; settled: RpcSettled[] } | { endpoint: string; failure: string };
@@ -209,7 +215,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
             refused = error;
             still.push(callIndex);
           } else out[callIndex] = { ok: false, error };
-        } else out[callIndex] = { ok: true, value: answer.result ?? null };
+        } else out[callIndex] = { ok: true, value: answer.result ?? null, endpoint: endpoint.label };
       });
       if (still.length === 0) pool.markOk(endpoint);
       else {
@@ -313,7 +319,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       if (indexes.length === 1) return settled[indexes[0]!]!;
       const failed = indexes.map((i) => settled[i]!).find((s) => !s.ok);
       if (failed !== undefined) return failed;
-      return { ok: true, value: indexes.flatMap((i) => (settled[i] as { value: unknown[] }).value) };
+      const pieces = indexes.map((i) => settled[i] as { value: unknown[]; endpoint?: string });
+      const endpoints = [...new Set(pieces.map((p) => p.endpoint).filter((e) => e !== undefined))];
+      return { ok: true, value: pieces.flatMap((p) => p.value), endpoint: endpoints.join(', ') };
     });
   }
 
@@ -328,7 +336,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
               const a = answers.get(i);
               if (a === undefined) return { ok: false, error: new RpcError(c.method, { code: -32603, message: 'no response to this call' }, { endpoint: endpoint.label }) };
               if (a.error !== undefined && a.error !== null) return { ok: false, error: new RpcError(c.method, normaliseError(a.error), { endpoint: endpoint.label }) };
-              return { ok: true, value: a.result ?? null };
+              return { ok: true, value: a.result ?? null, endpoint: endpoint.label };
             }),
           };
         } catch (err) {
@@ -341,6 +349,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   return {
     endpoints: pool.endpoints.map((e) => e.label),
+    distrust(label) {
+      for (const e of pool.endpoints) if (e.label === label) pool.markFailed(e);
+    },
     batchEach,
     async request<T>(method: string, params: readonly unknown[] = []) {
       const [settled] = await batchSettled([{ method, params }]);

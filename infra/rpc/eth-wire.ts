@@ -109,6 +109,7 @@ export function toEthReceipt(raw: unknown): EthReceipt {
   };
   if (r.effectiveGasPrice != null) receipt.effectiveGasPrice = hexToBigInt(r.effectiveGasPrice, 'receipt effectiveGasPrice');
   if (r.type != null) receipt.type = hexToNumber(r.type, 'receipt type');
+  if (r.status == null && r.root != null) receipt.root = toLowerHex(r.root, 'receipt root');
   return receipt;
 }
 

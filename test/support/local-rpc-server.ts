@@ -72,11 +72,15 @@ export async function startLocalServer(t: Teardown, handle: (body: unknown, inde
   return { url: `http://127.0.0.1:${port}`, bodies, headers, close };
 }
 
-/** A JSON-RPC proxy in front of `upstream` that lets `intercept` answer some calls itself. */
+/**
+ * A JSON-RPC proxy in front of `upstream` that lets `intercept` answer some calls itself, and
+ * `rewrite` change the upstream's results (a lying endpoint).
+ */
 export async function startRpcProxy(
   t: Teardown,
   upstream: string,
   intercept: (call: JsonRpcRequest) => { error: { code: number; message: string; data?: unknown } } | undefined = () => undefined,
+  rewrite: (call: JsonRpcRequest, result: unknown) => unknown = (_, result) => result,
 ): Promise<LocalServer> {
   return startLocalServer(t, async (body) => {
     const calls = (Array.isArray(body) ? body : [body]) as JsonRpcRequest[];
@@ -89,7 +93,10 @@ export async function startRpcProxy(
     }
     if (forward.length > 0) {
       const res = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forward) });
-      for (const r of (await res.json()) as { id: unknown }[]) answered.set(r.id, r);
+      for (const r of (await res.json()) as { id: unknown; result?: unknown }[]) {
+        const call = forward.find((c) => c.id === r.id);
+        answered.set(r.id, call !== undefined && 'result' in r ? { ...r, result: rewrite(call, r.result) } : r);
+      }
     }
     const out = calls.map((c) => answered.get(c.id));
     return { json: Array.isArray(body) ? out : out[0] };
