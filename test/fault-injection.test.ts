@@ -6,7 +6,7 @@ import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables, slowDownTransfers } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { startFaultProxy, TRANSPORT_FAULTS } from './support/fault-proxy.ts';
+import { ALL_FAULTS, startFaultProxy, TRANSPORT_FAULTS, type FaultKind } from './support/fault-proxy.ts';
 import { runWithKills } from './support/kill-cycles.ts';
 
 /**
@@ -17,12 +17,16 @@ import { runWithKills } from './support/kill-cycles.ts';
  */
 exitWhenDone();
 
-const SEEDS = [7, 1009];
+// transport faults alone, then every fault with the endpoint's log lies, caught by --verify-receipts
+const RUNS: { seed: number; kinds: readonly FaultKind[]; args: string[] }[] = [
+  { seed: 7, kinds: TRANSPORT_FAULTS, args: [] },
+  { seed: 1009, kinds: ALL_FAULTS, args: ['--verify-receipts'] },
+];
 const { anvil, workload, built } = await setupErc20Chain(t);
 
 for (const kind of BACKENDS) {
-  for (const seed of SEEDS) {
-    t.test(`${kind}, seed ${seed}: RPC faults and SIGKILLs at random moments, and the tables equal an uninterrupted run`, async (t) => {
+  for (const { seed, kinds, args } of RUNS) {
+    t.test(`${kind}, seed ${seed}${args.length ? `, ${args.join(' ')}` : ''}: ${kinds.length} kinds of RPC fault and SIGKILLs at random moments, and the tables equal an uninterrupted run`, async (t) => {
       const env = envFor(kind);
       const reference = await copyProject(t, built);
       const refSchema = uniqueSchemaName('idx_e2e');
@@ -37,12 +41,12 @@ for (const kind of BACKENDS) {
 
       const faulty = await copyProject(t, built);
       await slowDownTransfers(faulty, 2);
-      const proxy = await startFaultProxy(t, anvil.url, { seed, rate: 0.15, kinds: TRANSPORT_FAULTS });
+      const proxy = await startFaultProxy(t, anvil.url, { seed, rate: 0.15, kinds });
       const schema = uniqueSchemaName('idx_e2e');
       const run = await runWithKills({
         dir: faulty,
         env,
-        args: ['--network-endpoint', proxy.url, '--db-schema', schema, '--batch-size', '5', '--store-flush-interval', '1'],
+        args: ['--network-endpoint', proxy.url, '--db-schema', schema, '--batch-size', '5', '--store-flush-interval', '1', ...args],
         target: workload.toBlock,
         seed,
         kills: 3,

@@ -13,6 +13,8 @@ import type { Teardown } from './local-rpc-server.ts';
  */
 export type FaultKind = 'http-503' | 'http-429' | 'reset' | 'stall' | 'malformed' | 'drop-log' | 'alter-log' | 'empty-logs';
 export const TRANSPORT_FAULTS: readonly FaultKind[] = ['http-503', 'http-429', 'reset', 'stall', 'malformed'];
+/** every kind: the log lies are caught only with `--verify-receipts` (a dropped log or an empty answer leaves the bloom right) */
+export const ALL_FAULTS: readonly FaultKind[] = [...TRANSPORT_FAULTS, 'drop-log', 'alter-log', 'empty-logs'];
 
 export interface FaultOptions {
   seed: number;
