@@ -7,14 +7,15 @@ import { startAnvil } from '../infra/chain/start-anvil.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { envFor, nodeOptions, openDb, type BackendKind } from '../test/support/erc20-chain.ts';
 import { buildErc20Project, copyProject, erc20Tables, slowDownTransfers } from '../test/support/erc20-project.ts';
-import { startFaultProxy, TRANSPORT_FAULTS } from '../test/support/fault-proxy.ts';
+import { ALL_FAULTS, startFaultProxy } from '../test/support/fault-proxy.ts';
 import { runWithKills } from '../test/support/kill-cycles.ts';
 import type { Benchmark } from './run.ts';
 
 /**
  * The fault-injection test run long (`npm run bench -- soak`): per database, idx-node indexes an
  * ERC20 workload through a proxy faulting a share of the RPC requests, SIGKILLed at seeded random
- * moments SOAK_KILLS times, and its final tables are compared with an uninterrupted run. Prints
+ * moments SOAK_KILLS times (with --verify-receipts, so the log lies are caught), and its final
+ * tables are compared with an uninterrupted run. Prints
  * kills, runs, faults by kind and whether the tables are exact.
  */
 const KILLS = Number(process.env.SOAK_KILLS ?? 60);
@@ -51,13 +52,13 @@ const bench: Benchmark = {
         });
         const dir = await copyProject(td, built);
         await slowDownTransfers(dir, 2);
-        const proxy = await startFaultProxy(td, anvil.url, { seed: SEED, rate: RATE, kinds: TRANSPORT_FAULTS });
+        const proxy = await startFaultProxy(td, anvil.url, { seed: SEED, rate: RATE, kinds: ALL_FAULTS });
         const schema = uniqueSchemaName('idx_soak');
         const started = performance.now();
         const run = await runWithKills({
           dir,
           env,
-          args: ['--network-endpoint', proxy.url, '--db-schema', schema, '--batch-size', '5', '--store-flush-interval', '1'],
+          args: ['--network-endpoint', proxy.url, '--db-schema', schema, '--batch-size', '5', '--store-flush-interval', '1', '--verify-receipts'],
           target: w.toBlock,
           seed: SEED,
           kills: KILLS,
