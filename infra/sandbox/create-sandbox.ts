@@ -8,6 +8,7 @@ import { createIsolatedRuntime } from './create-isolated-runtime.ts';
 import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
+import type { SandboxLimits } from './isolate/limits.ts';
 import type { BlockExtrasWire, BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
 import { mapStack } from './map-stack.ts';
 import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
@@ -36,6 +37,8 @@ export interface SandboxOptions {
    * (e.g. --multi-chain). It is cleared when a block fails or a height is run again (rewinds).
    */
   readCacheSize?: number;
+  /** bounds on what a mapping can make the host hold (log text, store writes, call arguments); defaults in isolate/limits.ts */
+  limits?: Partial<SandboxLimits>;
   /** share one per process: the runtime bundle is built once per cache */
   prelude?: PreludeCache;
 }
@@ -68,7 +71,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...hostBridge,
     call: (op, args, writes) => (op === 'blockExtras' ? blockExtras(args[0] === true, args[1] === true) : hostBridge.call(op, args, writes)),
   };
-  const install = { queryLimit, readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize, chainId: options.host.chainId, unsafe: options.unsafe === true };
+  const install = {
+    queryLimit,
+    readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize,
+    chainId: options.host.chainId,
+    unsafe: options.unsafe === true,
+    logLevel: options.host.logLevel ?? 'trace',
+    limits: { ...options.limits },
+  };
   const runtime: MappingRuntime = options.unsafe
     ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })
     : createIsolatedRuntime({ code: options.code, fileName: options.fileName, memoryLimitMb, loadTimeoutMs: timeoutMs, install, prelude, bridge });
