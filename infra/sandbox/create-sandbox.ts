@@ -1,4 +1,5 @@
 import { SourceMap } from 'node:module';
+import { inspect } from 'node:util';
 import type { EthLog, EthTransaction } from '../../domain/blocks/chain-data.ts';
 import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
@@ -244,7 +245,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           }
           throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, { handler, height, cause: err });
         }
-        throw err;
+        // anything else the runtime rejected with (an unhandled rejection's value, say) still names where it came from
+        const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
+        const text = err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
+        throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${text}`, { handler, height, cause: err });
       } finally {
         clearTimeout(timer);
         running = undefined;

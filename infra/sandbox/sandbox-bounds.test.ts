@@ -212,3 +212,30 @@ t.test('outside --unsafe, Date, Math.random and crypto randomness are functions 
   t.ok(Math.abs((u.now as number) - Date.now()) < 60_000, '--unsafe keeps the real clock');
   t.equal(u.wasm, 'object', '--unsafe keeps WebAssembly');
 });
+
+t.test('whatever a handler throws or leaves rejected, the failure names the handler and the block', async (t) => {
+  const { sb } = await sandbox(`
+    module.exports.plain = async function () { throw 'plain'; };
+    module.exports.nothing = async function () { throw undefined; };
+    module.exports.badMessage = async function () { throw { message: { toString() { throw 1; } } }; };
+    module.exports.trap = async function () { throw new Proxy({}, { get() { throw new Error('trap'); }, has() { throw new Error('trap'); } }); };
+    module.exports.unhandled = async function () { Promise.reject('left behind'); };
+    module.exports.fine = async function () { await store.set('Ok', '1', { id: '1' }); };
+  `);
+  const cases: [string, RegExp][] = [
+    ['plain', /^Handler plain failed at block 100: a non-Error value was thrown: plain$/],
+    ['nothing', /^Handler nothing failed at block 101: a non-Error value was thrown: undefined$/],
+    ['badMessage', /^Handler badMessage failed at block 102: an object that cannot be described was thrown/],
+    ['trap', /^Handler trap failed at block 103: an object that cannot be described was thrown/],
+    ['unhandled', /^Handler unhandled failed at block 104: a non-Error value was thrown: 'left behind'$/],
+  ];
+  let height = 100;
+  for (const [handler, message] of cases) {
+    const err = await rejection(sb.runBlock(at(height++), [blockCall(handler)]));
+    t.equal(err.code, 'HANDLER_FAILED', handler);
+    t.equal(err.handler, handler);
+    t.match(err.message, message);
+  }
+  await sb.runBlock(at(height), [blockCall('fine')]);
+  t.pass('the sandbox runs the next block');
+});

@@ -233,11 +233,21 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
 }
 
 function describe(err: unknown): ThrownError {
-  if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
-    const e = err as Error;
-    return { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof e.stack === 'string' ? e.stack : undefined };
+  // a thrown value is the mapping's: its getters, toString and proxy traps may throw in turn
+  try {
+    if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
+      const e = err as Error;
+      const stack = e.stack;
+      return { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof stack === 'string' ? stack : undefined };
+    }
+    return { name: 'Error', message: `a non-Error value was thrown: ${util.inspect(err)}` };
+  } catch {
+    let type = 'an object';
+    try {
+      type = typeof err === 'object' && err !== null ? 'an object' : typeof err;
+    } catch {}
+    return { name: 'Error', message: `${type} that cannot be described was thrown (reading its message failed)` };
   }
-  return { name: 'Error', message: `a non-Error value was thrown: ${util.inspect(err)}` };
 }
 
 /** Log fields must survive structured clone and JSON log lines: bigint becomes its digits, anything odd its inspected text. */
