@@ -68,9 +68,20 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const hostBridge = createHostBridge(options.host);
   // the block whose handlers run: `blockExtras` answers for it
   let running: { content: BlockContent; calls: readonly HandlerCall[] } | undefined;
+  // A write refused while crossing with a later call surfaces in whichever handler made that call,
+  // which may catch it: the block fails with it anyway, named for the handler that wrote.
+  let writeFailure: WriteFailed | undefined;
   const bridge: HostBridge = {
     ...hostBridge,
-    call: (op, args, writes) => (op === 'blockExtras' ? blockExtras(args[0] === true, args[1] === true) : hostBridge.call(op, args, writes)),
+    call: async (op, args, writes) => {
+      if (op === 'blockExtras') return blockExtras(args[0] === true, args[1] === true);
+      try {
+        return await hostBridge.call(op, args, writes);
+      } catch (err) {
+        if (err instanceof WriteFailed) writeFailure ??= err;
+        throw err;
+      }
+    },
   };
   const install = {
     queryLimit,
@@ -202,7 +213,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         running = { content, calls };
         await ready();
         const run = (async (): Promise<BlockOutcome> => {
+          writeFailure = undefined;
           const outcome = await runtime.runBlock(payload);
+          if (writeFailure !== undefined) throw writeFailure;
           if (outcome.ok) await bridge.applyWrites(outcome.writes);
           return outcome;
         })();

@@ -239,3 +239,27 @@ t.test('whatever a handler throws or leaves rejected, the failure names the hand
   await sb.runBlock(at(height), [blockCall('fine')]);
   t.pass('the sandbox runs the next block');
 });
+
+t.test('a write the host refuses fails the block under the handler that made it, even when a later handler catches it', async (t) => {
+  const fake = createFakeHost();
+  const set = fake.host.store.set;
+  fake.host.store.set = async (entity, id, data) => {
+    if (entity === 'Bad') throw new Error('Bad "b": count: expected a 32-bit integer, got "x"');
+    return set(entity, id, data);
+  };
+  const sb = await createSandbox({
+    code: `
+      module.exports.writer = async function () { await store.set('Bad', 'b', { id: 'b', count: 'x' }); };
+      module.exports.reader = async function () { try { await store.get('Other', '1'); } catch (e) { /* swallowed */ } await store.set('Ok', '1', { id: '1' }); };
+    `,
+    fileName: FILE,
+    prelude,
+    host: fake.host,
+  });
+  t.teardown(() => sb.dispose());
+  const err = await rejection(sb.runBlock(at(100), [blockCall('writer'), blockCall('reader')]));
+  t.equal(err.code, 'HANDLER_FAILED');
+  t.equal(err.handler, 'writer');
+  t.equal(err.message, 'Handler writer failed at block 100: store.set("Bad", "b") failed: Bad "b": count: expected a 32-bit integer, got "x"');
+  t.notOk(fake.calls.some((c) => c[0] === 'set' && c[1] === 'Ok'), 'the later handler’s writes were not applied');
+});
