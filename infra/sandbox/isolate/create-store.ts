@@ -75,12 +75,15 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
     getOneByField: async (entity: string, field: string, value: unknown) => call('getOneByField', [name('getOneByField', entity), field, clonePlain(value)]),
     set: async (entity: string, id: string, data: unknown): Promise<void> => {
       const snapshot = clonePlain(data) as WireRecord;
-      budget.charge(`store.set("${name('set', entity)}", ${JSON.stringify(ident('set', id))})`, [measure(snapshot)]);
+      name('set', entity);
+      ident('set', id);
+      budget.charge(() => `store.set("${entity}", ${JSON.stringify(id)})`, [measure(snapshot)]);
       queue(['set', entity, id, snapshot]);
       cache.put(entity, id, snapshot);
     },
     bulkCreate: async (entity: string, list: unknown[]): Promise<void> => {
-      const what = `store.bulkCreate("${name('bulkCreate', entity)}", [${Array.isArray(list) ? list.length : '?'} records])`;
+      name('bulkCreate', entity);
+      const what = () => `store.bulkCreate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkCreate', list);
       budget.charge(what, snapshots.map((r) => measure(r)));
@@ -88,7 +91,8 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       remember(entity, snapshots);
     },
     bulkUpdate: async (entity: string, list: unknown[], fields?: string[]): Promise<void> => {
-      const what = `store.bulkUpdate("${name('bulkUpdate', entity)}", [${Array.isArray(list) ? list.length : '?'} records])`;
+      name('bulkUpdate', entity);
+      const what = () => `store.bulkUpdate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkUpdate', list);
       budget.charge(what, snapshots.map((r) => measure(r)));
@@ -98,14 +102,17 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       else for (const r of snapshots) cache.forget(entity, r.id as string);
     },
     remove: async (entity: string, id: string): Promise<void> => {
-      budget.charge(`store.remove("${name('remove', entity)}", ${JSON.stringify(ident('remove', id))})`, [id.length]);
+      name('remove', entity);
+      ident('remove', id);
+      budget.charge(() => `store.remove("${entity}", ${JSON.stringify(id)})`, [id.length]);
       queue(['remove', entity, id]);
       cache.put(entity, id, null);
     },
     bulkRemove: async (entity: string, ids: string[]): Promise<void> => {
       if (!Array.isArray(ids)) throw new TypeError('store.bulkRemove: expected an array of ids');
       const list = ids.map((id) => ident('bulkRemove', id));
-      budget.charge(`store.bulkRemove("${name('bulkRemove', entity)}", [${list.length} ids])`, list.map((id) => id.length));
+      name('bulkRemove', entity);
+      budget.charge(() => `store.bulkRemove("${entity}", [${list.length} ids])`, list.map((id) => id.length));
       queue(['bulkRemove', name('bulkRemove', entity), list]);
       for (const id of list) cache.put(entity, id, null);
     },

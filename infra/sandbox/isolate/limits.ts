@@ -28,6 +28,9 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   callBytes: 1024 * 1024,
 };
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 /** The size a value takes once copied out, about: strings by length, numbers 8, objects the sum of keys and values. */
 export function measure(value: unknown, depth = 0): number {
   switch (typeof value) {
@@ -37,7 +40,7 @@ export function measure(value: unknown, depth = 0): number {
     case 'boolean':
       return 8;
     case 'bigint':
-      return value >= -(2n ** 63n) && value < 2n ** 63n ? 8 : Math.ceil(value.toString(16).length / 2);
+      return value >= INT64_MIN && value <= INT64_MAX ? 8 : Math.ceil(value.toString(16).length / 2);
     case 'object': {
       if (value === null) return 1;
       if (depth > 64) return 0;
@@ -101,28 +104,28 @@ export function createLogBudget(limits: SandboxLimits) {
 export function createWriteBudget(limits: SandboxLimits) {
   let bytes = 0;
   let records = 0;
-  const count = (what: string, n: number): void => {
+  const count = (what: () => string, n: number): void => {
     if (records + n > limits.blockWriteRecords) {
-      throw new RangeError(`${what}: this block would write ${records + n} entities, above the sandbox's limit of ${limits.blockWriteRecords} per block`);
+      throw new RangeError(`${what()}: this block would write ${records + n} entities, above the sandbox's limit of ${limits.blockWriteRecords} per block`);
     }
   };
   return {
     /** before copying a bulk write: refuses one that would pass the count */
     count,
-    /** `what` names the write (`store.set("Transfer", "0x…")`); `sizes` the bytes of each entity it writes */
-    charge(what: string, sizes: readonly number[]): void {
+    /** `what` names the write (`store.set("Transfer", "0x…")`), made only for an error; `sizes` the bytes of each entity it writes */
+    charge(what: () => string, sizes: readonly number[]): void {
       let total = 0;
       for (const size of sizes) {
         if (size > limits.entityBytes) {
           throw new RangeError(
-            `${what}: the entity is about ${formatSize(size)}, above the sandbox's limit of ${formatSize(limits.entityBytes)} per entity; store large data elsewhere and keep a reference (a hash, a URL) in the entity`,
+            `${what()}: the entity is about ${formatSize(size)}, above the sandbox's limit of ${formatSize(limits.entityBytes)} per entity; store large data elsewhere and keep a reference (a hash, a URL) in the entity`,
           );
         }
         total += size;
       }
       count(what, sizes.length);
       if (bytes + total > limits.blockWriteBytes) {
-        throw new RangeError(`${what}: this block's store writes would reach about ${formatSize(bytes + total)}, above the sandbox's limit of ${formatSize(limits.blockWriteBytes)} per block`);
+        throw new RangeError(`${what()}: this block's store writes would reach about ${formatSize(bytes + total)}, above the sandbox's limit of ${formatSize(limits.blockWriteBytes)} per block`);
       }
       records += sizes.length;
       bytes += total;
