@@ -263,3 +263,18 @@ t.test('a write the host refuses fails the block under the handler that made it,
   t.equal(err.message, 'Handler writer failed at block 100: store.set("Bad", "b") failed: Bad "b": count: expected a 32-bit integer, got "x"');
   t.notOk(fake.calls.some((c) => c[0] === 'set' && c[1] === 'Ok'), 'the later handler’s writes were not applied');
 });
+
+t.test('pending timers are bounded: each is a timer in the host', async (t) => {
+  const { sb, calls } = await sandbox(`
+    module.exports.many = async function () { for (let i = 0; i < 20000; i++) setTimeout(() => {}, 1e6); };
+    module.exports.cleared = async function () {
+      for (let i = 0; i < 20000; i++) clearTimeout(setTimeout(() => {}, 1e6));
+      await new Promise((r) => setTimeout(r, 1));
+      await store.set('Ok', '1', { id: '1' });
+    };
+  `);
+  const err = await rejection(sb.runBlock(at(100), [blockCall('many')]));
+  t.match(err.message, /^Handler many failed at block 100: RangeError: 10000 timers are already pending, the sandbox's limit/);
+  await sb.runBlock(at(101), [blockCall('cleared')]);
+  t.same(calls.at(-1), ['set', 'Ok', '1', { id: '1' }], 'cleared timers do not count; the next block starts with none pending');
+});
