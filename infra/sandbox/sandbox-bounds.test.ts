@@ -220,6 +220,7 @@ t.test('whatever a handler throws or leaves rejected, the failure names the hand
     module.exports.badMessage = async function () { throw { message: { toString() { throw 1; } } }; };
     module.exports.trap = async function () { throw new Proxy({}, { get() { throw new Error('trap'); }, has() { throw new Error('trap'); } }); };
     module.exports.unhandled = async function () { Promise.reject('left behind'); };
+    module.exports.huge = async function () { throw new Error('e'.repeat(8 * 1024 * 1024)); };
     module.exports.fine = async function () { await store.set('Ok', '1', { id: '1' }); };
   `);
   const cases: [string, RegExp][] = [
@@ -236,6 +237,8 @@ t.test('whatever a handler throws or leaves rejected, the failure names the hand
     t.equal(err.handler, handler);
     t.match(err.message, message);
   }
+  const huge = await rejection(sb.runBlock(at(height++), [blockCall('huge')]));
+  t.ok(huge.message.length < 70_000 && huge.message.includes('… (8323072 more characters)'), 'a huge error message is cut like a log line');
   await sb.runBlock(at(height), [blockCall('fine')]);
   t.pass('the sandbox runs the next block');
 });

@@ -239,9 +239,14 @@ function describe(err: unknown): ThrownError {
     if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
       const e = err as Error;
       const stack = e.stack;
-      return { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof stack === 'string' ? stack : undefined };
+      // the error is copied to the host and printed: as bounded as a log line
+      return {
+        name: truncateText(String(e.name ?? 'Error'), 200),
+        message: truncateText(String(e.message), DEFAULT_LIMITS.logLineChars),
+        stack: typeof stack === 'string' ? truncateText(stack, DEFAULT_LIMITS.logLineChars) : undefined,
+      };
     }
-    return { name: 'Error', message: `a non-Error value was thrown: ${util.inspect(err)}` };
+    return { name: 'Error', message: truncateText(`a non-Error value was thrown: ${util.inspect(err)}`, DEFAULT_LIMITS.logLineChars) };
   } catch {
     let type = 'an object';
     try {
