@@ -36,6 +36,7 @@ export function createMappingHost(deps: MappingHostDeps): MappingHost {
       bulkRemove: async (entity, ids) => cache.bulkRemove(entity, ids, deps.currentHeight()),
     },
     logger: (level, message, fields) => log[level](message, fields),
+    logLevel: log.level(),
     ethCall: (request, height) => (height === 'latest' ? deps.request('eth_call', [request, 'latest']).then(String) : deps.source.call(request, height)),
     request: deps.request,
     blockExtras: (height, want) => deps.extras.load(height, want),

@@ -110,6 +110,7 @@ function withPrefix(logger: Logger, prefix: string): Logger {
     debug: (m, f) => logger.debug(prefix + m, f),
     trace: (m, f) => logger.trace(prefix + m, f),
     isDebugEnabled: () => logger.isDebugEnabled(),
+    level: () => logger.level(),
     child: (category) => withPrefix(logger.child(category), prefix),
     profile: (service, operation, ms) => logger.profile(`${prefix}${service}`, operation, ms),
     flush: () => logger.flush(),

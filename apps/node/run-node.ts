@@ -213,7 +213,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       log.info(`serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${dbPort}`) : `${host}:${dbPort}`}`);
     }
 
-    const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize });
+    const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize, model: files.model });
     let currentHeight = 0;
     let created: { template: string; args: Record<string, unknown> }[] = [];
     const extras = createBlockExtrasLoader(source, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });

@@ -1,5 +1,7 @@
 import { IdxError } from '../errors.ts';
+import type { SchemaModel } from './entity-model.ts';
 import type { EntityData, EntityStore, FieldFilter, QueryOptions, StoreOperation } from './entity-store.ts';
+import { createEntityValidator } from './validate-entity.ts';
 
 /**
  * The store as mappings see it: writes collect in memory and reach the database in bulk flushes,
@@ -34,6 +36,8 @@ export interface StoreCacheOptions {
   queryLimit: number;
   /** `--store-get-cache-size`: recent database reads kept for `get`; 0 keeps none */
   getCacheSize: number;
+  /** the project's entities: each write is checked against them when made, not when flushed */
+  model?: SchemaModel;
 }
 
 interface Pending {
@@ -56,8 +60,11 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
     return m;
   };
 
+  const validate = options.model === undefined ? undefined : createEntityValidator(options.model);
+
   const write = (entity: string, id: string, height: number, data: EntityData | null) => {
     if (typeof id !== 'string' || id === '') throw new IdxError('STORE_INVALID_ID', `${entity}: an entity id must be a non-empty string, got ${JSON.stringify(id)}`);
+    if (data !== null) validate?.(entity, id, data);
     seq++;
     // One copy serves the overlay and the flush; readers get copies of it.
     const record = data === null ? null : { ...data, id };
@@ -67,6 +74,8 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
   };
 
   const limitOf = (opts: QueryOptions | undefined): number => {
+    const offset = opts?.offset;
+    if (offset !== undefined && (!Number.isSafeInteger(offset) || offset < 0)) throw new IdxError('STORE_INVALID_QUERY', `offset must be a non-negative whole number, got ${String(offset)}`);
     const limit = opts?.limit ?? options.queryLimit;
     if (!Number.isInteger(limit) || limit < 0) throw new IdxError('STORE_INVALID_QUERY', `limit must be a whole number, got ${String(limit)}`);
     if (limit > options.queryLimit) {

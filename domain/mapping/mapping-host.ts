@@ -39,6 +39,8 @@ export interface MappingHost {
   store: MappingStore;
   /** `logger.info(…)` and friends in a mapping; `fields` when the mapping logged an object */
   logger(level: MappingLogLevel, message: string, fields?: Record<string, unknown>): void;
+  /** the lowest level `logger` prints (`--log-level`, or debug with `--debug` for the mapping): lower lines are dropped in the sandbox */
+  logLevel?: MappingLogLevel | 'silent';
   /** `eth_call` at `blockHeight` (`api` pins it to the block being processed); returns the 0x-hex result */
   ethCall(request: { to: string; data: string; from?: string }, blockHeight: number | 'latest'): Promise<string>;
   /** any other JSON-RPC read (`eth_getBalance`, `eth_getCode`, …), params as the wire wants them; for `api` and `unsafeApi` */

@@ -63,3 +63,11 @@ t.test('colors on a terminal', async (t) => {
   logger.error('boom');
   t.match(lines[0], /\u001b\[31mERROR\u001b\[0m boom/);
 });
+
+t.test('level() is what a category prints, so a mapping can drop lines that would be filtered out', async (t) => {
+  t.equal(capture({ level: 'warn', format: 'json' }).logger.child('mapping').level(), 'warn');
+  t.equal(capture({ level: 'warn', format: 'json', debug: 'mapping' }).logger.child('mapping').level(), 'debug');
+  t.equal(capture({ level: 'warn', format: 'json', debug: '*,-mapping' }).logger.child('mapping').level(), 'warn');
+  t.equal(capture({ level: 'silent', format: 'json', debug: '*' }).logger.child('mapping').level(), 'silent');
+  t.equal(capture({ level: 'trace', format: 'json' }).logger.child('mapping').level(), 'trace');
+});

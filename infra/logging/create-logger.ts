@@ -14,6 +14,8 @@ export interface Logger {
   debug(message: string, fields?: LogFields): void;
   trace(message: string, fields?: LogFields): void;
   isDebugEnabled(): boolean;
+  /** the lowest level this category prints (`--log-level`, or `debug` when `--debug` covers it) */
+  level(): LogLevelName;
   /** a logger for another category, with the same output */
   child(category: string): Logger;
   /** a profiler line: `<timestamp> <profiler> INFO <Service>, <operation>, <n> ms`; nothing unless --profiler */
@@ -100,6 +102,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       debug: log('debug'),
       trace: log('trace'),
       isDebugEnabled: () => p.isLevelEnabled('debug'),
+      level: () => p.level as LogLevelName,
       child: (c) => wrap(root.child({ category: c }), c),
       profile: (service, operation, ms) => {
         if (options.profiler && !silent) profiler.info(`${service}, ${operation}, ${Math.round(ms)} ms`);

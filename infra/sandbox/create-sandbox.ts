@@ -1,4 +1,5 @@
 import { SourceMap } from 'node:module';
+import { inspect } from 'node:util';
 import type { EthLog, EthTransaction } from '../../domain/blocks/chain-data.ts';
 import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
@@ -8,6 +9,7 @@ import { createIsolatedRuntime } from './create-isolated-runtime.ts';
 import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
+import type { SandboxLimits } from './isolate/limits.ts';
 import type { BlockExtrasWire, BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
 import { mapStack } from './map-stack.ts';
 import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
@@ -36,6 +38,8 @@ export interface SandboxOptions {
    * (e.g. --multi-chain). It is cleared when a block fails or a height is run again (rewinds).
    */
   readCacheSize?: number;
+  /** bounds on what a mapping can make the host hold (log text, store writes, call arguments); defaults in isolate/limits.ts */
+  limits?: Partial<SandboxLimits>;
   /** share one per process: the runtime bundle is built once per cache */
   prelude?: PreludeCache;
 }
@@ -64,11 +68,29 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const hostBridge = createHostBridge(options.host);
   // the block whose handlers run: `blockExtras` answers for it
   let running: { content: BlockContent; calls: readonly HandlerCall[] } | undefined;
+  // A write refused while crossing with a later call surfaces in whichever handler made that call,
+  // which may catch it: the block fails with it anyway, named for the handler that wrote.
+  let writeFailure: WriteFailed | undefined;
   const bridge: HostBridge = {
     ...hostBridge,
-    call: (op, args, writes) => (op === 'blockExtras' ? blockExtras(args[0] === true, args[1] === true) : hostBridge.call(op, args, writes)),
+    call: async (op, args, writes) => {
+      if (op === 'blockExtras') return blockExtras(args[0] === true, args[1] === true);
+      try {
+        return await hostBridge.call(op, args, writes);
+      } catch (err) {
+        if (err instanceof WriteFailed) writeFailure ??= err;
+        throw err;
+      }
+    },
   };
-  const install = { queryLimit, readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize, chainId: options.host.chainId, unsafe: options.unsafe === true };
+  const install = {
+    queryLimit,
+    readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize,
+    chainId: options.host.chainId,
+    unsafe: options.unsafe === true,
+    logLevel: options.host.logLevel ?? 'trace',
+    limits: { ...options.limits },
+  };
   const runtime: MappingRuntime = options.unsafe
     ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })
     : createIsolatedRuntime({ code: options.code, fileName: options.fileName, memoryLimitMb, loadTimeoutMs: timeoutMs, install, prelude, bridge });
@@ -191,7 +213,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         running = { content, calls };
         await ready();
         const run = (async (): Promise<BlockOutcome> => {
+          writeFailure = undefined;
           const outcome = await runtime.runBlock(payload);
+          if (writeFailure !== undefined) throw writeFailure;
           if (outcome.ok) await bridge.applyWrites(outcome.writes);
           return outcome;
         })();
@@ -234,7 +258,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           }
           throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, { handler, height, cause: err });
         }
-        throw err;
+        // anything else the runtime rejected with (an unhandled rejection's value, say) still names where it came from
+        const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
+        const text = err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
+        throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${text}`, { handler, height, cause: err });
       } finally {
         clearTimeout(timer);
         running = undefined;

@@ -1,6 +1,10 @@
 import { clonePlain } from './clone-plain.ts';
 import type { ReadCache } from './create-read-cache.ts';
+import { measure, type createWriteBudget } from './limits.ts';
 import type { HostOp, WireRecord, WriteOp } from './wire.ts';
+
+// with the u flag a pair is one code point, so only a lone half matches
+const LONE_SURROGATE = /\p{Cs}/u;
 
 type Call = (op: HostOp, args: unknown[]) => Promise<unknown>;
 type Untag<T> = T extends [number, ...infer Rest] ? Rest : never;
@@ -21,13 +25,15 @@ interface QueryOptions {
  * writes are applied before the read. `get` answers from the read cache when it can; what it
  * returns is always the mapping's own copy.
  */
-export function createStore(call: Call, queue: (write: Write) => void, queryLimit: number, cache: ReadCache) {
+export function createStore(call: Call, queue: (write: Write) => void, queryLimit: number, cache: ReadCache, budget: ReturnType<typeof createWriteBudget>) {
   const name = (method: string, entity: unknown): string => {
     if (typeof entity !== 'string' || entity === '') throw new TypeError(`store.${method}: the entity name must be a non-empty string, got ${String(entity)}`);
     return entity;
   };
   const ident = (method: string, id: unknown): string => {
     if (typeof id !== 'string') throw new TypeError(`store.${method}: an entity id must be a string, got ${typeof id}`);
+    // the database would store U+FFFD instead, so two distinct ids would become one
+    if (LONE_SURROGATE.test(id)) throw new TypeError(`store.${method}: the entity id ${JSON.stringify(id)} holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text`);
     return id;
   };
   const options = (method: string, entity: string, opts: QueryOptions | undefined): QueryOptions & { limit: number } => {
@@ -37,6 +43,10 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       throw new RangeError(
         `store.${method}("${entity}", …) asked for limit ${limit}, above the query limit of ${queryLimit}: ask for at most ${queryLimit} (page with offset), or start the node with a larger --query-limit`,
       );
+    }
+    const offset = opts?.offset;
+    if (offset !== undefined && (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0)) {
+      throw new TypeError(`store.${method}("${entity}", …): offset must be a non-negative whole number, got ${String(offset)}`);
     }
     return { ...opts, limit };
   };
@@ -65,28 +75,44 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
     getOneByField: async (entity: string, field: string, value: unknown) => call('getOneByField', [name('getOneByField', entity), field, clonePlain(value)]),
     set: async (entity: string, id: string, data: unknown): Promise<void> => {
       const snapshot = clonePlain(data) as WireRecord;
-      queue(['set', name('set', entity), ident('set', id), snapshot]);
+      name('set', entity);
+      ident('set', id);
+      budget.charge(() => `store.set("${entity}", ${JSON.stringify(id)})`, [measure(snapshot)]);
+      queue(['set', entity, id, snapshot]);
       cache.put(entity, id, snapshot);
     },
     bulkCreate: async (entity: string, list: unknown[]): Promise<void> => {
+      name('bulkCreate', entity);
+      const what = () => `store.bulkCreate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
+      if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkCreate', list);
-      queue(['bulkCreate', name('bulkCreate', entity), snapshots]);
+      budget.charge(what, snapshots.map((r) => measure(r)));
+      queue(['bulkCreate', entity, snapshots]);
       remember(entity, snapshots);
     },
     bulkUpdate: async (entity: string, list: unknown[], fields?: string[]): Promise<void> => {
+      name('bulkUpdate', entity);
+      const what = () => `store.bulkUpdate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
+      if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkUpdate', list);
-      queue(['bulkUpdate', name('bulkUpdate', entity), snapshots, fields === undefined ? undefined : [...fields]]);
+      budget.charge(what, snapshots.map((r) => measure(r)));
+      queue(['bulkUpdate', entity, snapshots, fields === undefined ? undefined : [...fields]]);
       // with `fields` only those change on the host: the cached whole entity would be wrong
       if (fields === undefined) remember(entity, snapshots);
       else for (const r of snapshots) cache.forget(entity, r.id as string);
     },
     remove: async (entity: string, id: string): Promise<void> => {
-      queue(['remove', name('remove', entity), ident('remove', id)]);
+      name('remove', entity);
+      ident('remove', id);
+      budget.charge(() => `store.remove("${entity}", ${JSON.stringify(id)})`, [id.length]);
+      queue(['remove', entity, id]);
       cache.put(entity, id, null);
     },
     bulkRemove: async (entity: string, ids: string[]): Promise<void> => {
       if (!Array.isArray(ids)) throw new TypeError('store.bulkRemove: expected an array of ids');
       const list = ids.map((id) => ident('bulkRemove', id));
+      name('bulkRemove', entity);
+      budget.charge(() => `store.bulkRemove("${entity}", [${list.length} ids])`, list.map((id) => id.length));
       queue(['bulkRemove', name('bulkRemove', entity), list]);
       for (const id of list) cache.put(entity, id, null);
     },

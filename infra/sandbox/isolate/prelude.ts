@@ -11,6 +11,8 @@ import { buildChainObjects, setArgs } from './chain-objects.ts';
 import { createEthProvider } from './eth-provider.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { createStore, type Write } from './create-store.ts';
+import { createBlockEntropy, installDeterministicTime } from './deterministic.ts';
+import { createLogBudget, createWriteBudget, DEFAULT_LIMITS, formatSize, measure, truncateText } from './limits.ts';
 import { timerGlobals, withTimers, type TimerBridge } from './timers.ts';
 import type { BlockExtrasWire, BlockOutcome, BlockPayload, Bridge, HostOp, InstallOptions, LoadOutcome, ThrownError, UnsafeExtras, WireRecord, WriteOp } from './wire.ts';
 
@@ -35,8 +37,17 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   let handlers: Record<string, unknown> = {};
   let lastHeight = -1;
   const readCache = createReadCache(options.readCacheSize);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const logBudget = createLogBudget(limits);
+  const writeBudget = createWriteBudget(limits);
+  const entropy = createBlockEntropy();
 
   const call = (op: HostOp, args: unknown[]): Promise<unknown> => {
+    // `get` (the hot path) carries an entity name and an id only
+    const size = op === 'get' ? 0 : measure(args);
+    if (size > limits.callBytes) {
+      throw new RangeError(`${op === 'ethCall' ? 'api.call' : `a ${op} call`}: its arguments are about ${formatSize(size)}, above the sandbox's limit of ${formatSize(limits.callBytes)} per call`);
+    }
     const writes = pending;
     pending = [];
     return bridge.call(op, args, writes);
@@ -45,7 +56,12 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     pending.push([current, ...write] as WriteOp);
   };
 
-  const crypto = createCrypto(bridge);
+  // outside --unsafe, random bytes come from the block's seeded generator, as Math.random does
+  const crypto = createCrypto(
+    options.unsafe
+      ? bridge
+      : { callSync: (op, args) => (op === 'randomBytes' ? entropy.bytes(args[0] as number) : op === 'randomUUID' ? entropy.uuid() : bridge.callSync(op, args)) },
+  );
   const buffer = { Buffer, SlowBuffer, kMaxLength, INSPECT_MAX_BYTES: 50 };
   const url = createUrl(bridge);
   const builtins: Record<string, unknown> = {
@@ -75,18 +91,33 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     throw err;
   };
 
+  // Lines the node would not print never cross: formatting and copying them is all a flood costs.
+  const threshold = options.logLevel === 'silent' ? -1 : LEVELS.indexOf(options.logLevel ?? 'trace');
+  const send = (level: string, text: string, fields: Record<string, unknown> | undefined): void => {
+    const message = truncateText(text, limits.logLineChars);
+    const admitted = logBudget.admit(message.length + (fields === undefined ? 0 : measure(fields)));
+    if (admitted === 'send') bridge.log(level, message, fields);
+    else if (admitted === 'first-drop') {
+      bridge.log('warn', `the mapping logged more than ${formatSize(limits.logBlockChars)} of text at block ${height}: its further log lines in this block are dropped`, undefined);
+    }
+  };
   const logger: Record<string, (...args: unknown[]) => void> = {};
   for (const level of LEVELS) {
+    if (LEVELS.indexOf(level) > threshold) {
+      logger[level] = () => {};
+      continue;
+    }
     logger[level] = (...args: unknown[]) => {
       let fields: Record<string, unknown> | undefined;
       if (args[0] instanceof Error) {
         const e = args.shift() as Error;
-        fields = { err: { name: e.name, message: e.message, stack: e.stack } };
+        const cut = (v: unknown) => (typeof v === 'string' ? truncateText(v, limits.logLineChars) : v);
+        fields = { err: { name: cut(e.name), message: cut(e.message), stack: cut(e.stack) } };
         if (args.length === 0) args.push(e.message);
       } else if (args[0] !== null && typeof args[0] === 'object' && args.length > 1) {
-        fields = loggable(args.shift() as Record<string, unknown>);
+        fields = loggable(args.shift() as Record<string, unknown>, limits.logLineChars);
       }
-      bridge.log(level, util.format(...args), fields);
+      send(level, util.format(...args), fields);
     };
   }
   logger.child = () => logger as never;
@@ -108,7 +139,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   };
 
   const globals: Record<string, unknown> = {
-    store: createStore(call, queue, options.queryLimit, readCache),
+    store: createStore(call, queue, options.queryLimit, readCache, writeBudget),
     logger,
     console,
     api: createEthProvider(call, options.chainId, () => height),
@@ -133,12 +164,17 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     Object.assign(globals, unsafe.globals);
   }
   for (const [k, v] of Object.entries(globals)) Object.defineProperty(g, k, { value: v, writable: true, configurable: true, enumerable: false });
+  if (!options.unsafe) {
+    installDeterministicTime(g, entropy);
+    // as SubQuery's sandbox (wasm only with --unsafe): WebAssembly is a second runtime outside these bounds
+    delete g.WebAssembly;
+  }
 
   const fetchReceipt = async (hash: string) => (await call('receipt', [hash])) as WireRecord;
   const callBlocking = bridge.callBlocking;
   const loadExtras = callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
 
-  const idleError = (err: unknown) => bridge.log('error', `a timer callback failed between blocks: ${describe(err).message}`, undefined);
+  const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describe(err).message}`, undefined);
   return withTimers(bridge, { current: () => current, describe, idleError }, {
     load(factory: Factory): LoadOutcome {
       const module = { exports: {} as unknown };
@@ -157,6 +193,9 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
       // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
       if (payload.fresh || payload.height <= lastHeight) readCache.clear();
       lastHeight = payload.height;
+      logBudget.reset();
+      writeBudget.reset();
+      entropy.enter(Number(payload.block.timestamp), String(payload.block.hash));
       const chain = buildChainObjects(payload, fetchReceipt, loadExtras);
       for (let i = 0; i < payload.calls.length; i++) {
         const [name, kind, index, args] = payload.calls[i]!;
@@ -195,18 +234,34 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
 }
 
 function describe(err: unknown): ThrownError {
-  if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
-    const e = err as Error;
-    return { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof e.stack === 'string' ? e.stack : undefined };
+  // a thrown value is the mapping's: its getters, toString and proxy traps may throw in turn
+  try {
+    if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
+      const e = err as Error;
+      const stack = e.stack;
+      // the error is copied to the host and printed: as bounded as a log line
+      return {
+        name: truncateText(String(e.name ?? 'Error'), 200),
+        message: truncateText(String(e.message), DEFAULT_LIMITS.logLineChars),
+        stack: typeof stack === 'string' ? truncateText(stack, DEFAULT_LIMITS.logLineChars) : undefined,
+      };
+    }
+    return { name: 'Error', message: truncateText(`a non-Error value was thrown: ${util.inspect(err)}`, DEFAULT_LIMITS.logLineChars) };
+  } catch {
+    let type = 'an object';
+    try {
+      type = typeof err === 'object' && err !== null ? 'an object' : typeof err;
+    } catch {}
+    return { name: 'Error', message: `${type} that cannot be described was thrown (reading its message failed)` };
   }
-  return { name: 'Error', message: `a non-Error value was thrown: ${util.inspect(err)}` };
 }
 
 /** Log fields must survive structured clone and JSON log lines: bigint becomes its digits, anything odd its inspected text. */
-function loggable(fields: Record<string, unknown>): Record<string, unknown> {
+function loggable(fields: Record<string, unknown>, maxChars: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
-    out[k] = typeof v === 'bigint' ? v.toString() : v === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof v) ? v : util.inspect(v);
+    const value = typeof v === 'bigint' ? v.toString() : v === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof v) ? v : util.inspect(v);
+    out[k] = typeof value === 'string' ? truncateText(value, maxChars) : value;
   }
   return out;
 }

@@ -20,6 +20,7 @@ export interface TimerBridge {
 }
 
 const TIMEOUT_MAX = 2 ** 31 - 1;
+const MAX_PENDING_TIMERS = 10_000;
 
 interface Armed {
   handle: Timeout | Immediate;
@@ -84,6 +85,10 @@ function callbackError(fn: unknown): TypeError {
 
 function arm(armed: Armed): void {
   if (bridge === undefined) throw new Error('timers are not available before the sandbox runtime is installed');
+  // each pending timer is a timer in the host: a loop arming them must not fill the host's memory
+  if (byWait.size >= MAX_PENDING_TIMERS) {
+    throw new RangeError(`${MAX_PENDING_TIMERS} timers are already pending, the sandbox's limit: clear some, or wait for them, before setting more`);
+  }
   const wait = nextWait++;
   armed.wait = wait;
   byWait.set(wait, armed);

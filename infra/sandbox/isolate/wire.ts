@@ -1,3 +1,5 @@
+import type { SandboxLimits } from './limits.ts';
+
 /**
  * What crosses the isolate boundary, in both directions: plain data only (structured clone), so
  * the host can send it with one ExternalCopy per block and the isolate rebuilds the objects
@@ -81,6 +83,10 @@ export interface Bridge {
 
 export interface InstallOptions {
   queryLimit: number;
+  /** the lowest level the node prints for the mapping's category; lower lines are dropped inside (default trace) */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** bounds on what crosses to the host (isolate/limits.ts; defaults there) */
+  limits?: Partial<SandboxLimits>;
   /** entities the store's read cache keeps; 0 = every `get` asks the host */
   readCacheSize: number;
   chainId: string;

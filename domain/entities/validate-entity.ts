@@ -1,0 +1,213 @@
+import { IdxError } from '../errors.ts';
+import type { EntityModel, FieldModel, Scalar, SchemaModel } from './entity-model.ts';
+import type { EntityData } from './entity-store.ts';
+import { propertyName } from './property-name.ts';
+
+/**
+ * Checks an entity's values against schema.graphql when a mapping writes it, not when its batch
+ * is flushed: a value the database would refuse (a NUL byte, a string for an Int, an invalid Date,
+ * an indexed string too long for its index) then fails the block that wrote it, naming the entity,
+ * its id and the field, and the blocks before it still commit. Lone surrogates are refused too:
+ * PostgreSQL text would hold U+FFFD instead, so distinct ids or values would become one.
+ */
+export type EntityValidator = (entity: string, id: string, data: EntityData) => void;
+
+/**
+ * A btree entry holds at most 2704 bytes (a third of a page, less its header); with the tuple
+ * header and the other key columns, 2600 bytes of text always fit, compressible or not.
+ */
+export const INDEXED_TEXT_MAX_BYTES = 2600;
+/** digits before the point in a PostgreSQL `numeric` */
+const NUMERIC_MAX_DIGITS = 131072;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const INTEGER = /^[+-]?\d+$/;
+const HEX = /^0x[0-9a-fA-F]*$/;
+// with the u flag a pair is one code point, so only a lone half matches
+const LONE_SURROGATE = /\p{Cs}/u;
+/** PostgreSQL's timestamptz starts at 4713 BC */
+const MIN_DATE_MS = Date.UTC(-4712, 0, 1);
+
+type Check = (value: unknown) => string | undefined;
+
+/** What is wrong with a string the database must store as text, if anything. */
+export function textProblem(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'holds a NUL byte (\\u0000), which PostgreSQL text cannot store';
+  if (LONE_SURROGATE.test(s)) return 'holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD';
+  return undefined;
+}
+
+function show(value: unknown): string {
+  let s: string;
+  try {
+    s =
+      typeof value === 'bigint'
+        ? `${value}n`
+        : value instanceof Date
+          ? `Date(${value.getTime()})`
+          : typeof value === 'string'
+            ? JSON.stringify(value)
+            : (JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)) ?? String(value));
+  } catch {
+    s = String(value);
+  }
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+const expected = (what: string, value: unknown) => `expected ${what}, got ${typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) ? 'an object ' : ''}${show(value)}`;
+
+const text: Check = (v) => (typeof v !== 'string' ? expected('a string', v) : textProblem(v));
+
+const SCALAR_CHECKS: Record<Scalar, Check> = {
+  ID: text,
+  String: text,
+  Int: (v) => {
+    const n = typeof v === 'bigint' ? Number(v) : v;
+    return typeof n === 'number' && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX ? undefined : expected('a 32-bit integer', v);
+  },
+  BigInt: (v) => {
+    if (typeof v === 'bigint') return v.toString().length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
+    if (typeof v === 'string' && INTEGER.test(v)) return v.length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
+    return expected('a bigint', v);
+  },
+  BigDecimal: (v) => {
+    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v))) return undefined;
+    const s = typeof v === 'string' ? v : typeof v === 'object' && v !== null && typeof (v as { toFixed?: unknown }).toFixed === 'function' ? String(v) : undefined;
+    return s !== undefined && DECIMAL.test(s) ? undefined : expected('a decimal number', v);
+  },
+  Float: (v) => (typeof v === 'number' ? undefined : expected('a number', v)),
+  Boolean: (v) => (typeof v === 'boolean' ? undefined : expected('a boolean', v)),
+  Date: (v) => {
+    const d = v instanceof Date ? v : typeof v === 'string' || typeof v === 'number' ? new Date(v) : undefined;
+    if (d === undefined) return expected('a Date', v);
+    const ms = d.getTime();
+    if (Number.isNaN(ms)) return `expected a valid Date, got an invalid one (${v instanceof Date ? 'new Date(NaN)' : show(v)})`;
+    return ms < MIN_DATE_MS ? `the Date ${d.toISOString()} is before 4713 BC, the earliest PostgreSQL stores` : undefined;
+  },
+  Bytes: (v) => (v instanceof Uint8Array || (typeof v === 'string' && HEX.test(v)) ? undefined : expected('bytes (a Uint8Array or a 0x-hex string)', v)),
+  JSON: (v) => jsonProblem(v, 0),
+};
+
+/** jsonb refuses \u0000 and lone surrogates in strings and keys; a cycle never serialises. */
+function jsonProblem(v: unknown, depth: number): string | undefined {
+  if (depth > 100) return 'is nested more than 100 levels deep (a circular reference?)';
+  if (typeof v === 'string') return textProblem(v);
+  if (v === null || typeof v !== 'object' || v instanceof Date) return undefined;
+  if (Array.isArray(v)) {
+    for (const item of v) {
+      const p = jsonProblem(item, depth + 1);
+      if (p !== undefined) return p;
+    }
+    return undefined;
+  }
+  for (const [k, item] of Object.entries(v)) {
+    const p = textProblem(k) ?? jsonProblem(item, depth + 1);
+    if (p !== undefined) return `${JSON.stringify(k)}: ${p}`;
+  }
+  return undefined;
+}
+
+function checkOf(field: FieldModel, model: SchemaModel): Check {
+  const t = field.type;
+  switch (t.kind) {
+    case 'scalar':
+      return SCALAR_CHECKS[t.scalar];
+    case 'json':
+      return SCALAR_CHECKS.JSON;
+    case 'entity':
+      return (v) => (typeof v === 'string' ? textProblem(v) : expected(`the id of a ${t.entity} (a string)`, v));
+    case 'enum': {
+      const values = new Set(model.enums.find((e) => e.name === t.name)?.values ?? []);
+      return (v) => (typeof v === 'string' && values.has(v) ? undefined : expected(`one of ${[...values].map((x) => JSON.stringify(x)).join(', ')} (enum ${t.name})`, v));
+    }
+  }
+}
+
+const utf8Length = (s: string): number => {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? (i++, 4) : 3;
+  }
+  return n;
+};
+
+interface FieldRule {
+  property: string;
+  field: FieldModel;
+  check: Check;
+}
+
+interface EntityRules {
+  fields: FieldRule[];
+  /** the properties of each index holding text (the id's, field and composite indexes) */
+  indexes: string[][];
+}
+
+function rulesOf(entity: EntityModel, model: SchemaModel): EntityRules {
+  const fields: FieldRule[] = [];
+  const byColumn = new Map<string, FieldRule>();
+  for (const field of entity.fields) {
+    if (field.column === undefined || field.derivedFrom !== undefined) continue;
+    const rule = { property: propertyName(field), field, check: checkOf(field, model) };
+    fields.push(rule);
+    byColumn.set(field.column, rule);
+  }
+  const holdsText = (r: FieldRule | undefined): r is FieldRule =>
+    r !== undefined && !r.field.list && (r.field.type.kind === 'entity' || (r.field.type.kind === 'scalar' && ['ID', 'String', 'Bytes'].includes(r.field.type.scalar)));
+  const indexes: string[][] = [['id']];
+  for (const r of fields) if (r.field.index !== undefined && r.property !== 'id' && holdsText(r)) indexes.push([r.property]);
+  for (const ix of entity.indexes) {
+    const props = ix.columns.map((c) => byColumn.get(c)).filter(holdsText).map((r) => r.property);
+    if (props.length > 0) indexes.push(props);
+  }
+  return { fields, indexes };
+}
+
+export function createEntityValidator(model: SchemaModel): EntityValidator {
+  const rules = new Map(model.entities.map((e) => [e.name, rulesOf(e, model)]));
+  return (entity, id, data) => {
+    const r = rules.get(entity);
+    const fail = (message: string) => new IdxError('STORE_INVALID_VALUE', `${entity} ${show(id)}: ${message}`);
+    if (r === undefined) {
+      throw new IdxError('STORE_UNKNOWN_ENTITY', `no entity named "${entity}" in schema.graphql (it has ${model.entities.map((e) => e.name).join(', ') || 'none'})`);
+    }
+    for (const { property, field, check } of r.fields) {
+      const value = property === 'id' ? id : data[property];
+      if (value === null || value === undefined) {
+        if (!field.nullable) throw fail(`${property} is required (non-null in schema.graphql), got ${String(value)}`);
+        continue;
+      }
+      if (field.list && !(field.type.kind === 'scalar' && field.type.scalar === 'JSON') && field.type.kind !== 'json') {
+        if (!Array.isArray(value)) throw fail(`${property}: expected a list, got ${show(value)}`);
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === null || item === undefined) {
+            if (!field.itemNullable) throw fail(`${property}[${i}]: the list's items may not be null`);
+            continue;
+          }
+          const p = check(item);
+          if (p !== undefined) throw fail(`${property}[${i}]: ${p}`);
+        }
+        continue;
+      }
+      const p = check(value);
+      if (p !== undefined) throw fail(`${property}: ${p}`);
+    }
+    for (const props of r.indexes) {
+      let bytes = 0;
+      for (const p of props) {
+        const v = p === 'id' ? id : data[p];
+        if (typeof v === 'string') bytes += utf8Length(v);
+        else if (v instanceof Uint8Array) bytes += 2 + 2 * v.byteLength;
+      }
+      if (bytes > INDEXED_TEXT_MAX_BYTES) {
+        throw fail(
+          `${props.join(' + ')} ${props.length > 1 ? 'are' : 'is'} ${bytes} bytes, above the ${INDEXED_TEXT_MAX_BYTES} bytes an indexed value may hold (PostgreSQL's btree limit); keep long text in a field without @index, or index a hash of it`,
+        );
+      }
+    }
+  };
+}
