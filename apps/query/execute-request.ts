@@ -2,9 +2,9 @@ import {
   execute,
   getOperationAST,
   GraphQLError,
-  parse,
   validate,
   type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
@@ -12,6 +12,7 @@ import {
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { complexityError, queryComplexity } from './query-complexity.ts';
 import { timeoutError, type QueryContext } from './query-context.ts';
+import { checkSelections, checkVariables, jsonSizeOver, parseBounded, REQUEST_LIMITS, responseTooLargeError } from './request-limits.ts';
 
 /** A GraphQL request as it came over HTTP (GET query string or POST JSON body). */
 export interface GraphqlRequest {
@@ -38,6 +39,9 @@ const requestError = (status: number, code: string, message: string): GraphqlRes
   body: { errors: [{ message, extensions: { code } }] },
 });
 
+/** texts longer than this are parsed each time, so that the cache cannot hold megabytes per entry */
+const CACHED_TEXT = 16 * 1024;
+
 /** Parsed documents and their validation, kept per query text: clients send the same queries again and again. */
 export class DocumentCache {
   private docs = new Map<string, DocumentNode | GraphQLError>();
@@ -48,11 +52,8 @@ export class DocumentCache {
   parse(query: string): DocumentNode | GraphQLError {
     let doc = this.docs.get(query);
     if (doc === undefined) {
-      try {
-        doc = parse(query);
-      } catch (err) {
-        doc = err instanceof GraphQLError ? err : new GraphQLError(String(err));
-      }
+      doc = parseBounded(query);
+      if (query.length > CACHED_TEXT) return doc;
       if (this.docs.size >= this.size) this.docs.delete(this.docs.keys().next().value!);
       this.docs.set(query, doc);
     }
@@ -65,6 +66,7 @@ export class DocumentCache {
     let errors = bySchema.get(query);
     if (errors === undefined) {
       errors = validate(schema, doc);
+      if (query.length > CACHED_TEXT) return errors;
       if (bySchema.size >= this.size) bySchema.delete(bySchema.keys().next().value!);
       bySchema.set(query, errors);
     }
@@ -110,8 +112,12 @@ export async function executeRequest(req: GraphqlRequest, deps: ExecuteDeps, cac
   if (req.operationName != null && typeof req.operationName !== 'string') return requestError(400, 'BAD_REQUEST', 'operationName must be a string');
   const variables = parseVariables(req.variables);
   if ('status' in variables && 'body' in variables) return variables as GraphqlResponse;
+  const deep = checkVariables(variables);
+  if (deep !== undefined) return { status: 400, body: { errors: [deep.toJSON()] } };
   const doc = cache.parse(req.query);
-  if (doc instanceof GraphQLError) return { status: 400, body: { errors: [{ ...doc.toJSON(), extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] } };
+  if (doc instanceof GraphQLError) return { status: 400, body: { errors: [{ ...doc.toJSON(), extensions: { code: 'GRAPHQL_PARSE_FAILED', ...doc.extensions } }] } };
+  const tooLarge = checkSelections(doc);
+  if (tooLarge !== undefined) return { status: 400, body: { errors: [tooLarge.toJSON()] } };
   const invalid = cache.validate(schema, req.query, doc);
   if (invalid.length > 0) return { status: 400, body: { errors: invalid.map((e) => ({ ...e.toJSON(), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };
   const operationName = (req.operationName as string | null | undefined) ?? undefined;
@@ -123,16 +129,25 @@ export async function executeRequest(req: GraphqlRequest, deps: ExecuteDeps, cac
   const complexity = queryComplexity(schema, doc, operationName, variables as Record<string, unknown>);
   if (complexity > deps.queryComplexity) return { status: 400, body: { errors: [complexityError(complexity, deps.queryComplexity).toJSON()] } };
 
+  const result = await executeWithin({ schema, document: doc, variableValues: variables as Record<string, unknown>, operationName, contextValue: context });
+  return { status: 200, body: shapeResult(result, logger) };
+}
+
+/**
+ * graphql-js's execute bounded by the context's `--query-timeout` deadline (resolvers included,
+ * not only SQL) and by the size of its answer: past either, the answer is one clean error. Work
+ * still running after the deadline stops at its next statement (`QueryContext.sql` checks it).
+ */
+export async function executeWithin(args: ExecutionArgs & { contextValue: QueryContext }): Promise<ExecutionResult> {
+  const context = args.contextValue;
   const ms = context.settings.queryTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, context.deadline - Date.now()))));
   try {
-    const result = await Promise.race([
-      Promise.resolve(execute({ schema, document: doc, variableValues: variables as Record<string, unknown>, operationName, contextValue: context })),
-      timedOut,
-    ]);
-    if (result === 'timeout') return { status: 200, body: { data: null, errors: [timeoutError(ms).toJSON()] } };
-    return { status: 200, body: shapeResult(result as ExecutionResult, logger) };
+    const result = await Promise.race([Promise.resolve(execute(args)), timedOut]);
+    if (result === 'timeout') return { data: null, errors: [timeoutError(ms)] };
+    if (jsonSizeOver(result, REQUEST_LIMITS.maxResponseBytes)) return { data: null, errors: [responseTooLargeError()] };
+    return result;
   } finally {
     clearTimeout(timer);
   }
