@@ -39,7 +39,8 @@ async function readJsonBody(ctx: Koa.Context): Promise<unknown> {
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > REQUEST_LIMITS.maxMessageBytes) ctx.throw(413, messageTooLargeText());
+    // the rest of the body is not read: the connection cannot carry another request
+    if (size > REQUEST_LIMITS.maxMessageBytes) ctx.throw(413, messageTooLargeText(), { headers: { connection: 'close' } });
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');

@@ -147,10 +147,23 @@ export async function executeWithin(args: ExecutionArgs & { contextValue: QueryC
     const result = await Promise.race([Promise.resolve(execute(args)), timedOut]);
     if (result === 'timeout') return { data: null, errors: [timeoutError(ms)] };
     if (jsonSizeOver(result, REQUEST_LIMITS.maxResponseBytes)) return { data: null, errors: [responseTooLargeError()] };
-    return result;
+    return result.errors?.some((e) => e.message.length > MAX_MESSAGE) ? { ...result, errors: result.errors.map(shortError) } : result;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** graphql-js quotes a refused variable whole in its message: keep its start and its reason (at the end) */
+const MAX_MESSAGE = 600;
+
+function shortError(e: GraphQLError): GraphQLError {
+  if (e.message.length <= MAX_MESSAGE) return e;
+  return new GraphQLError(`${e.message.slice(0, 200)}…[${e.message.length - 500} characters]…${e.message.slice(-300)}`, {
+    nodes: e.nodes,
+    path: e.path,
+    originalError: e.originalError,
+    extensions: e.extensions,
+  });
 }
 
 function shapeResult(result: ExecutionResult, logger?: Logger): GraphqlResponse['body'] {

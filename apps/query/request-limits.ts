@@ -95,6 +95,9 @@ export function parseBounded(query: string): DocumentNode | GraphQLError {
   try {
     return parse(query, { maxTokens: REQUEST_LIMITS.maxTokens });
   } catch (err) {
+    if (err instanceof GraphQLError && /Document contains more/.test(err.message)) {
+      return tooLarge(`the query has more than ${REQUEST_LIMITS.maxTokens} tokens; split it into several requests`, { limit: REQUEST_LIMITS.maxTokens });
+    }
     if (err instanceof GraphQLError) return err;
     return new GraphQLError(`the query cannot be parsed: ${(err as Error).message}`);
   }
