@@ -2,12 +2,14 @@ import {
   execute,
   getOperationAST,
   GraphQLError,
+  Kind,
   validate,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { complexityError, queryComplexity } from './query-complexity.ts';
@@ -41,13 +43,41 @@ const requestError = (status: number, code: string, message: string): GraphqlRes
 
 /** texts longer than this are parsed each time, so that the cache cannot hold megabytes per entry */
 const CACHED_TEXT = 16 * 1024;
+/** introspection answers kept per schema (each is a few hundred KB at most) */
+const INTROSPECTION_ANSWERS = 8;
+
+/** an operation that selects only `__schema`, `__type` and `__typename` at its root */
+function introspectionOnly(op: OperationDefinitionNode): boolean {
+  return op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && s.name.value.startsWith('__'));
+}
 
 /** Parsed documents and their validation, kept per query text: clients send the same queries again and again. */
 export class DocumentCache {
   private docs = new Map<string, DocumentNode | GraphQLError>();
   private valid = new WeakMap<GraphQLSchema, Map<string, readonly GraphQLError[]>>();
 
+  private introspected = new WeakMap<GraphQLSchema, Map<string, ExecutionResult>>();
+
   constructor(private readonly size = 500) {}
+
+  /**
+   * The answers of introspection-only queries, per schema and query text: GraphiQL and client
+   * generators send the same large introspection query again and again, and its answer changes
+   * only with the schema.
+   */
+  introspection(schema: GraphQLSchema, key: string, run: () => ExecutionResult | Promise<ExecutionResult>): ExecutionResult | Promise<ExecutionResult> {
+    let bySchema = this.introspected.get(schema);
+    if (bySchema === undefined) this.introspected.set(schema, (bySchema = new Map()));
+    const hit = bySchema.get(key);
+    if (hit !== undefined) return hit;
+    return Promise.resolve(run()).then((result) => {
+      if (result.errors === undefined && key.length <= CACHED_TEXT) {
+        if (bySchema.size >= INTROSPECTION_ANSWERS) bySchema.delete(bySchema.keys().next().value!);
+        bySchema.set(key, result);
+      }
+      return result;
+    });
+  }
 
   parse(query: string): DocumentNode | GraphQLError {
     let doc = this.docs.get(query);
@@ -129,7 +159,11 @@ export async function executeRequest(req: GraphqlRequest, deps: ExecuteDeps, cac
   const complexity = queryComplexity(schema, doc, operationName, variables as Record<string, unknown>);
   if (complexity > deps.queryComplexity) return { status: 400, body: { errors: [complexityError(complexity, deps.queryComplexity).toJSON()] } };
 
-  const result = await executeWithin({ schema, document: doc, variableValues: variables as Record<string, unknown>, operationName, contextValue: context });
+  const args = { schema, document: doc, variableValues: variables as Record<string, unknown>, operationName, contextValue: context };
+  const result =
+    introspectionOnly(op) && Object.keys(variables).length === 0
+      ? await cache.introspection(schema, `${operationName ?? ''}\n${req.query}`, () => executeWithin(args))
+      : await executeWithin(args);
   return { status: 200, body: shapeResult(result, logger) };
 }
 

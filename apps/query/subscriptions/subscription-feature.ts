@@ -66,6 +66,15 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
         },
         wss,
       );
+      // graphql-ws prints every socket error to stderr; a client sending oversized or broken
+      // frames (ws closes those itself, e.g. 1009) must not be able to flood the log
+      wss.on('connection', (socket) => {
+        socket.removeAllListeners('error');
+        socket.on('error', (err) => {
+          log.debug(`websocket closed: ${err.message}`);
+          if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
+        });
+      });
       dispose = () => handle.dispose();
       log.info('GraphQL subscriptions (graphql-ws) on the same port');
     },
