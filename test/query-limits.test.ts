@@ -26,7 +26,7 @@ exitWhenDone();
 const backends = createTestBackends(t);
 const logger = createLogger({ level: process.env.DEBUG_LIMITS ? 'debug' : 'silent', format: 'json' });
 const model = schemaModel([
-  entity('Account', { name: 'String', balance: 'BigInt' }),
+  entity('Account', { name: 'String', balance: 'BigInt', sent: { type: { kind: 'entity', entity: 'Transfer' }, derivedFrom: 'from', list: true, nullable: false } }),
   entity('Transfer', { from: { type: { kind: 'entity', entity: 'Account' } }, value: 'BigInt', note: 'String' }),
 ]);
 const op = (e: string, id: string, height: number, data: EntityData): StoreOperation => ({ entity: e, id, height, op: 'set', data: { id, ...data } });
@@ -111,7 +111,7 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
         [aliasFlood(900_000), 'QUERY_TOO_LARGE', /__schema at most 1|20000 tokens|more than 2000 fields/],
         [`{ ${Array.from({ length: 2500 }, (_v, i) => `a${i}: __typename`).join(' ')} }`, 'QUERY_TOO_LARGE', /more than 2000 fields/],
         ['{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }', 'QUERY_TOO_LARGE', /nests the member lists/],
-        [`{ ${'accounts { nodes { transfersByFromId { nodes { from { '.repeat(400)} id ${'} } } } } '.repeat(400)} }`, 'QUERY_TOO_DEEP', /nested more than 64 levels/],
+        [`{ ${'accounts { nodes { sent { nodes { from { '.repeat(400)} id ${'} } } } } '.repeat(400)} }`, 'QUERY_TOO_DEEP', /nested more than 64 levels/],
       ];
       for (const [query, code, message] of cases) {
         const started = performance.now();
@@ -158,6 +158,13 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
       }
       const few = await gql(url, '{ accounts(filter: { balance: { lessThan: "100" } }) { groupedAggregates(groupBy: [NAME]) { keys } } }');
       t.equal(few.data?.accounts.groupedAggregates.length, 100, '100 groups answer');
+      // nested, per parent: a0…a2 sent one transfer each (t0…t2, notes of one digit repeated)
+      const nested = await gql(url, '{ accounts(first: 3, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [VALUE]) { keys count } } } } }');
+      t.same(nested.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates), [[{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }]], 'nested groups');
+      const small = await serve(t, b, ['--aggregate', '--query-limit', '2']);
+      const over = await gql(small.url, '{ accounts(first: 2, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [ID]) { keys } } } } groupedAggregates: transfers { groupedAggregates(groupBy: [ID]) { keys } } }');
+      t.match(over.errors?.[0], { message: /more than 2 groups/, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } }, '--query-limit 2: 100 transfer groups refused');
+      t.same(over.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates.length), [1, 1], 'nested groups within the limit answer');
     });
 
     await t.test('values the database would refuse get clean errors', async (t) => {
