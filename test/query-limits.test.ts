@@ -2,52 +2,27 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import { getIntrospectionQuery } from 'graphql';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import WebSocket from 'ws';
-import { queryFeatures } from '../apps/query/query-features.ts';
-import { parseQueryArgs } from '../apps/query/query-options.ts';
-import { runQuery, type RunningQuery } from '../apps/query/run-query.ts';
 import type { EntityData, StoreOperation } from '../domain/entities/entity-store.ts';
 import { listenOnFreePort } from '../infra/http/listen-on-free-port.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
-import { createDb, type Db } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
-import { openPgliteSocketDb, publishPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { createTestBackends, type TestBackend } from '../infra/postgres/test-backends.ts';
+import { createTestBackends } from '../infra/postgres/test-backends.ts';
 import { entity, schemaModel } from '../infra/postgres/test-models.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { gql, type GqlAnswer } from './support/query-client.ts';
+import { gql, startSubscriptionService, type GqlAnswer } from './support/query-client.ts';
 
 exitWhenDone();
 
 // One client must not be able to crash idx-query or stall the others: every request is bounded
 // over HTTP and graphql-ws alike (docs/graphql.md, Limits).
 const backends = createTestBackends(t);
-const logger = createLogger({ level: process.env.DEBUG_LIMITS ? 'debug' : 'silent', format: 'json' });
 const model = schemaModel([
   entity('Account', { name: 'String', balance: 'BigInt', sent: { type: { kind: 'entity', entity: 'Transfer' }, derivedFrom: 'from', list: true, nullable: false } }),
   entity('Transfer', { from: { type: { kind: 'entity', entity: 'Account' } }, value: 'BigInt', note: 'String' }),
 ]);
 const op = (e: string, id: string, height: number, data: EntityData): StoreOperation => ({ entity: e, id, height, op: 'set', data: { id, ...data } });
-
-/** idx-query with --subscription over `b`'s database (through the node's socket on PGlite). */
-async function serve(t: Test, b: TestBackend, extra: string[] = []): Promise<RunningQuery> {
-  let db: Db;
-  if (b.db.pglite !== undefined) {
-    const socket = await publishPgliteSocket(b.db, b.db.pglite.dataDir!);
-    t.teardown(() => socket.close());
-    db = await openPgliteSocketDb(b.db.pglite.dataDir!);
-  } else {
-    db = await createDb({ env: process.env });
-  }
-  t.teardown(() => db.close());
-  const cmd = parseQueryArgs(['-n', b.schema, '--subscription', '--port', String(20000 + Math.floor(Math.random() * 20000)), ...extra], { version: 't', cwd: process.cwd(), write: () => {} });
-  if (cmd.command !== 'run') throw new Error('expected run');
-  const running = await runQuery({ options: cmd.options, logger, version: 't', env: {}, db, features: queryFeatures(cmd.options) });
-  t.teardown(() => running.close());
-  return running;
-}
 
 /** One operation over graphql-ws: its result, or the errors the server refused it with. */
 function overWs(client: Client, query: string, variables: Record<string, unknown> = {}): Promise<Omit<GqlAnswer, 'status'>> {
@@ -93,7 +68,7 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
     await listenOnFreePort(stuck, 0);
     const stuckPort = (stuck.address() as AddressInfo).port;
     t.teardown(() => new Promise<void>((r) => (stuck.closeAllConnections(), stuck.close(() => r()))));
-    const running = await serve(t, b, ['--aggregate', '--query-timeout', '1500', '--indexer', `http://localhost:${stuckPort}`]);
+    const running = await startSubscriptionService(t, b, ['--aggregate', '--query-timeout', '1500', '--indexer', `http://localhost:${stuckPort}`]);
     const { url, port } = running;
     const client = createClient({ url: `ws://localhost:${port}/`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
     t.teardown(() => client.dispose());
@@ -161,7 +136,7 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
       // nested, per parent: a0…a2 sent one transfer each (t0…t2, notes of one digit repeated)
       const nested = await gql(url, '{ accounts(first: 3, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [VALUE]) { keys count } } } } }');
       t.same(nested.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates), [[{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }]], 'nested groups');
-      const small = await serve(t, b, ['--aggregate', '--query-limit', '2']);
+      const small = await startSubscriptionService(t, b, ['--aggregate', '--query-limit', '2']);
       const over = await gql(small.url, '{ accounts(first: 2, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [ID]) { keys } } } } groupedAggregates: transfers { groupedAggregates(groupBy: [ID]) { keys } } }');
       t.match(over.errors?.[0], { message: /more than 2 groups/, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } }, '--query-limit 2: 100 transfer groups refused');
       t.same(over.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates.length), [1, 1], 'nested groups within the limit answer');
