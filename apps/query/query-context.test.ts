@@ -29,3 +29,11 @@ t.test('a request reads at most 50,000 rows, all statements together', (t) =>
     await t.rejects(c.sql('select generate_series(1, 30000)', []), { message: /reads more than 50000 rows/, extensions: { code: 'RESPONSE_TOO_LARGE' } }, 'the next one passes it');
   }),
 );
+
+t.test('a raised --query-limit raises the rows-read bound to ten pages', (t) =>
+  backends.each(t, async (t, b) => {
+    const c = createQueryContext({ db: b.db.kysely, schema: b.schema, tables: new Map(), settings: { ...settings, queryLimit: 10_000 }, metadata });
+    t.equal((await c.sql('select generate_series(1, 100000)', [])).length, 100_000);
+    await t.rejects(c.sql('select 1', []), { message: /reads more than 100000 rows/ });
+  }),
+);

@@ -56,6 +56,8 @@ export function createQueryContext(deps: QueryContextDeps): QueryContext {
   const { settings } = deps;
   const deadline = Date.now() + settings.queryTimeoutMs;
   let rowsRead = 0;
+  // a raised --query-limit raises it too: ten full pages
+  const rowBudget = Math.max(REQUEST_LIMITS.maxRowsRead, 10 * settings.queryLimit);
   return {
     schema: deps.schema,
     tables: deps.tables,
@@ -82,7 +84,7 @@ export function createQueryContext(deps: QueryContextDeps): QueryContext {
       }
       // nested pages multiply (100 accounts × 100 transfers × …): stop before the answer is built in memory
       rowsRead += rows.length;
-      if (rowsRead > REQUEST_LIMITS.maxRowsRead) throw rowsOverLimitError();
+      if (rowsRead > rowBudget) throw rowsOverLimitError(rowBudget);
       return rows;
     },
   };

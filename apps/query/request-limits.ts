@@ -25,7 +25,7 @@ export const REQUEST_LIMITS = {
    * `fields { type { fields { type { fields … } } } }` multiplies by every level
    */
   maxIntrospectionNesting: 1,
-  /** rows one request may read from the database, all statements together */
+  /** rows one request may read from the database, all statements together (or ten pages of `--query-limit`, if more) */
   maxRowsRead: 50_000,
   /** bytes of a serialized answer */
   maxResponseBytes: 16 * 1024 * 1024,
@@ -197,8 +197,7 @@ export function responseTooLargeError(): GraphQLError {
   });
 }
 
-export function rowsOverLimitError(): GraphQLError {
-  const limit = REQUEST_LIMITS.maxRowsRead;
+export function rowsOverLimitError(limit: number): GraphQLError {
   return new GraphQLError(`the query reads more than ${limit} rows (nested pages multiply); select smaller or fewer nested pages`, {
     extensions: { code: 'RESPONSE_TOO_LARGE', limit },
   });
