@@ -176,21 +176,26 @@ export async function resolveGroupedAggregates(
     return e('t');
   });
   const w = wanted(src, info);
+  // as many groups as a page has rows (--query-limit): one more is read to know there are more
+  const limit = src.ctx.settings.queryLimit;
   const build = (params: SqlParams, ids: readonly string[] | undefined) => {
     const { from, parentCol } = src.aggregateFrom(params, ids);
     const having = compileHaving(src, args.having, params);
     const groups = [...(parentCol ? [parentCol] : []), ...exprs];
     const keys = exprs.map((e, i) => `${e}::text as g${i}`).join(', ');
-    return (
-      `select ${parentCol ? `${parentCol} as __parent, ` : ''}${keys}, ${selectWanted(w)} from ${from} ` +
-      `group by ${groups.join(', ')}${having === 'true' ? '' : ` having ${having}`} order by ${groups.join(', ')}`
-    );
+    const grouped =
+      `select ${parentCol ? `${parentCol} as __parent, row_number() over (partition by ${parentCol} order by ${exprs.join(', ')}) as __n, ` : ''}${keys}, ${selectWanted(w)} from ${from} ` +
+      `group by ${groups.join(', ')}${having === 'true' ? '' : ` having ${having}`} order by ${groups.join(', ')}`;
+    return parentCol ? `select * from (${grouped}) g where g.__n <= ${limit + 1} order by g.__parent, g.__n` : `${grouped} limit ${limit + 1}`;
   };
-  const toResult = (r: Record<string, unknown>) => ({ ...shape(w, r), keys: exprs.map((_e, i) => r[`g${i}`] ?? null) });
+  const toResults = (rows: Record<string, unknown>[]) => {
+    if (rows.length > limit) throw groupsOverLimit(src, limit);
+    return rows.map((r) => ({ ...shape(w, r), keys: exprs.map((_e, i) => r[`g${i}`] ?? null) }));
+  };
   if (src.parent === undefined) {
     const params = new SqlParams();
     const sql = build(params, undefined);
-    return (await src.ctx.sql(sql, params.values)).map(toResult);
+    return toResults(await src.ctx.sql(sql, params.values));
   }
   const key = `${src.nestedBatchKey('grouped')}:${JSON.stringify([args, w.columns.map((x) => [x.fn, x.column.column])])}`;
   const rows = await src.ctx.batcher.load<Record<string, unknown>[]>(key, src.parent.id, async (ids) => {
@@ -203,5 +208,13 @@ export async function resolveGroupedAggregates(
     }
     return out;
   });
-  return (rows ?? []).map(toResult);
+  return toResults(rows ?? []);
+}
+
+/** groupedAggregates answers at most --query-limit groups, and refuses rather than cut the list short silently */
+function groupsOverLimit(src: ConnectionSource, limit: number): GraphQLError {
+  return new GraphQLError(
+    `groupedAggregates of ${src.t.names.connection}: more than ${limit} groups (--query-limit); narrow it with a filter or having, or group by fewer values`,
+    { extensions: { code: 'QUERY_LIMIT_EXCEEDED', limit } },
+  );
 }

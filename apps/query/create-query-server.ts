@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { QueryService } from './query-service.ts';
+import { messageTooLargeText, REQUEST_LIMITS } from './request-limits.ts';
 
 /** The HTTP side of idx-query: a koa app on a node http.Server (graphql-ws attaches to the same server). */
 export interface QueryServer {
@@ -33,14 +34,13 @@ export interface CreateQueryServerOptions {
   plugins?: readonly QueryServerPlugin[];
 }
 
-const MAX_BODY = 1024 * 1024;
-
 async function readJsonBody(ctx: Koa.Context): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY) ctx.throw(413, 'the request body is larger than 1 MB');
+    // the rest of the body is not read: the connection cannot carry another request
+    if (size > REQUEST_LIMITS.maxMessageBytes) ctx.throw(413, messageTooLargeText(), { headers: { connection: 'close' } });
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');

@@ -29,7 +29,7 @@ import {
  *   twice, counts twice; aliases are separate fields.
  * - `@skip(if: true)` / `@include(if: false)` remove a selection.
  * - Fields the type does not define cost nothing: `__typename`, `__schema`, `__type`
- *   (introspection is free).
+ *   (introspection is free here; request-limits.ts bounds it apart).
  * - Under an interface or union, each possible type is summed apart and the largest counts.
  * - The named operation counts; without a name, every operation of the document (the request
  *   then has one: several without operationName fail before this).

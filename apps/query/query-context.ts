@@ -4,6 +4,7 @@ import type { Logger } from '../../infra/logging/create-logger.ts';
 import { execute } from '../../infra/postgres/sql.ts';
 import type { EntityTable } from './entity-tables.ts';
 import { RequestBatcher } from './request-batcher.ts';
+import { REQUEST_LIMITS, rowsOverLimitError } from './request-limits.ts';
 
 /** The flags that shape answers (docs/usage.md, idx-query). */
 export interface QuerySettings {
@@ -54,6 +55,9 @@ export function timeoutError(ms: number): GraphQLError {
 export function createQueryContext(deps: QueryContextDeps): QueryContext {
   const { settings } = deps;
   const deadline = Date.now() + settings.queryTimeoutMs;
+  let rowsRead = 0;
+  // a raised --query-limit raises it too: ten full pages
+  const rowBudget = Math.max(REQUEST_LIMITS.maxRowsRead, 10 * settings.queryLimit);
   return {
     schema: deps.schema,
     tables: deps.tables,
@@ -63,19 +67,35 @@ export function createQueryContext(deps: QueryContextDeps): QueryContext {
     deadline,
     async sql<R>(text: string, params: readonly unknown[]) {
       if (Date.now() > deadline) throw timeoutError(settings.queryTimeoutMs);
+      let rows: R[];
       try {
-        return await execute<R>(deps.db, text, params);
+        rows = await execute<R>(deps.db, text, params);
       } catch (err) {
         const e = err as { code?: string; message?: string };
         // 57014: canceled by statement_timeout (the pool sets it to --query-timeout)
         if (e.code === '57014') throw timeoutError(settings.queryTimeoutMs);
         if (typeof e.code === 'string' && /^22/.test(e.code)) {
-          // data and syntax errors come from values the user sent (a malformed number, a bad pattern)
-          throw new GraphQLError(e.message ?? String(err), { extensions: { code: 'BAD_USER_INPUT', sqlState: e.code } });
+          // data errors come from values the user sent; the database's own words (and its SQLSTATE) stay in the log
+          deps.logger?.debug(`a value was refused by the database (${e.code}): ${e.message ?? String(err)}`);
+          throw new GraphQLError(dataErrorText(e.code), { extensions: { code: 'BAD_USER_INPUT' } });
         }
         deps.logger?.error(`query failed: ${e.message ?? String(err)}`, { sql: text });
-        throw new GraphQLError(`the database failed to answer: ${e.message ?? String(err)}`, { extensions: { code: 'DATABASE_ERROR' } });
+        throw new GraphQLError('the database failed to answer this query; the idx-query log has the cause', { extensions: { code: 'DATABASE_ERROR' } });
       }
+      // nested pages multiply (100 accounts × 100 transfers × …): stop before the answer is built in memory
+      rowsRead += rows.length;
+      if (rowsRead > rowBudget) throw rowsOverLimitError(rowBudget);
+      return rows;
     },
   };
+}
+
+/** What a PostgreSQL data error (class 22) means for the values of a query, in the user's terms. */
+function dataErrorText(sqlState: string): string {
+  if (sqlState === '22003') return 'a number in the query is out of range for the field it is compared with';
+  if (sqlState === '22021' || sqlState === '22P05') return 'a string in the query holds a character the database cannot store (such as NUL, \\u0000)';
+  if (sqlState === '22007' || sqlState === '22008') return 'a date or time in the query is malformed or out of range';
+  if (sqlState === '2201B') return 'a pattern in the query is not a valid regular expression';
+  if (sqlState === '22P02') return 'a value in the query is not valid for the field it is compared with';
+  return 'a value in the query cannot be compared with its field';
 }

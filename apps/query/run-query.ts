@@ -76,7 +76,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   let service: QueryService | undefined;
   try {
     // Through the node's socket the driver is pg, but the database behind it is still PGlite.
-    if (db.kind === 'pglite' || !ctx.env.DB_HOST) log.info('serving an embedded PGlite database: --query-timeout is checked between statements only (PGlite cannot cancel a running statement)');
+    if (db.kind === 'pglite' || !ctx.env.DB_HOST) log.info('serving an embedded PGlite database: past --query-timeout a request answers QUERY_TIMEOUT, but its running statement cannot be cancelled (PGlite) and ends in the background');
     service = await createQueryService({
       db,
       schema: options.name,

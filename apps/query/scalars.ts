@@ -7,8 +7,12 @@ function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): string {
   return (ast as { value: string }).value;
 }
 
+/** far beyond uint256 (78 digits); PostgreSQL's numeric overflows at a size no block data has */
+const MAX_DECIMAL_CHARS = 1000;
+
 function decimal(name: string, v: unknown): string {
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
+  if (typeof s === 'string' && s.length > MAX_DECIMAL_CHARS) throw new GraphQLError(`${name} must be a decimal number of at most ${MAX_DECIMAL_CHARS} characters; got one of ${s.length}`);
   if (typeof s !== 'string' || !DECIMAL.test(s.trim())) throw new GraphQLError(`${name} must be a decimal number in a string, e.g. "1000000000000000000"; got ${JSON.stringify(v)}`);
   return s.trim();
 }

@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import { textArray } from '../../infra/postgres/create-entity-store.ts';
 import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
 import type { EntityTable } from './entity-tables.ts';
@@ -12,12 +13,14 @@ export class SqlParams {
 
   /** `$n::type` holding `value` (sent as text) */
   add(value: string | number | null, type: string): string {
+    if (typeof value === 'string') refuseNul(value);
     this.values.push(value === null ? null : String(value));
     return `$${this.values.length}::${type}`;
   }
 
   /** `$n::type[]` holding the list, sent as one array literal */
   addList(values: readonly (string | null)[], type: string): string {
+    for (const v of values) if (v !== null) refuseNul(v);
     this.values.push(textArray(values));
     return `$${this.values.length}::text[]::${type}[]`;
   }
@@ -41,4 +44,11 @@ export function versionCondition(t: EntityTable, alias: string, height: bigint |
 /** `%`, `_` and `\` taken literally inside a LIKE pattern */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
+}
+
+/** PostgreSQL text cannot hold NUL: say so before the database does in its own words. */
+function refuseNul(value: string): void {
+  if (value.includes('\u0000')) {
+    throw new GraphQLError('a string in the query contains the NUL character (\\u0000), which no stored value can hold', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
 }

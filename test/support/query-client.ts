@@ -1,7 +1,10 @@
+import { queryFeatures } from '../../apps/query/query-features.ts';
 import { parseQueryArgs } from '../../apps/query/query-options.ts';
 import { runQuery, type RunningQuery } from '../../apps/query/run-query.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
-import type { Db } from '../../infra/postgres/create-db.ts';
+import { createDb, type Db } from '../../infra/postgres/create-db.ts';
+import { openPgliteSocketDb, publishPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
+import type { TestBackend } from '../../infra/postgres/test-backends.ts';
 import { freePortGuess } from './erc20-project.ts';
 
 export interface GqlAnswer<D = any> {
@@ -22,6 +25,29 @@ export async function startQueryService(
   if (cmd.command !== 'run') throw new Error('expected a run command');
   const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
   const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, ...extra });
+  t.teardown(() => running.close());
+  return running;
+}
+
+/**
+ * idx-query with --subscription over a test backend's schema: through the node's socket on
+ * PGlite (as the node serves it), directly on PostgreSQL; closed on teardown.
+ */
+export async function startSubscriptionService(t: { teardown(fn: () => unknown): void }, b: TestBackend, args: readonly string[] = []): Promise<RunningQuery> {
+  let db: Db;
+  if (b.db.pglite !== undefined) {
+    const dir = b.db.pglite.dataDir!;
+    const socket = await publishPgliteSocket(b.db, dir);
+    t.teardown(() => socket.close());
+    db = await openPgliteSocketDb(dir);
+  } else {
+    db = await createDb({ env: process.env });
+  }
+  t.teardown(() => db.close());
+  const cmd = parseQueryArgs(['-n', b.schema, '--subscription', '--port', String(freePortGuess()), '--log-level', 'warn', ...args], { version: 'test', cwd: '/', write: () => {} });
+  if (cmd.command !== 'run') throw new Error('expected a run command');
+  const logger = createLogger({ level: 'silent', format: 'json' });
+  const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, features: queryFeatures(cmd.options) });
   t.teardown(() => running.close());
   return running;
 }

@@ -1,23 +1,17 @@
 import { createClient, type Client } from 'graphql-ws';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import WebSocket from 'ws';
 import type { EntityData, StoreOperation } from '../../../domain/entities/entity-store.ts';
-import { createLogger } from '../../../infra/logging/create-logger.ts';
 import { notifyChannel } from '../../../domain/entities/names.ts';
-import { createDb, type Db } from '../../../infra/postgres/create-db.ts';
 import { createEntityStore } from '../../../infra/postgres/create-entity-store.ts';
 import { installNotifyTriggers } from '../../../infra/postgres/notify-triggers.ts';
-import { openPgliteSocketDb, publishPgliteSocket } from '../../../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../../../infra/postgres/prepare-project-schema.ts';
 import { execute } from '../../../infra/postgres/sql.ts';
 import { createTestBackends, type TestBackend } from '../../../infra/postgres/test-backends.ts';
+import { startSubscriptionService } from '../../../test/support/query-client.ts';
 import { entity, schemaModel } from '../../../infra/postgres/test-models.ts';
-import { queryFeatures } from '../query-features.ts';
-import { parseQueryArgs } from '../query-options.ts';
-import { runQuery, type RunningQuery } from '../run-query.ts';
 
 const backends = createTestBackends(t);
-const logger = createLogger({ level: 'silent', format: 'json' });
 
 const model = schemaModel([
   entity('Account', { name: 'String', balance: 'BigInt', score: 'Float' }),
@@ -26,25 +20,6 @@ const model = schemaModel([
 
 const op = (e: string, id: string, height: number, data?: EntityData): StoreOperation =>
   data === undefined ? { entity: e, id, height, op: 'remove' } : { entity: e, id, height, op: 'set', data: { id, ...data } };
-
-/** The query service with --subscription over `b`'s database: through the node's socket on PGlite, directly on PostgreSQL. */
-async function serve(t: Test, b: TestBackend, extra: string[] = []): Promise<RunningQuery> {
-  let db: Db;
-  if (b.db.pglite !== undefined) {
-    const dir = b.db.pglite.dataDir!;
-    const socket = await publishPgliteSocket(b.db, dir);
-    t.teardown(() => socket.close());
-    db = await openPgliteSocketDb(dir);
-  } else {
-    db = await createDb({ env: process.env });
-  }
-  t.teardown(() => db.close());
-  const cmd = parseQueryArgs(['-n', b.schema, '--subscription', '--port', String(20000 + Math.floor(Math.random() * 20000)), ...extra], { version: 't', cwd: process.cwd(), write: () => {} });
-  if (cmd.command !== 'run') throw new Error('expected run');
-  const running = await runQuery({ options: cmd.options, logger, version: 't', env: {}, db, features: queryFeatures(cmd.options) });
-  t.teardown(() => running.close());
-  return running;
-}
 
 interface Collected<T> {
   events: T[];
@@ -102,7 +77,7 @@ t.test('subscriptions: INSERT, UPDATE, DELETE with their rows, id and mutation f
     await installNotifyTriggers(b.db.kysely, model, options);
     const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model, historical: true, timestampField: true });
     await store.setMetadata({ schema: model });
-    const running = await serve(t, b);
+    const running = await startSubscriptionService(t, b);
 
     const client = createClient({ url: `ws://localhost:${running.port}/`, webSocketImpl: WebSocket, retryAttempts: 0 });
     t.teardown(() => client.dispose());
@@ -141,7 +116,7 @@ t.test('subscriptions obey --query-complexity; HTTP refuses them', (t) =>
     await prepareProjectSchema(b.db.kysely, model, options);
     const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model, historical: true, timestampField: true });
     await store.setMetadata({ schema: model });
-    const running = await serve(t, b, ['--query-complexity', '2']);
+    const running = await startSubscriptionService(t, b, ['--query-complexity', '2']);
     const client = createClient({ url: `ws://localhost:${running.port}/`, webSocketImpl: WebSocket, retryAttempts: 0 });
     t.teardown(() => client.dispose());
     const costly = collect<Payload>(client, 'subscription { accounts { id _entity { id } } transfers: accounts { id } }');

@@ -1,12 +1,14 @@
-import { GraphQLError, parse, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { GraphQLError, validate, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { IdxError } from '../../../domain/errors.ts';
 import { createNotifyListener, type NotifyListener } from '../../../infra/postgres/notify-listener.ts';
 import { tablesWithNotifyTriggers } from '../../../infra/postgres/notify-triggers.ts';
+import { executeWithin } from '../execute-request.ts';
 import type { QueryContext } from '../query-context.ts';
 import { complexityError, queryComplexity } from '../query-complexity.ts';
 import type { QueryService } from '../query-service.ts';
+import { checkSelections, checkVariables, jsonSizeOver, parseBounded, REQUEST_LIMITS, responseTooLargeError } from '../request-limits.ts';
 import type { QueryFeature } from '../run-query.ts';
 import { REFRESH_CONTEXT, subscriptionFields } from './subscription-fields.ts';
 
@@ -50,16 +52,29 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
       if (triggered.length === 0) {
         log.warn(`no notification triggers in schema "${schemaName}": subscriptions stay silent until idx-node runs with --subscription`);
       }
-      wss = new WebSocketServer({ server });
+      // ws accepts 100 MiB messages by default: hold them to the HTTP body limit (a larger one closes the socket with 1009)
+      wss = new WebSocketServer({ server, maxPayload: REQUEST_LIMITS.maxMessageBytes });
       const handle = useServer(
         {
           onSubscribe: (_ctx, _id, payload) => prepare(service, payload, options.queryComplexity),
+          execute: (args) => executeWithin(args as ExecutionArgs & { contextValue: QueryContext }),
+          onNext: (_ctx, _id, _payload, _args, result) =>
+            jsonSizeOver(result, REQUEST_LIMITS.maxResponseBytes) ? { data: null, errors: [responseTooLargeError().toJSON()] } : undefined,
           onError: (_ctx, _id, _payload, errors) => {
             for (const e of errors) if (e.extensions?.code === undefined) log.warn(`subscription failed: ${e.message}`);
           },
         },
         wss,
       );
+      // graphql-ws prints every socket error to stderr; a client sending oversized or broken
+      // frames (ws closes those itself, e.g. 1009) must not be able to flood the log
+      wss.on('connection', (socket) => {
+        socket.removeAllListeners('error');
+        socket.on('error', (err) => {
+          log.debug(`websocket closed: ${err.message}`);
+          if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
+        });
+      });
       dispose = () => handle.dispose();
       log.info('GraphQL subscriptions (graphql-ws) on the same port');
     },
@@ -71,22 +86,22 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
   };
 }
 
-/** Parse, validate and `--query-complexity` as over HTTP; each operation gets a context renewed per event. */
+/** Parse, the request limits, validate and `--query-complexity` as over HTTP; each operation gets a context renewed per event. */
 function prepare(
   service: QueryService,
   payload: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
   limit: number,
 ): ExecutionArgs | readonly GraphQLError[] {
   const { schema } = service.current();
-  let document: DocumentNode;
-  try {
-    document = parse(payload.query);
-  } catch (err) {
-    return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
-  }
+  const variables = payload.variables ?? {};
+  const deep = checkVariables(variables);
+  if (deep !== undefined) return [deep];
+  const document = parseBounded(payload.query);
+  if (document instanceof GraphQLError) return [document];
+  const tooLarge = checkSelections(document);
+  if (tooLarge !== undefined) return [tooLarge];
   const invalid = validate(schema, document);
   if (invalid.length > 0) return invalid;
-  const variables = payload.variables ?? {};
   const complexity = queryComplexity(schema, document, payload.operationName, variables);
   if (complexity > limit) return [complexityError(complexity, limit)];
   return {
