@@ -80,6 +80,23 @@ async function dictionaryUrls(options: NodeOptions, network: { chainId: string; 
   return network.dictionary === undefined ? [] : [network.dictionary].flat();
 }
 
+const START_ATTEMPTS = 5;
+
+/** The chain check at start-up, tried again with backoff while the endpoints fail the way a busy provider does. */
+async function verifyWithRetries<T>(check: () => Promise<T>, log: Logger, signal: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await check();
+    } catch (err) {
+      const transient = err instanceof RpcUnreachableError || (err instanceof IdxError && err.retryable);
+      if (!transient || attempt >= START_ATTEMPTS || signal.aborted) throw err;
+      const waitMs = 500 * 2 ** (attempt - 1);
+      log.warn(`checking the chain failed (${(err as Error).message.split('\n')[0]}); trying again in ${waitMs} ms (${attempt}/${START_ATTEMPTS - 1})`);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+}
+
 /** The database schema of a project: `--db-schema`, else `--idx-name`, else the project folder's name. */
 export function projectSchemaName(options: NodeOptions, project: LoadedProject): string {
   return options.dbSchema ?? options.idxName ?? basename(project.root);
@@ -164,7 +181,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
   try {
     // The chain first: a wrong endpoint should fail at once, before the database is opened.
-    const identity = await verifyChain(client, { chainId: network.chainId }).catch((err: unknown) => {
+    // A 429 or a reset at start-up is retried as indexing retries; a wrong chain is not.
+    const identity = await verifyWithRetries(() => verifyChain(client, { chainId: network.chainId }), log, ctx.signal).catch((err: unknown) => {
       if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
       throw err;
     });
