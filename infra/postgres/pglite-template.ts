@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 
@@ -26,12 +26,28 @@ export async function pgliteTemplate(): Promise<string> {
   return template;
 }
 
-/** Fills a data folder that does not exist yet (or is empty) from the template; leaves existing data alone. */
+/**
+ * Fills a data folder that holds no database yet from the template; leaves existing data alone.
+ * A process killed (or a disk filling up) half-way must not leave a folder that looks like a
+ * database: the copy is made beside it and its entries moved in with `PG_VERSION`, the mark of a
+ * database, last. What an interrupted seeding left is cleared first (nothing else in the folder,
+ * such as the socket served to idx-query, is touched).
+ */
 export async function seedPgliteDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const template = await pgliteTemplate();
+  const entries = (await readdir(template)).sort((a, b) => Number(a === 'PG_VERSION') - Number(b === 'PG_VERSION'));
   await mkdir(dataDir, { recursive: true });
-  await cp(template, dataDir, { recursive: true });
+  for (const name of entries) await rm(join(dataDir, name), { recursive: true, force: true });
+  const prefix = `${basename(dataDir)}.seeding-`;
+  for (const left of (await readdir(dirname(dataDir))).filter((n) => n.startsWith(prefix))) await rm(join(dirname(dataDir), left), { recursive: true, force: true });
+  const staging = await mkdtemp(join(dirname(dataDir), prefix));
+  try {
+    await cp(template, staging, { recursive: true });
+    for (const name of entries) await rename(join(staging, name), join(dataDir, name));
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
 }
 
 /**
