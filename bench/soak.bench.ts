@@ -19,8 +19,8 @@ import type { Benchmark } from './run.ts';
  * kills, runs, faults by kind and whether the tables are exact.
  */
 const KILLS = Number(process.env.SOAK_KILLS ?? 60);
-const BLOCKS = Number(process.env.SOAK_BLOCKS ?? 120);
-const RATE = Number(process.env.SOAK_FAULT_RATE ?? 0.25);
+const BLOCKS = Number(process.env.SOAK_BLOCKS ?? 600);
+const RATE = Number(process.env.SOAK_FAULT_RATE ?? 0.5);
 const SEED = Number(process.env.SOAK_SEED ?? 42);
 
 const bench: Benchmark = {
@@ -51,7 +51,7 @@ const bench: Benchmark = {
           settings: { stopAtHeight: w.toBlock },
         });
         const dir = await copyProject(td, built);
-        await slowDownTransfers(dir, 2);
+        await slowDownTransfers(dir, 4);
         const proxy = await startFaultProxy(td, anvil.url, { seed: SEED, rate: RATE, kinds: ALL_FAULTS });
         const schema = uniqueSchemaName('idx_soak');
         const started = performance.now();
@@ -62,7 +62,7 @@ const bench: Benchmark = {
           target: w.toBlock,
           seed: SEED,
           kills: KILLS,
-          killWindowMs: [300, 4000],
+          killWindowMs: [300, 2500],
           maxErrorExits: KILLS,
         });
         const refDb = await openDb(kind, reference);
