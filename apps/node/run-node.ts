@@ -85,12 +85,18 @@ export function projectSchemaName(options: NodeOptions, project: LoadedProject):
   return options.dbSchema ?? options.idxName ?? basename(project.root);
 }
 
-export async function openProjectDb(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env']): Promise<Db> {
+/**
+ * The project's database, with its writer lock taken (every caller writes): the schema's, or with
+ * `--multi-chain` this chain's share of it. `onLost` hears when the lock's connection breaks.
+ */
+export async function openProjectDb(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env'], program: string, onLost?: (err: IdxError) => void): Promise<Db> {
+  const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
   return createDb({
     env,
     dataDir: join(project.root, '.idx-data'),
     ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
     applicationName: 'idx-node',
+    writerLock: { schema: projectSchemaName(options, project), program, ...(chainId !== undefined && { chainId: String(chainId) }), ...(onLost && { onLost }) },
   });
 }
 
@@ -159,6 +165,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   ctx.onListening?.(port);
 
   let db: Db | undefined;
+  let lockLost: IdxError | undefined;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  if (ctx.signal.aborted) stop.abort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
   let socket: PublishedPgliteSocket | undefined;
   let fetcher: RangeFetcher | undefined;
   let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
@@ -169,7 +180,13 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       throw err;
     });
     genesisHash = identity.genesisHash;
-    db = await openProjectDb(options, project, ctx.env);
+    db = await openProjectDb(options, project, ctx.env, 'idx-node', (err) => {
+      // Another writer may now start: stop after the current block rather than overlap with it.
+      lockLost = err;
+      health = { healthy: false, error: err.message };
+      log.error(err.message);
+      stop.abort();
+    });
 
     // A changed schema.graphql is refused, or migrated with --allow-schema-migration, before any table is touched.
     await applySchemaChange(db.kysely, files.model, { schema, historical, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger });
@@ -299,15 +316,17 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     }, (ctx.progressEverySeconds ?? 5) * 1000);
     progress.unref();
     try {
-      await indexer.run(ctx.signal);
+      await indexer.run(stop.signal);
     } finally {
       clearInterval(progress);
     }
+    if (lockLost !== undefined) throw lockLost;
     log.info(`stopped after block ${status.lastProcessedHeight ?? '-'}`);
   } catch (err) {
     health = { healthy: false, error: (err as Error).message };
     throw err;
   } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
     sandbox?.dispose();
     await fetcher?.close();
     await socket?.close().catch(() => undefined);

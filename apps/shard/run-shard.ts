@@ -42,13 +42,29 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
   const fetcher = createUpstreamFetcher(upstream, (m) => log.info(m));
 
   let db: Db | undefined;
+  let lockLost: Error | undefined;
   const server = createServer();
   const stopped = new AbortController();
   const stop = () => stopped.abort();
   ctx.signal.addEventListener('abort', stop, { once: true });
   let listening = false;
   try {
-    db = await createDb({ env: ctx.env, dataDir: options.dataDir, ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey }, applicationName: 'idx-shard' });
+    db = await createDb({
+      env: ctx.env,
+      dataDir: options.dataDir,
+      ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
+      applicationName: 'idx-shard',
+      // one writer per store: a second shard on it would prune and sync against the first
+      writerLock: {
+        schema: options.dbSchema,
+        program: 'idx-shard',
+        onLost: (err) => {
+          lockLost = err;
+          log.error(err.message);
+          stop();
+        },
+      },
+    });
     const store = createShardStore({ db: db.kysely, schema: options.dbSchema });
     await store.migrate();
     const identity = await checkUpstream(upstream, fetcher, store, options, db.description);
@@ -86,6 +102,7 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
       await pruning;
     }
     log.info(`stopped at block ${keeper.range().synced}`);
+    if (lockLost !== undefined) throw lockLost;
   } finally {
     ctx.signal.removeEventListener('abort', stop);
     if (listening) {
