@@ -21,7 +21,7 @@ import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
 import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
-import { checkStoredGenesis, verifyChain } from '../../infra/rpc/verify-chain.ts';
+import { checkStoredGenesis, verifyChainRetrying } from '../../infra/rpc/verify-chain.ts';
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
 import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
 import { applySchemaChange } from './apply-schema-change.ts';
@@ -175,7 +175,14 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
   try {
     // The chain first: a wrong endpoint should fail at once, before the database is opened.
-    const identity = await verifyChain(client, { chainId: network.chainId }).catch((err: unknown) => {
+    const identity = await verifyChainRetrying(
+      client,
+      { chainId: network.chainId },
+      {
+        signal: ctx.signal,
+        onRetry: (err, attempt, waitMs, attempts) => log.warn(`checking the chain failed (${err.message.split('\n')[0]}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`),
+      },
+    ).catch((err: unknown) => {
       if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
       throw err;
     });
