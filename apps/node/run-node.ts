@@ -12,6 +12,7 @@ import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
+import { createDiskSpaceGuard, type DiskSpaceGuard, type DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
 import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
 import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
@@ -52,6 +53,8 @@ export interface RunNodeContext {
   progressEverySeconds?: number;
   /** called once the HTTP server listens */
   onListening?: (port: number) => void;
+  /** the embedded database's free-space margin and stall time (tests) */
+  diskGuard?: Omit<DiskSpaceGuardOptions, 'dir'>;
 }
 
 const keccak = (text: string) => keccak256(toBytes(text));
@@ -171,6 +174,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   if (ctx.signal.aborted) stop.abort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
   let socket: PublishedPgliteSocket | undefined;
+  let guard: DiskSpaceGuard | undefined;
   let fetcher: RangeFetcher | undefined;
   let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
   try {
@@ -194,6 +198,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       log.error(err.message);
       stop.abort();
     });
+    // Embedded: a full disk would make PGlite spin instead of failing (disk-space-guard.ts).
+    if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
+      guard = createDiskSpaceGuard({ dir: join(project.root, '.idx-data'), ...ctx.diskGuard });
+      await guard.check();
+    }
 
     // A changed schema.graphql is refused, or migrated with --allow-schema-migration, before any table is touched.
     await applySchemaChange(db.kysely, files.model, { schema, historical, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger });
@@ -279,10 +288,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       });
     }
     if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
+    const checked = guard;
     const indexer = createIndexer({
       source,
       fetcher,
-      store,
+      store: checked === undefined ? store : { ...store, flush: async (batch) => (await checked.check(), store.flush(batch)) },
       cache,
       runner: sandbox,
       dataSources: project.manifest.dataSources,
@@ -338,6 +348,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     await fetcher?.close();
     await socket?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
+    await guard?.close();
     // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 
@@ -18,20 +18,47 @@ export async function pgliteTemplate(): Promise<string> {
   if (existsSync(join(template, 'PG_VERSION'))) return template;
   await mkdir(tmpdir(), { recursive: true });
   const building = await mkdtemp(join(tmpdir(), 'idx-pglite-template-building-'));
-  const pglite = await openPgliteDir(building);
-  await pglite.exec('create extension if not exists btree_gist');
-  await pglite.close();
-  // Another process may have finished first; then ours is redundant.
-  await rename(building, template).catch(() => rm(building, { recursive: true, force: true }));
+  try {
+    const pglite = await openPgliteDir(building);
+    await pglite.exec('create extension if not exists btree_gist');
+    await pglite.close();
+    // Another process may have finished first; then ours is redundant.
+    await rename(building, template).catch(() => undefined);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
   return template;
 }
 
-/** Fills a data folder that does not exist yet (or is empty) from the template; leaves existing data alone. */
+// What a data folder may hold without being a database: a copy cut short, our lock and socket files.
+const LEFTOVER = /^(PG_VERSION|base|global|pg_[\w.]+|postgresql\.(auto\.)?conf|postmaster\.\w+|idx-.*|\.s\.PGSQL\..*)$/;
+
+/**
+ * Fills a data folder that does not exist yet (or holds no database) from the template; leaves
+ * existing data alone. The copy is made beside it and renamed into place, so a full disk or a
+ * kill mid-copy leaves no half database behind (a later start would fail on it for ever).
+ */
 export async function seedPgliteDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const template = await pgliteTemplate();
-  await mkdir(dataDir, { recursive: true });
-  await cp(template, dataDir, { recursive: true });
+  const parent = dirname(dataDir);
+  await mkdir(parent, { recursive: true });
+  const building = await mkdtemp(join(parent, `${basename(dataDir)}.seeding-`));
+  try {
+    await cp(template, building, { recursive: true });
+    if (existsSync(join(dataDir, 'PG_VERSION'))) return; // another process seeded it meanwhile
+    if (existsSync(dataDir)) {
+      // No PG_VERSION: empty, or cut short by an older idx. Anything else in it is the user's.
+      const foreign = (await readdir(dataDir)).filter((name) => !LEFTOVER.test(name));
+      if (foreign.length > 0) {
+        throw new Error(`${dataDir} holds no database but is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); move it away or point idx at another folder`);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    await rename(building, dataDir);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
 }
 
 /**
