@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { LOCK_FILE } from './acquire-writer-lock.ts';
 import { createDb, type CreateDbOptions } from './create-db.ts';
+import { execute } from './sql.ts';
 import { freshPgliteDir, uniqueSchemaName } from './test-backends.ts';
 
 const pgEnv = process.env.DB_HOST ? process.env : undefined;
@@ -129,3 +130,17 @@ t.test('PostgreSQL: one writer per schema, per chain with --multi-chain; the loc
   await clean.close();
 });
 
+
+t.test('PostgreSQL: a writer whose lock connection breaks is told, so it stops before another writer starts', { skip: pgEnv === undefined && 'DB_HOST is not set' }, async (t) => {
+  const env = pgEnv!;
+  const schema = uniqueSchemaName();
+  let lost: Error | undefined;
+  const db = await createDb({ env, writerLock: { schema, program: 'idx-lost-test', onLost: (err) => (lost = err) } });
+  t.teardown(() => db.close());
+  await execute(db.kysely, `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [`idx-lost-test pid ${process.pid} on ${hostname()}`.slice(0, 63)]);
+  for (let i = 0; i < 100 && lost === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+  t.match(lost, { code: 'DB_LOCK_LOST', message: new RegExp(`^the connection holding the writer lock of schema "${schema}" on PostgreSQL at .* broke .*; stopping so that two writers never overlap`) });
+  // the lock went with the connection: another writer may take it now
+  const next = await createDb({ env, writerLock: { schema, program: 'idx-node' } });
+  await next.close();
+});
