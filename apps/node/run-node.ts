@@ -184,7 +184,10 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       { chainId: network.chainId },
       {
         signal: ctx.signal,
-        onRetry: (err, attempt, waitMs, attempts) => log.warn(`checking the chain failed (${err.message.split('\n')[0]}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`),
+        onRetry: (err, attempt, waitMs, attempts) => {
+          const why = err instanceof RpcUnreachableError ? err.failures.map((f) => `${f.endpoint}: ${f.error}`).join('; ') : err.message;
+          log.warn(`checking the chain failed (${why}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`);
+        },
       },
     ).catch((err: unknown) => {
       if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
