@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { LOCK_FILE } from './acquire-writer-lock.ts';
+import { acquireFileLock, LOCK_EXPIRY_MS, LOCK_FILE } from './acquire-writer-lock.ts';
 import { createDb, type CreateDbOptions } from './create-db.ts';
 import { execute } from './sql.ts';
 import { freshPgliteDir, uniqueSchemaName } from './test-backends.ts';
@@ -84,11 +84,32 @@ t.test('PGlite: lock files of dead or reused pids are stale; a live holder on an
   db = await createDb({ env: {}, dataDir: dir, writerLock });
   await db.close();
 
+  // another host or container: alive while it refreshes the file, abandoned once it stops
   await writeFile(file, JSON.stringify({ pid: 1, host: 'other-host', startedAt: '2026-01-01T00:00:00.000Z', program: 'idx-node' }));
   await t.rejects(createDb({ env: {}, dataDir: dir, writerLock }), {
     code: 'DB_LOCKED',
-    message: `the embedded database in ${dir} is in use by idx-node (pid 1 on other-host, started 2026-01-01T00:00:00.000Z): only one idx process may write it. That process runs on another host; stop it, or if it is gone for good delete ${file}.`,
+    message: `the embedded database in ${dir} is in use by idx-node (pid 1 on other-host, started 2026-01-01T00:00:00.000Z): only one idx process may write it. That process runs on another host or container; stop it (its lock lapses 30 s after it stops).`,
   });
+  const lapsed = new Date(Date.now() - LOCK_EXPIRY_MS - 1000);
+  await utimes(file, lapsed, lapsed);
+  db = await createDb({ env: {}, dataDir: dir, writerLock });
+  await db.close();
+});
+
+t.test('PGlite: a held lock is refreshed by a thread of its own, so it never lapses while its holder lives', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'idx-lock-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, LOCK_FILE);
+  const lock = await acquireFileLock(dir, 'idx-node', { refreshMs: 50 });
+  const old = new Date(Date.now() - LOCK_EXPIRY_MS - 1000);
+  await utimes(file, old, old);
+  // the main thread busy for a while, as PGlite's wasm keeps it: the refresh goes on
+  const until = Date.now() + 300;
+  while (Date.now() < until) Math.sqrt(Math.random());
+  for (let i = 0; i < 60 && Date.now() - (await stat(file)).mtimeMs > 1000; i++) await new Promise((r) => setTimeout(r, 50));
+  t.ok(Date.now() - (await stat(file)).mtimeMs < 1000, 'refreshed');
+  await t.rejects(acquireFileLock(dir, 'idx-node'), { code: 'DB_LOCKED' });
+  await lock.release();
 });
 
 t.test('PostgreSQL: one writer per schema, per chain with --multi-chain; the lock dies with a killed process', { skip: pgEnv === undefined && 'DB_HOST is not set' }, async (t) => {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { IdxError } from '../../domain/errors.ts';
 
@@ -11,8 +12,10 @@ import { IdxError } from '../../domain/errors.ts';
  * schema overwrite each other's rows. A writer takes this lock before touching anything; readers
  * (idx-query) never do.
  *
- * - PGlite: a lock file in the data folder naming the holder (pid, host, start time). A file whose
- *   process is gone (same host, pid dead or reused by a later process) is stale and taken over.
+ * - PGlite: a lock file in the data folder naming the holder (pid, host, start time), its mtime
+ *   refreshed by a worker thread (so a busy main thread does not let it lapse). It is stale, and
+ *   taken over, when its process is gone (same host: pid dead or reused by a later process) or
+ *   when it was not refreshed for LOCK_EXPIRY_MS (a holder in another container or on another host).
  * - PostgreSQL: a session advisory lock keyed by a hash of the schema, held on a connection of its
  *   own for the writer's life, so it dies with the process. With `--multi-chain` several chains
  *   share a schema: each takes the schema's key shared and its chain's key exclusive, so one
@@ -34,12 +37,29 @@ interface LockOwner {
   program: string;
 }
 
+/** A lock file not refreshed for this long is abandoned, whoever wrote it. */
+export const LOCK_EXPIRY_MS = 30_000;
+const REFRESH_MS = 5_000;
+
+// A plain script run in a worker: touches the lock file while it is still ours.
+const REFRESHER = `
+const { workerData } = require('node:worker_threads');
+const { readFileSync, utimesSync } = require('node:fs');
+setInterval(() => {
+  try {
+    if (readFileSync(workerData.file, 'utf8') !== workerData.text) return;
+    const now = new Date();
+    utimesSync(workerData.file, now, now);
+  } catch {}
+}, workerData.everyMs);
+`;
+
 const ownerText = (o: LockOwner) => `${o.program} (pid ${o.pid} on ${o.host}, started ${o.startedAt})`;
 // Lock files this process holds: a second open in the same process is refused like any other.
 const heldHere = new Set<string>();
 
-/** Takes the lock file of a PGlite data folder, which must exist. */
-export async function acquireFileLock(dataDir: string, program: string): Promise<WriterLock> {
+/** Takes the lock file of a PGlite data folder, which must exist. `refreshMs` for tests. */
+export async function acquireFileLock(dataDir: string, program: string, { refreshMs = REFRESH_MS } = {}): Promise<WriterLock> {
   const file = join(dataDir, LOCK_FILE);
   const me: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), program };
   const text = `${JSON.stringify(me)}\n`;
@@ -51,10 +71,13 @@ export async function acquireFileLock(dataDir: string, program: string): Promise
     try {
       await link(temp, file);
       heldHere.add(file);
+      const refresher = new Worker(REFRESHER, { eval: true, workerData: { file, text, everyMs: refreshMs } });
+      refresher.unref();
       return {
         holder: ownerText(me),
         async release() {
           heldHere.delete(file);
+          await refresher.terminate();
           const now = await readOwner(file);
           if (now !== undefined && now.pid === me.pid && now.startedAt === me.startedAt) await rm(file, { force: true });
         },
@@ -70,7 +93,7 @@ export async function acquireFileLock(dataDir: string, program: string): Promise
       await rm(file, { force: true });
       continue;
     }
-    if (!isStale(owner)) throw lockedFile(dataDir, file, owner);
+    if (!(await isStale(owner, file))) throw lockedFile(dataDir, file, owner);
     // Moved aside before removal: of two restarts taking over at once, only one moves the stale file.
     const aside = `${file}.stale.${process.pid}`;
     try {
@@ -79,7 +102,7 @@ export async function acquireFileLock(dataDir: string, program: string): Promise
       continue;
     }
     const moved = await readOwner(aside);
-    if (moved !== undefined && !isStale(moved)) {
+    if (moved !== undefined && !(await isStale(moved, aside))) {
       // Another restart took over between our read and the move: give its lock back.
       await rename(aside, file).catch(() => undefined);
       throw lockedFile(dataDir, file, moved);
@@ -96,7 +119,7 @@ function lockedFile(dataDir: string, file: string, owner: LockOwner | undefined,
     'DB_LOCKED',
     `the embedded database in ${dataDir} is in use by ${holder}: only one idx process may write it. ` +
       (remote
-        ? `That process runs on another host; stop it, or if it is gone for good delete ${file}.`
+        ? `That process runs on another host or container; stop it (its lock lapses ${LOCK_EXPIRY_MS / 1000} s after it stops).`
         : 'Stop that process first (idx-query can read the database while the node runs).'),
   );
 }
@@ -111,8 +134,10 @@ async function readOwner(file: string): Promise<LockOwner | undefined> {
   }
 }
 
-/** A lock of this host whose process has ended, or whose pid now belongs to a process started after the lock. */
-function isStale(owner: LockOwner): boolean {
+/** A lock not refreshed lately, or of this host with its process ended (or its pid now another, later process's). */
+async function isStale(owner: LockOwner, file: string): Promise<boolean> {
+  const touched = await stat(file).then((s) => s.mtimeMs, () => undefined);
+  if (touched !== undefined && Date.now() - touched > LOCK_EXPIRY_MS) return true;
   if (owner.host !== hostname()) return false;
   if (owner.pid === process.pid) return true; // not ours (heldHere says), so an earlier life of this pid (e.g. pid 1 in a container)
   if (!isAlive(owner.pid)) return true;
