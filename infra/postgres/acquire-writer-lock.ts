@@ -89,7 +89,7 @@ export async function acquireFileLock(dataDir: string, program: string, { refres
     }
     const owner = await readOwner(file);
     if (owner === undefined) {
-      // Unreadable: written by something else, or vanished meanwhile. Set aside and try again.
+      // Unreadable (ours are always whole: not idx's), or removed meanwhile: drop it and try again.
       await rm(file, { force: true });
       continue;
     }

@@ -95,7 +95,12 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
     );
   }
   // Before PGlite opens the folder: opening alone writes to it.
-  if (options.writerLock !== undefined && !dataDir.startsWith('memory://')) lock = await acquireFileLock(dataDir, options.writerLock.program);
+  if (options.writerLock !== undefined && !dataDir.startsWith('memory://')) {
+    lock = await acquireFileLock(dataDir, options.writerLock.program).catch((err: unknown) => {
+      if (err instanceof IdxError) throw err;
+      throw new IdxError('DB_CONNECT_FAILED', `cannot write the lock file in ${dataDir}: ${(err as Error).message}. Check that the folder is writable and that the disk has space.`, { cause: err });
+    });
+  }
   try {
     pglite = await openPgliteDir(dataDir);
   } catch (err) {
