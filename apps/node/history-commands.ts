@@ -25,7 +25,7 @@ export async function forceClean(options: NodeOptions & { idx: string }, logger:
   }
   const project = await loadProject(options.idx);
   const schema = projectSchemaName(options, project);
-  const db = await openProjectDb(options, project, env);
+  const db = await openProjectDb(options, project, env, 'idx-node force-clean');
   try {
     const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
     if (chainId !== undefined) {
@@ -64,7 +64,7 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
   }
   const files = await readProjectFiles(project);
   const schema = projectSchemaName(options, project);
-  const db = await openProjectDb(options, project, env);
+  const db = await openProjectDb(options, project, env, 'idx-node reindex');
   try {
     // Rewinding with a changed schema.graphql would rewind tables the model no longer describes.
     await applySchemaChange(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger: log });

@@ -1,3 +1,4 @@
+import { DEFAULT_FETCH_RETRY, type FetchRetryPolicy, isEndpointBehind, nextFetchRetry } from './fetch-retry.ts';
 import type { BlockRef } from '../../domain/blocks/chain-data.ts';
 import type { ChainSource } from '../../domain/blocks/chain-source.ts';
 import { finalizedHeight } from '../../domain/blocks/finality.ts';
@@ -53,6 +54,8 @@ export interface IndexerSettings {
   stopAtHeight?: number;
   /** --scale-batch-size: the share of memory in use (0..1); batches shrink above 0.7 and grow back below 0.4 */
   memoryPressure?: () => number;
+  /** overrides of the fetch retry policy (tests) */
+  fetchRetry?: Partial<FetchRetryPolicy>;
 }
 
 export interface IndexerDeps {
@@ -93,7 +96,6 @@ interface Source {
   abi?: JsonAbi;
 }
 
-const FETCH_ATTEMPTS = 5;
 const ASYNC_FLUSH_RECORDS = 10_000;
 
 /**
@@ -170,14 +172,18 @@ export function createIndexer(deps: IndexerDeps) {
   }
 
   async function retrying<T>(range: HeightRange, attemptOnce: () => Promise<T>): Promise<T> {
+    const policy = { ...DEFAULT_FETCH_RETRY, ...settings.fetchRetry };
+    let waited = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         return await attemptOnce();
       } catch (err) {
-        const retryable = err instanceof IdxError && err.retryable;
-        if (!retryable || attempt >= FETCH_ATTEMPTS) throw err;
-        fetchLog.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying (${attempt}/${FETCH_ATTEMPTS - 1})`);
-        await sleep(500 * 2 ** (attempt - 1));
+        const wait = nextFetchRetry(err, attempt, waited, policy);
+        if (wait === undefined) throw err;
+        const left = isEndpointBehind(err) ? `the endpoint is behind; waiting up to ${Math.round((policy.laggingPatienceMs - waited) / 1000)} s more for it` : `${attempt}/${policy.attempts - 1}`;
+        fetchLog.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying in ${wait} ms (${left})`);
+        await sleep(wait);
+        waited += wait;
       }
     }
   }

@@ -12,6 +12,7 @@ import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
+import { createDiskSpaceGuard, type DiskSpaceGuard, type DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
 import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
 import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
@@ -21,7 +22,7 @@ import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
 import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
-import { checkStoredGenesis, verifyChain } from '../../infra/rpc/verify-chain.ts';
+import { checkStoredGenesis, verifyChainRetrying } from '../../infra/rpc/verify-chain.ts';
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
 import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
 import { applySchemaChange } from './apply-schema-change.ts';
@@ -52,6 +53,8 @@ export interface RunNodeContext {
   progressEverySeconds?: number;
   /** called once the HTTP server listens */
   onListening?: (port: number) => void;
+  /** the embedded database's free-space margin and stall time (tests) */
+  diskGuard?: Omit<DiskSpaceGuardOptions, 'dir'>;
 }
 
 const keccak = (text: string) => keccak256(toBytes(text));
@@ -80,34 +83,23 @@ async function dictionaryUrls(options: NodeOptions, network: { chainId: string; 
   return network.dictionary === undefined ? [] : [network.dictionary].flat();
 }
 
-const START_ATTEMPTS = 5;
-
-/** The chain check at start-up, tried again with backoff while the endpoints fail the way a busy provider does. */
-async function verifyWithRetries<T>(check: () => Promise<T>, log: Logger, signal: AbortSignal): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await check();
-    } catch (err) {
-      const transient = err instanceof RpcUnreachableError || (err instanceof IdxError && err.retryable);
-      if (!transient || attempt >= START_ATTEMPTS || signal.aborted) throw err;
-      const waitMs = 500 * 2 ** (attempt - 1);
-      log.warn(`checking the chain failed (${(err as Error).message.split('\n')[0]}); trying again in ${waitMs} ms (${attempt}/${START_ATTEMPTS - 1})`);
-      await new Promise((r) => setTimeout(r, waitMs));
-    }
-  }
-}
-
 /** The database schema of a project: `--db-schema`, else `--idx-name`, else the project folder's name. */
 export function projectSchemaName(options: NodeOptions, project: LoadedProject): string {
   return options.dbSchema ?? options.idxName ?? basename(project.root);
 }
 
-export async function openProjectDb(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env']): Promise<Db> {
+/**
+ * The project's database, with its writer lock taken (every caller writes): the schema's, or with
+ * `--multi-chain` this chain's share of it. `onLost` hears when the lock's connection breaks.
+ */
+export async function openProjectDb(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env'], program: string, onLost?: (err: IdxError) => void): Promise<Db> {
+  const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
   return createDb({
     env,
     dataDir: join(project.root, '.idx-data'),
     ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
     applicationName: 'idx-node',
+    writerLock: { schema: projectSchemaName(options, project), program, ...(chainId !== undefined && { chainId: String(chainId) }), ...(onLost && { onLost }) },
   });
 }
 
@@ -176,18 +168,44 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   ctx.onListening?.(port);
 
   let db: Db | undefined;
+  let lockLost: IdxError | undefined;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  if (ctx.signal.aborted) stop.abort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
   let socket: PublishedPgliteSocket | undefined;
+  let guard: DiskSpaceGuard | undefined;
   let fetcher: RangeFetcher | undefined;
   let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
   try {
     // The chain first: a wrong endpoint should fail at once, before the database is opened.
-    // A 429 or a reset at start-up is retried as indexing retries; a wrong chain is not.
-    const identity = await verifyWithRetries(() => verifyChain(client, { chainId: network.chainId }), log, ctx.signal).catch((err: unknown) => {
+    const identity = await verifyChainRetrying(
+      client,
+      { chainId: network.chainId },
+      {
+        signal: ctx.signal,
+        onRetry: (err, attempt, waitMs, attempts) => {
+          const why = err instanceof RpcUnreachableError ? err.failures.map((f) => `${f.endpoint}: ${f.error}`).join('; ') : err.message;
+          log.warn(`checking the chain failed (${why}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`);
+        },
+      },
+    ).catch((err: unknown) => {
       if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
       throw err;
     });
     genesisHash = identity.genesisHash;
-    db = await openProjectDb(options, project, ctx.env);
+    db = await openProjectDb(options, project, ctx.env, 'idx-node', (err) => {
+      // Another writer may now start: stop after the current block rather than overlap with it.
+      lockLost = err;
+      health = { healthy: false, error: err.message };
+      log.error(err.message);
+      stop.abort();
+    });
+    // Embedded: a full disk would make PGlite spin instead of failing (disk-space-guard.ts).
+    if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
+      guard = createDiskSpaceGuard({ dir: join(project.root, '.idx-data'), ...ctx.diskGuard });
+      await guard.check();
+    }
 
     // A changed schema.graphql is refused, or migrated with --allow-schema-migration, before any table is touched.
     await applySchemaChange(db.kysely, files.model, { schema, historical, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger });
@@ -274,10 +292,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       });
     }
     if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
+    const checked = guard;
     const indexer = createIndexer({
       source,
       fetcher,
-      store,
+      store: checked === undefined ? store : { ...store, flush: async (batch) => (await checked.check(), store.flush(batch)) },
       cache,
       runner: sandbox,
       dataSources: project.manifest.dataSources,
@@ -318,19 +337,22 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     }, (ctx.progressEverySeconds ?? 5) * 1000);
     progress.unref();
     try {
-      await indexer.run(ctx.signal);
+      await indexer.run(stop.signal);
     } finally {
       clearInterval(progress);
     }
+    if (lockLost !== undefined) throw lockLost;
     log.info(`stopped after block ${status.lastProcessedHeight ?? '-'}`);
   } catch (err) {
     health = { healthy: false, error: (err as Error).message };
     throw err;
   } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
     sandbox?.dispose();
     await fetcher?.close();
     await socket?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
+    await guard?.close();
     // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

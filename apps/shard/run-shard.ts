@@ -46,6 +46,7 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
   const fetcher = createUpstreamFetcher(upstream, (m) => log.info(m));
 
   let db: Db | undefined;
+  let lockLost: Error | undefined;
   const server = createServer();
   const adminServer = createServer();
   const stopped = new AbortController();
@@ -56,7 +57,22 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
   try {
     const adminSecret = options.adminSecretFile === undefined ? undefined : await loadOrCreateJwtSecret(options.adminSecretFile);
     if (adminSecret?.created) log.info(`wrote a new admin secret to ${options.adminSecretFile}`);
-    db = await createDb({ env: ctx.env, dataDir: options.dataDir, ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey }, applicationName: 'idx-shard' });
+    db = await createDb({
+      env: ctx.env,
+      dataDir: options.dataDir,
+      ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
+      applicationName: 'idx-shard',
+      // one writer per store: a second shard on it would prune and sync against the first
+      writerLock: {
+        schema: options.dbSchema,
+        program: 'idx-shard',
+        onLost: (err) => {
+          lockLost = err;
+          log.error(err.message);
+          stop();
+        },
+      },
+    });
     const store = createShardStore({ db: db.kysely, schema: options.dbSchema });
     await store.migrate();
     const identity = await checkUpstream(upstream, fetcher, store, options, db.description);
@@ -108,6 +124,7 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
       await pruning;
     }
     log.info(`stopped at block ${keeper.range().synced}`);
+    if (lockLost !== undefined) throw lockLost;
   } finally {
     ctx.signal.removeEventListener('abort', stop);
     for (const [s, on] of [[server, listening], [adminServer, adminListening]] as const) {

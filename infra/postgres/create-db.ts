@@ -4,6 +4,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { IdxError } from '../../domain/errors.ts';
+import { acquireAdvisoryLock, acquireFileLock, type WriterLock } from './acquire-writer-lock.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
 import { openPgliteDir, seedPgliteDir } from './pglite-template.ts';
 import { execute } from './sql.ts';
@@ -42,6 +43,19 @@ export interface CreateDbOptions {
   applicationName?: string;
   /** errors of idle pooled connections, which would otherwise crash the process */
   onPoolError?: (err: Error) => void;
+  /**
+   * Writers (idx-node, its force-clean and reindex, idx-shard) take the writer lock before touching
+   * the database: the PGlite folder's lock file, or PostgreSQL advisory locks of the schema (and
+   * chain). A second writer is refused with DB_LOCKED naming the first. Readers leave it unset.
+   */
+  writerLock?: {
+    schema: string;
+    /** `--multi-chain`: the chain this writer owns in the shared schema */
+    chainId?: string;
+    program: string;
+    /** the advisory lock's connection broke: stop writing */
+    onLost?: (err: IdxError) => void;
+  };
 }
 
 /** Lowest `server_version_num` we run on (PostgreSQL 12 or newer, docs/usage.md). */
@@ -70,10 +84,27 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
   const dataDir = options.dataDir.startsWith('memory://') ? options.dataDir : resolve(options.dataDir);
   const description = `PGlite in ${dataDir}`;
   let pglite: PGlite;
+  let lock: WriterLock | undefined;
   try {
     if (!dataDir.startsWith('memory://')) await seedPgliteDir(dataDir);
+  } catch (err) {
+    throw new IdxError(
+      'DB_CONNECT_FAILED',
+      `cannot create the embedded database in ${dataDir}: ${(err as Error).message}. Check that the folder is writable and that the disk has space.`,
+      { cause: err },
+    );
+  }
+  // Before PGlite opens the folder: opening alone writes to it.
+  if (options.writerLock !== undefined && !dataDir.startsWith('memory://')) {
+    lock = await acquireFileLock(dataDir, options.writerLock.program).catch((err: unknown) => {
+      if (err instanceof IdxError) throw err;
+      throw new IdxError('DB_CONNECT_FAILED', `cannot write the lock file in ${dataDir}: ${(err as Error).message}. Check that the folder is writable and that the disk has space.`, { cause: err });
+    });
+  }
+  try {
     pglite = await openPgliteDir(dataDir);
   } catch (err) {
+    await lock?.release();
     throw new IdxError(
       'DB_CONNECT_FAILED',
       `cannot open the embedded database in ${dataDir}: ${(err as Error).message}. Check that the folder is writable and that no other idx process is using it.`,
@@ -81,7 +112,19 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
     );
   }
   const kysely = new Kysely<any>({ dialect: createPgliteDialect(pglite) });
-  return { kind: 'pglite', kysely, description, pglite, close: () => kysely.destroy() };
+  return {
+    kind: 'pglite',
+    kysely,
+    description,
+    pglite,
+    async close() {
+      try {
+        await kysely.destroy();
+      } finally {
+        await lock?.release();
+      }
+    },
+  };
 }
 
 async function openPostgres(host: string, options: CreateDbOptions): Promise<Db> {
@@ -114,7 +157,28 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
   }
   const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   const connection: pg.ClientConfig = { host, port, database, user, password: env.DB_PASS, ssl, application_name: options.applicationName ?? 'idx' };
-  return { kind: 'postgres', kysely, description, connection, close: () => kysely.destroy() };
+  let lock: WriterLock | undefined;
+  if (options.writerLock !== undefined) {
+    try {
+      lock = await acquireAdvisoryLock(connection, { ...options.writerLock, description });
+    } catch (err) {
+      await kysely.destroy().catch(() => undefined);
+      throw err;
+    }
+  }
+  return {
+    kind: 'postgres',
+    kysely,
+    description,
+    connection,
+    async close() {
+      try {
+        await kysely.destroy();
+      } finally {
+        await lock?.release();
+      }
+    },
+  };
 }
 
 function parsePort(value: string | undefined): number {

@@ -250,6 +250,9 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
       await execute(tx, sql, params);
     } catch (err) {
       if (err instanceof IdxError) throw err;
+      if ((err as { code?: string }).code === '53100') {
+        throw new IdxError('DISK_FULL', `${what} failed in schema "${schema}": the database's disk is full (${(err as Error).message}). Free some space on it and start again: indexing resumes after the last committed block.`, { cause: err });
+      }
       throw new IdxError('STORE_WRITE_FAILED', `${what} failed in schema "${schema}": ${(err as Error).message}`, { cause: err });
     }
   }

@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
+import { isAlive } from './acquire-writer-lock.ts';
 import { createDb, type Db } from './create-db.ts';
 import { createPgliteSocketServer, type PgliteSocketServer } from './pglite-socket-server.ts';
 
@@ -104,14 +105,4 @@ export async function openPgliteSocketDb(dataDir: string, options: { maxConnecti
     ...(db.connection && { connection: db.connection }),
     close: () => db.close(),
   };
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

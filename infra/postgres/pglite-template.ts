@@ -18,35 +18,49 @@ export async function pgliteTemplate(): Promise<string> {
   if (existsSync(join(template, 'PG_VERSION'))) return template;
   await mkdir(tmpdir(), { recursive: true });
   const building = await mkdtemp(join(tmpdir(), 'idx-pglite-template-building-'));
-  const pglite = await openPgliteDir(building);
-  await pglite.exec('create extension if not exists btree_gist');
-  await pglite.close();
-  // Another process may have finished first; then ours is redundant.
-  await rename(building, template).catch(() => rm(building, { recursive: true, force: true }));
+  try {
+    const pglite = await openPgliteDir(building);
+    await pglite.exec('create extension if not exists btree_gist');
+    await pglite.close();
+    // Another process may have finished first; then ours is redundant.
+    await rename(building, template).catch(() => undefined);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
   return template;
 }
 
+// What a data folder may hold without being a database: a copy cut short, our lock and socket files.
+const LEFTOVER = /^(PG_VERSION|base|global|pg_[\w.]+|postgresql\.(auto\.)?conf|postmaster\.\w+|idx-.*|\.s\.PGSQL\..*)$/;
+
 /**
- * Fills a data folder that holds no database yet from the template; leaves existing data alone.
- * A process killed (or a disk filling up) half-way must not leave a folder that looks like a
- * database: the copy is made beside it and its entries moved in with `PG_VERSION`, the mark of a
- * database, last. What an interrupted seeding left is cleared first (nothing else in the folder,
- * such as the socket served to idx-query, is touched).
+ * Fills a data folder that does not exist yet (or holds no database) from the template; leaves
+ * existing data alone. The copy is made beside it and renamed into place, so a full disk or a
+ * kill mid-copy leaves no half database behind (a later start would fail on it for ever).
  */
 export async function seedPgliteDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const template = await pgliteTemplate();
-  const entries = (await readdir(template)).sort((a, b) => Number(a === 'PG_VERSION') - Number(b === 'PG_VERSION'));
-  await mkdir(dataDir, { recursive: true });
-  for (const name of entries) await rm(join(dataDir, name), { recursive: true, force: true });
+  const parent = dirname(dataDir);
+  await mkdir(parent, { recursive: true });
+  // copies a kill cut short (the finally below never ran) go first
   const prefix = `${basename(dataDir)}.seeding-`;
-  for (const left of (await readdir(dirname(dataDir))).filter((n) => n.startsWith(prefix))) await rm(join(dirname(dataDir), left), { recursive: true, force: true });
-  const staging = await mkdtemp(join(dirname(dataDir), prefix));
+  for (const left of (await readdir(parent)).filter((n) => n.startsWith(prefix))) await rm(join(parent, left), { recursive: true, force: true });
+  const building = await mkdtemp(join(parent, prefix));
   try {
-    await cp(template, staging, { recursive: true });
-    for (const name of entries) await rename(join(staging, name), join(dataDir, name));
+    await cp(template, building, { recursive: true });
+    if (existsSync(join(dataDir, 'PG_VERSION'))) return; // another process seeded it meanwhile
+    if (existsSync(dataDir)) {
+      // No PG_VERSION: empty, or cut short by an older idx. Anything else in it is the user's.
+      const foreign = (await readdir(dataDir)).filter((name) => !LEFTOVER.test(name));
+      if (foreign.length > 0) {
+        throw new Error(`${dataDir} holds no database but is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); move it away or point idx at another folder`);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    await rename(building, dataDir);
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await rm(building, { recursive: true, force: true });
   }
 }
 

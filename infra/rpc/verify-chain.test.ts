@@ -1,8 +1,8 @@
 import t from 'tap';
 import { anvilForTest } from '../../test/support/anvil.ts';
-import { deadPort } from '../../test/support/local-rpc-server.ts';
+import { deadPort, startLocalServer, startRpcProxy } from '../../test/support/local-rpc-server.ts';
 import { createRpcClient } from './create-rpc-client.ts';
-import { verifyChain } from './verify-chain.ts';
+import { verifyChain, verifyChainRetrying } from './verify-chain.ts';
 
 const [one, two, other] = await Promise.all([anvilForTest(t, { chainId: 1337 }), anvilForTest(t, { chainId: 1337 }), anvilForTest(t, { chainId: 4242 })]);
 const client = (...urls: string[]) => createRpcClient({ endpoints: urls.map((url) => ({ url })), retries: 0 });
@@ -31,4 +31,32 @@ t.test('a different genesis: between endpoints, or since the last run', async (t
 
 t.test('no endpoint answering', async (t) => {
   await t.rejects(verifyChain(client(dead), { chainId: 1 }), { code: 'RPC_UNREACHABLE', message: new RegExp(`${dead}: connect ECONNREFUSED`) });
+});
+
+t.test('at start, a rate limit or an outage that passes is retried; a wrong chain is not', async (t) => {
+  let refused = 0;
+  // the first two requests are rate limited (HTTP 429), then the chain answers
+  const flaky = await startLocalServer(t, async (body, index) => {
+    if (index < 2) {
+      refused++;
+      return { status: 429, text: 'Too Many Requests' };
+    }
+    const res = await fetch(one.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { json: await res.json() };
+  });
+  const retries: string[] = [];
+  const id = await verifyChainRetrying(client(flaky.url), { chainId: 1337 }, { backoffMs: 10, onRetry: (err, attempt, waitMs) => retries.push(`${attempt} ${waitMs} ${err.message.split('\n')[0]}`) });
+  t.equal(id.chainId, 1337);
+  t.equal(refused, 2);
+  t.same(retries, ['1 10 no RPC endpoint answered eth_chainId (1 attempt):', '2 20 no RPC endpoint answered eth_chainId (1 attempt):']);
+
+  // a JSON-RPC rate-limit error is retried too; after the attempts the last error is final
+  const limited = await startRpcProxy(t, one.url, () => ({ error: { code: -32005, message: 'request rate exceeded' } }));
+  let tries = 0;
+  await t.rejects(verifyChainRetrying(client(limited.url), { chainId: 1337 }, { attempts: 3, backoffMs: 1, onRetry: () => tries++ }), { code: 'RPC_ERROR', message: /request rate exceeded/ });
+  t.equal(tries, 2);
+
+  tries = 0;
+  await t.rejects(verifyChainRetrying(client(other.url), { chainId: 1337 }, { backoffMs: 1, onRetry: () => tries++ }), { code: 'CHAIN_ID_MISMATCH' });
+  t.equal(tries, 0, 'a wrong chain is not retried');
 });

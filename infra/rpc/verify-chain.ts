@@ -62,3 +62,45 @@ export function checkStoredGenesis(stored: string, served: string, endpoint: str
     `this database schema was indexed from a chain with genesis ${stored.toLowerCase()}, but ${endpoint} serves genesis ${served.toLowerCase()} (a restarted dev chain?): use another --db-schema, or force-clean to start over`,
   );
 }
+
+export interface VerifyRetry {
+  /** tries in all (default 5) */
+  attempts?: number;
+  /** wait before the second try; doubles each time (default 500 ms, as indexing's fetch retries) */
+  backoffMs?: number;
+  /** told before each wait */
+  onRetry?: (err: Error, attempt: number, waitMs: number, attempts: number) => void;
+  /** stops waiting: the last error is thrown */
+  signal?: AbortSignal;
+}
+
+/**
+ * {@link verifyChain}, tried again on errors that may pass (every endpoint down, rate limited,
+ * reset): one 429 at start should not stop a node that would ride it out while indexing. A wrong
+ * chain or genesis is final at once.
+ */
+export async function verifyChainRetrying(client: RpcClient, expected: ExpectedChain, retry: VerifyRetry = {}): Promise<ChainIdentity> {
+  const attempts = retry.attempts ?? 5;
+  const backoffMs = retry.backoffMs ?? 500;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await verifyChain(client, expected);
+    } catch (err) {
+      if (!(err instanceof IdxError && err.retryable) || attempt >= attempts || retry.signal?.aborted) throw err;
+      const waitMs = backoffMs * 2 ** (attempt - 1);
+      retry.onRetry?.(err, attempt, waitMs, attempts);
+      const aborted = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          retry.signal?.removeEventListener('abort', onAbort);
+          resolve(false);
+        }, waitMs);
+        const onAbort = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        retry.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      if (aborted) throw err;
+    }
+  }
+}
