@@ -10,6 +10,7 @@ import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, buildErc20Project, copyProject, rebuild } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
+import { teardowns } from './teardowns.ts';
 
 /**
  * Indexing the issue's ERC20 workload with the starter project, as a user runs it (the idx-node
@@ -21,21 +22,6 @@ import type { Benchmark } from './run.ts';
  * SubQuery's node-ethereum indexed this workload at 441 events/s on this machine.
  */
 const BLOCKS = Number(process.env.BENCH_NODE_BLOCKS ?? 2000);
-
-interface Teardowns {
-  teardown(fn: () => unknown): void;
-  run(): Promise<void>;
-}
-
-function teardowns(): Teardowns {
-  const fns: (() => unknown)[] = [];
-  return {
-    teardown: (fn) => void fns.push(fn),
-    run: async () => {
-      for (const fn of fns.reverse()) await fn();
-    },
-  };
-}
 
 async function indexOnce(label: string, dir: string, anvilUrl: string, env: Record<string, string | undefined>, schema: string, toBlock: number, events: number, blocks: number) {
   const port = 30000 + Math.floor(Math.random() * 10000);

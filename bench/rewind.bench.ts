@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
+import { teardowns } from './teardowns.ts';
 
 /**
  * The rewind behind `reindex` and fork rollbacks, on the node bench's ERC20 workload (BLOCKS blocks ×
@@ -27,8 +28,7 @@ const bench: Benchmark = {
       console.log('rewind: skipped (set DB_HOST; the figure is for PostgreSQL)');
       return;
     }
-    const fns: (() => unknown)[] = [];
-    const td = { teardown: (fn: () => unknown) => void fns.push(fn) };
+    const td = teardowns();
     try {
       const anvil = await startAnvil();
       td.teardown(() => anvil.stop());
@@ -66,7 +66,7 @@ const bench: Benchmark = {
           `${deleted} versions deleted and ${reopened} reopened of ${total}, plus the _poi rows and metadata above ${target}`,
       );
     } finally {
-      for (const fn of fns.reverse()) await fn();
+      await td.run();
     }
   },
 };

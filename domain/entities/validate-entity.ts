@@ -2,6 +2,7 @@ import { IdxError } from '../errors.ts';
 import type { EntityModel, FieldModel, Scalar, SchemaModel } from './entity-model.ts';
 import type { EntityData } from './entity-store.ts';
 import { propertyName } from './property-name.ts';
+import { decimalTextOf, int32Of, isHexText, isIntegerText } from './scalar-values.ts';
 
 /**
  * Checks an entity's values against schema.graphql when a mapping writes it, not when its batch
@@ -19,11 +20,6 @@ export type EntityValidator = (entity: string, id: string, data: EntityData) => 
 export const INDEXED_TEXT_MAX_BYTES = 2600;
 /** digits before the point in a PostgreSQL `numeric` */
 const NUMERIC_MAX_DIGITS = 131072;
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const INTEGER = /^[+-]?\d+$/;
-const HEX = /^0x[0-9a-fA-F]*$/;
 // with the u flag a pair is one code point, so only a lone half matches
 const LONE_SURROGATE = /\p{Cs}/u;
 /** PostgreSQL's timestamptz starts at 4713 BC */
@@ -62,21 +58,14 @@ const text: Check = (v) => (typeof v !== 'string' ? expected('a string', v) : te
 const SCALAR_CHECKS: Record<Scalar, Check> = {
   ID: text,
   String: text,
-  Int: (v) => {
-    const n = typeof v === 'bigint' ? Number(v) : v;
-    return typeof n === 'number' && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX ? undefined : expected('a 32-bit integer', v);
-  },
+  Int: (v) => (int32Of(v) !== undefined ? undefined : expected('a 32-bit integer', v)),
   BigInt: (v) => {
     if (typeof v === 'bigint') return v.toString().length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
     if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
-    if (typeof v === 'string' && INTEGER.test(v)) return v.length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
+    if (typeof v === 'string' && isIntegerText(v)) return v.length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
     return expected('a bigint', v);
   },
-  BigDecimal: (v) => {
-    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v))) return undefined;
-    const s = typeof v === 'string' ? v : typeof v === 'object' && v !== null && typeof (v as { toFixed?: unknown }).toFixed === 'function' ? String(v) : undefined;
-    return s !== undefined && DECIMAL.test(s) ? undefined : expected('a decimal number', v);
-  },
+  BigDecimal: (v) => (decimalTextOf(v) !== undefined ? undefined : expected('a decimal number', v)),
   Float: (v) => (typeof v === 'number' ? undefined : expected('a number', v)),
   Boolean: (v) => (typeof v === 'boolean' ? undefined : expected('a boolean', v)),
   Date: (v) => {
@@ -86,7 +75,7 @@ const SCALAR_CHECKS: Record<Scalar, Check> = {
     if (Number.isNaN(ms)) return `expected a valid Date, got an invalid one (${v instanceof Date ? 'new Date(NaN)' : show(v)})`;
     return ms < MIN_DATE_MS ? `the Date ${d.toISOString()} is before 4713 BC, the earliest PostgreSQL stores` : undefined;
   },
-  Bytes: (v) => (v instanceof Uint8Array || (typeof v === 'string' && HEX.test(v)) ? undefined : expected('bytes (a Uint8Array or a 0x-hex string)', v)),
+  Bytes: (v) => (v instanceof Uint8Array || (typeof v === 'string' && isHexText(v)) ? undefined : expected('bytes (a Uint8Array or a 0x-hex string)', v)),
   JSON: (v) => jsonProblem(v, 0),
 };
 

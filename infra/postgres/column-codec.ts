@@ -1,5 +1,6 @@
 import type { EntityModel, FieldModel, SchemaModel, Scalar } from '../../domain/entities/entity-model.ts';
 import { propertyName } from '../../domain/entities/property-name.ts';
+import { decimalTextOf, int32Of, isHexText, isIntegerText } from '../../domain/entities/scalar-values.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { qualified, quoteIdent } from './sql.ts';
 
@@ -55,10 +56,6 @@ function invalid(where: () => string, expected: string, value: unknown): IdxErro
   return new IdxError('STORE_INVALID_VALUE', `${where()}: expected ${expected}, got ${shown}`);
 }
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const HEX = /^0x[0-9a-fA-F]*$/;
 
 export function bytesToHex(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
@@ -73,26 +70,20 @@ const scalarEncoders: Record<Scalar, Encode> = {
   ID: encodeString,
   String: encodeString,
   Int: (v, where) => {
-    const n = typeof v === 'bigint' ? Number(v) : v;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < INT32_MIN || n > INT32_MAX) throw invalid(where, 'a 32-bit integer', v);
+    const n = int32Of(v);
+    if (n === undefined) throw invalid(where, 'a 32-bit integer', v);
     return String(n);
   },
   BigInt: (v, where) => {
     if (typeof v === 'bigint') return v.toString();
     if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-    if (typeof v === 'string' && /^[+-]?\d+$/.test(v)) return v;
+    if (typeof v === 'string' && isIntegerText(v)) return v;
     throw invalid(where, 'a bigint', v);
   },
   BigDecimal: (v, where) => {
-    if (typeof v === 'bigint') return v.toString();
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    if (typeof v === 'string' && DECIMAL.test(v)) return v;
-    // decimal.js-style objects print themselves
-    if (typeof v === 'object' && v !== null && typeof (v as { toFixed?: unknown }).toFixed === 'function') {
-      const s = String(v);
-      if (DECIMAL.test(s)) return s;
-    }
-    throw invalid(where, 'a decimal number', v);
+    const s = decimalTextOf(v);
+    if (s === undefined) throw invalid(where, 'a decimal number', v);
+    return s;
   },
   Float: (v, where) => {
     if (typeof v !== 'number') throw invalid(where, 'a number', v);
@@ -112,7 +103,7 @@ const scalarEncoders: Record<Scalar, Encode> = {
   },
   Bytes: (v, where) => {
     if (v instanceof Uint8Array) return bytesToHex(v);
-    if (typeof v === 'string' && HEX.test(v)) return v.toLowerCase();
+    if (typeof v === 'string' && isHexText(v)) return v.toLowerCase();
     throw invalid(where, 'bytes (a Uint8Array or a 0x-hex string)', v);
   },
   JSON: (v) => toJsonText(v),

@@ -149,7 +149,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const payloadOf = (content: BlockContent, calls: readonly HandlerCall[]): BlockPayload => {
     const { block, logs } = content;
     const txs = block.transactions ?? [];
-    const txLogArgs = new Map(txLogArgsOf(calls, txs, logs));
+    // with only the matched logs at hand, tx.logs is loaded on first read, and decoded then
+    const txLogArgs = new Map(content.logsComplete === true ? txLogArgsOf(calls, txs, logs) : []);
     const wireCalls = calls.map((c, i): WireCall => {
       if (c.kind === 'block') return [c.handler, 0, 0];
       const list = c.kind === 'log' ? logs : txs;

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { seededRandom } from '../../infra/chain/seeded-random.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import { listenLocally, type Teardown } from './local-rpc-server.ts';
 
 /**
  * What a bad day at an RPC provider looks like, one kind per faulted HTTP request:
@@ -101,18 +101,8 @@ export async function startFaultProxy(t: Teardown, upstream: string, options: Fa
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    return closed;
-  };
-  t.teardown(close);
-  return { url: `http://127.0.0.1:${port}`, counts, total: () => Object.values(counts).reduce((a, b) => a + b, 0), requests: () => requests, close };
+  const { url, close } = await listenLocally(t, server);
+  return { url, counts, total: () => Object.values(counts).reduce((a, b) => a + b, 0), requests: () => requests, close };
 }
 
 /** The answer with one `eth_getLogs` result tampered with, or undefined when the request has none worth it. */

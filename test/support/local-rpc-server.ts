@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 
 /** What a test server answers to one HTTP request. */
@@ -30,6 +30,22 @@ export interface Teardown {
  * A local HTTP server for client tests: counts requests and answers what `handle` says. Real
  * sockets, so batching, timeouts and connection errors are the client's real behaviour.
  */
+/** Binds `server` to a free loopback port; closing (at teardown or earlier) drops open connections. */
+export async function listenLocally(t: Teardown, server: Server): Promise<{ url: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    return closed;
+  };
+  t.teardown(close);
+  return { url: `http://127.0.0.1:${port}`, close };
+}
+
 export async function startLocalServer(t: Teardown, handle: (body: unknown, index: number) => Reply | Promise<Reply>): Promise<LocalServer> {
   const bodies: unknown[] = [];
   const headers: IncomingHttpHeaders[] = [];
@@ -58,18 +74,8 @@ export async function startLocalServer(t: Teardown, handle: (body: unknown, inde
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    return closed;
-  };
-  t.teardown(close);
-  return { url: `http://127.0.0.1:${port}`, bodies, headers, close };
+  const { url, close } = await listenLocally(t, server);
+  return { url, bodies, headers, close };
 }
 
 /**
