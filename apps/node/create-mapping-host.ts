@@ -42,7 +42,7 @@ export function createMappingHost(deps: MappingHostDeps): MappingHost {
     blockExtras: (height, want) => deps.extras.load(height, want),
     async getReceipt(hash) {
       const [receipt] = await deps.source.getReceipts([hash]);
-      if (receipt === undefined) throw new IdxError('RECEIPT_NOT_FOUND', `no receipt for transaction ${hash}`);
+      if (receipt === undefined) throw new IdxError('CHAIN_RECEIPT_NOT_FOUND', `no receipt for transaction ${hash}`);
       return receipt;
     },
     createDynamicDatasource: async (template, args) => deps.createDynamicDatasource(template, args),

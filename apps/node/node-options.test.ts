@@ -1,5 +1,6 @@
 import t from 'tap';
-import { applyConfigFile, parseNodeArgs, UsageError, type NodeCommand, type ParseNodeArgsContext } from './node-options.ts';
+import { UsageError } from '../../infra/cli/usage-error.ts';
+import { applyConfigFile, parseNodeArgs, type NodeCommand, type ParseNodeArgsContext } from './node-options.ts';
 
 const ctx = (over: Partial<ParseNodeArgsContext> = {}): ParseNodeArgsContext & { out: string[] } => {
   const out: string[] = [];

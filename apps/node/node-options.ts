@@ -1,9 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { IdxError } from '../../domain/errors.ts';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import type { NodeConfigFile } from '../../domain/project/project-model.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
 import { namesMultichain } from '../../infra/project/multichain-location.ts';
+import { UsageError } from '../../infra/cli/usage-error.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -66,14 +66,6 @@ export interface ParseNodeArgsContext {
   /** CPU cores: `--workers` is limited by them */
   cores: number;
   write: (text: string) => void;
-}
-
-/** A command-line mistake: the user's message, exit code 1. */
-export class UsageError extends IdxError {
-  constructor(message: string) {
-    super('BAD_ARGUMENT', message);
-    this.name = 'UsageError';
-  }
 }
 
 const nonNegativeInt = (v: string): number => {

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError, type ErrorCode } from '../../domain/errors.ts';
 import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
 import type { RpcClientOptions } from '../../infra/rpc/create-rpc-client.ts';
 import { workerFor } from '../../domain/blocks/next-range.ts';
@@ -15,7 +15,7 @@ export interface FetchRequest {
   range: HeightRange;
 }
 
-export type FetchResponse = { id: number; fetched: FetchedRange } | { id: number; error: { message: string; code: string; retryable: boolean } };
+export type FetchResponse = { id: number; fetched: FetchedRange } | { id: number; error: { message: string; code: ErrorCode; retryable: boolean } };
 
 /**
  * `--workers N`: N threads, each with its own RPC client, fetch consecutive ranges in turn (range i

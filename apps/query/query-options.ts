@@ -1,9 +1,9 @@
 import { basename, resolve } from 'node:path';
 import { CommanderError, InvalidArgumentError, Option } from 'commander';
-import { IdxError } from '../../domain/errors.ts';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
 import { LOG_LEVEL_NAMES, type LogFormat, type LogLevelName } from '../../infra/logging/create-logger.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
+import { UsageError } from '../../infra/cli/usage-error.ts';
 
 /** Every `idx-query` option (docs/usage.md), parsed and with its default. */
 export interface QueryOptions {
@@ -43,14 +43,6 @@ export interface ParseQueryArgsContext {
   write: (text: string) => void;
 }
 
-/** A command-line mistake: the user's message, exit code 1. */
-export class QueryUsageError extends IdxError {
-  constructor(message: string) {
-    super('BAD_ARGUMENT', message);
-    this.name = 'QueryUsageError';
-  }
-}
-
 const httpUrl = (v: string): string => {
   try {
     const u = new URL(v);
@@ -76,7 +68,7 @@ const schemaName = (v: string): string => {
   return v;
 };
 
-/** Parses `idx-query` arguments (without `node` and the script). Throws QueryUsageError on a bad option. */
+/** Parses `idx-query` arguments (without `node` and the script). Throws UsageError on a bad option. */
 export function parseQueryArgs(argv: readonly string[], ctx: ParseQueryArgsContext): QueryCommand {
   const programName = ctx.program ?? 'idx-query';
   const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
@@ -108,7 +100,7 @@ export function parseQueryArgs(argv: readonly string[], ctx: ParseQueryArgsConte
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return { command: 'exit', code: 0 };
-      throw new QueryUsageError(`${programName}: ${e.message.replace(/^error: /, '')}\nRun ${programName} --help for the options.`);
+      throw new UsageError(`${programName}: ${e.message.replace(/^error: /, '')}\nRun ${programName} --help for the options.`);
     }
     throw e;
   }
@@ -121,6 +113,6 @@ export function parseQueryArgs(argv: readonly string[], ctx: ParseQueryArgsConte
   if ((options.pgCert === undefined) !== (options.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
   if (options.logRotate && options.logPath === undefined) errors.push('--log-rotate needs --log-path naming the file to rotate');
   if (options.playgroundSettings !== undefined && !options.playground) errors.push('--playground-settings needs --playground');
-  if (errors.length > 0) throw new QueryUsageError(`${programName}: ${errors.join('; ')}`);
+  if (errors.length > 0) throw new UsageError(`${programName}: ${errors.join('; ')}`);
   return { command: 'run', options };
 }

@@ -1,7 +1,7 @@
 import { CommanderError, InvalidArgumentError, Option } from 'commander';
-import { IdxError } from '../../domain/errors.ts';
 import { positiveInt } from '../../infra/cli/option-values.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
+import { UsageError } from '../../infra/cli/usage-error.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -37,13 +37,6 @@ export interface ShardOptions {
 }
 
 export type ShardCommand = { command: 'run'; options: ShardOptions } | { command: 'exit'; code: number };
-
-export class ShardUsageError extends IdxError {
-  constructor(message: string) {
-    super('BAD_ARGUMENT', message);
-    this.name = 'ShardUsageError';
-  }
-}
 
 const height = (v: string): number => {
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new InvalidArgumentError('expected a block height (a whole number, 0 or more).');
@@ -105,7 +98,7 @@ export function parseShardArgs(argv: readonly string[], ctx: { version: string; 
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return { command: 'exit', code: 0 };
-      throw new ShardUsageError(`idx-shard: ${e.message.replace(/^error: /, '').replace(/'--(shardstart|shardend) <n>'/, "'-$1=<n>'")}\nRun idx-shard --help for the options.`);
+      throw new UsageError(`idx-shard: ${e.message.replace(/^error: /, '').replace(/'--(shardstart|shardend) <n>'/, "'-$1=<n>'")}\nRun idx-shard --help for the options.`);
     }
     throw e;
   }
@@ -119,7 +112,7 @@ export function parseShardArgs(argv: readonly string[], ctx: { version: string; 
     errors.push('--admin-port and --admin-host need --admin-secret-file <file>: the admin endpoint only runs with a secret');
   }
   if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
-  if (errors.length > 0) throw new ShardUsageError(`idx-shard: ${errors.join('; ')}\nRun idx-shard --help for the options.`);
+  if (errors.length > 0) throw new UsageError(`idx-shard: ${errors.join('; ')}\nRun idx-shard --help for the options.`);
   const { shardstart, shardend, ...rest } = o;
   return {
     command: 'run',

@@ -414,5 +414,5 @@ t.test('fields createdAt/updatedAt own created_at/updated_at; idx keeps its time
 );
 
 t.test('errors are IdxErrors with codes', async (t) => {
-  t.ok(new IdxError('X', 'y') instanceof Error);
+  t.ok(new IdxError('STORE_INTERNAL', 'y') instanceof Error);
 });

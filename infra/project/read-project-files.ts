@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError, type ErrorCode } from '../../domain/errors.ts';
 import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { DataSource, Template } from '../../domain/project/project-model.ts';
 import type { LoadedProject } from './load-project.ts';
@@ -65,7 +65,7 @@ export async function readProjectFiles(project: LoadedProject): Promise<ProjectF
   return out;
 }
 
-async function readText(file: string, code: string, what: string): Promise<string> {
+async function readText(file: string, code: ErrorCode, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch {

@@ -1,4 +1,4 @@
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError, type ErrorCode } from '../../domain/errors.ts';
 
 /**
  * A mapping failure: the code says which (`HANDLER_FAILED`, `SANDBOX_TIMEOUT`,
@@ -16,7 +16,7 @@ export class SandboxError extends IdxError {
   readonly mappingStack?: string;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     details: { handler?: string; height?: number; location?: string; mappingStack?: string; cause?: unknown } = {},
   ) {
