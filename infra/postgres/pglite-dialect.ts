@@ -79,7 +79,6 @@ function createPgliteConnection(pglite: PGlite): DatabaseConnection {
       const result = await pglite.query<R>(query.sql, query.parameters as unknown[]);
       return { rows: result.rows, numAffectedRows: affected(result) };
     },
-    // eslint-disable-next-line require-yield
     async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
       throw new Error('streaming queries are not supported on PGlite');
     },

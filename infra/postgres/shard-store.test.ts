@@ -21,7 +21,7 @@ function block(n: number, salt = 'a'): ShardBlock {
   };
 }
 
-backends.each(t, async (t, { db, schema }) => {
+await backends.each(t, async (t, { db, schema }) => {
   const store = createShardStore({ db: db.kysely, schema });
   await store.migrate();
   await store.migrate();

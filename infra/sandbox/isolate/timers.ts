@@ -154,7 +154,7 @@ export const timerGlobals = {
 /** `process.nextTick` for the bundled stream code: a microtask whose throw fails the block. */
 export function nextTick(fn: (...args: unknown[]) => unknown, ...args: unknown[]): void {
   if (typeof fn !== 'function') throw callbackError(fn);
-  Promise.resolve().then(() => {
+  void Promise.resolve().then(() => {
     try {
       fn(...args);
     } catch (err) {
