@@ -18,6 +18,19 @@ t.test('a bad manifest names the field', async (t) => {
   t.match(r.output, /dataSources\[0\]\.mapping\.handlers\[0\]\.kind/);
 });
 
+t.test('a Substrate project is refused with what this version runs, not field by field', async (t) => {
+  const dir = await copyProject(t, built);
+  const manifest = join(dir, 'project.ts');
+  const source = await readFile(manifest, 'utf8');
+  const patched = source.replace(/kind: EthereumDatasourceKind\.Runtime/g, 'kind: "substrate/Runtime" as never');
+  t.not(patched, source, 'the manifest names its data source kind');
+  await writeFile(manifest, patched);
+  const r = await runNodeCli(dir, {}, ['--network-endpoint', anvil.url]);
+  t.equal(r.code, 1);
+  t.match(r.output, /substrate\/Runtime projects \(the Substrate family\) are not supported by this version of idx yet/);
+  t.notMatch(r.output, /expected ethereum\/Runtime/);
+});
+
 t.test('a bad schema names the file, line and column', async (t) => {
   const dir = await copyProject(t, built);
   await writeFile(join(dir, 'schema.graphql'), 'type Transfer @entity {\n  id: ID!\n  value: Money!\n}\n');

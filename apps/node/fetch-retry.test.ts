@@ -4,7 +4,8 @@ import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { DEFAULT_FETCH_RETRY, nextFetchRetry } from './fetch-retry.ts';
-import { createIndexer } from './indexer.ts';
+import { createEthereumFamily } from './families/ethereum-family.ts';
+import { createIndexer } from './indexing/indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
 
 const notFound = new IdxError('CHAIN_BLOCK_NOT_FOUND', 'the endpoint has no block 12', { retryable: true });
@@ -62,15 +63,12 @@ t.test('the indexer rides out an endpoint that answers null for a block for long
     },
     store,
     cache: createStoreCache(store, { queryLimit: 100, getCacheSize: 0 }),
-    runner: { runBlock: async () => undefined },
+    runner: { runBlock: async () => ({ created: [] }) },
     dataSources: [{ kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } }],
     templates: [],
-    abiOf: () => undefined,
-    keccak256: () => '0x',
+    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger,
     status: createIndexerStatus(),
-    setCurrentHeight: () => undefined,
-    takeCreatedDataSources: () => [],
     settings: { batchSize: 5, flushAsync: false, flushIntervalMs: 0, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 5, fetchRetry: { baseMs: 1, maxWaitMs: 4 } },
   });
   await indexer.run(new AbortController().signal);

@@ -1,15 +1,14 @@
 import type { Logger } from '../../infra/logging/create-logger.ts';
-import { dropChainData, prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
-import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
-import { dropProjectSchema, prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
-import { applySchemaChange } from './apply-schema-change.ts';
+import { dropChainData } from '../../infra/postgres/chain-tables-ddl.ts';
+import { dropProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { findMultichain, loadProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import type { NodeOptions } from './node-options.ts';
 import { rewindProject } from './rewind-project.ts';
 import { multichainSchemaName, requireMultiChainFlag } from './run-multichain.ts';
-import { openProjectDb, projectSchemaName } from './run-node.ts';
+import { openProjectDb, prepareProjectStore, projectSchemaName } from './open-project-store.ts';
+import { projectStartHeight } from '../../domain/project/project-model.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -57,7 +56,7 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
     );
   }
   const project = await loadProject(options.idx);
-  const startHeight = Math.min(...project.manifest.dataSources.map((d) => d.startBlock));
+  const startHeight = projectStartHeight(project.manifest.dataSources);
   if (targetHeight < startHeight) {
     log.info(`reindex: ${targetHeight} is below the start height ${startHeight}; force-cleaning instead`);
     return forceClean(options, logger, env);
@@ -66,12 +65,9 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
   const schema = projectSchemaName(options, project);
   const db = await openProjectDb(options, project, env, 'idx-node reindex');
   try {
-    // Rewinding with a changed schema.graphql would rewind tables the model no longer describes.
-    await applySchemaChange(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger: log });
-    await prepareProjectSchema(db.kysely, files.model, { schema, historical: true, timestampField: options.timestampField });
+    // Rewinding with a changed schema.graphql would rewind tables the model no longer describes: prepareProjectStore refuses it.
     const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
-    if (chainId !== undefined) await prepareChainTables(db.kysely, files.model, { schema, chainId });
-    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical: true, timestampField: options.timestampField, ...(chainId !== undefined && { chainId }) });
+    const store = await prepareProjectStore(db, { model: files.model, schema, historical: true, options, chainId, logger: log });
     const meta = await store.getMetadata(['lastProcessedHeight']);
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
     if (last !== undefined && last <= targetHeight) {

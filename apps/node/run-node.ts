@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { basename, join } from 'node:path';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { keccak256, toBytes } from 'viem';
 import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import { IdxError } from '../../domain/errors.ts';
@@ -15,8 +14,6 @@ import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { createDiskSpaceGuard, type DiskSpaceGuard, type DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
 import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
 import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
-import { prepareChainTables } from '../../infra/postgres/chain-tables-ddl.ts';
-import { prepareProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { findMultichain, loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
@@ -25,10 +22,14 @@ import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { checkStoredGenesis, verifyChainRetrying } from '../../infra/rpc/verify-chain.ts';
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
 import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
-import { applySchemaChange } from './apply-schema-change.ts';
+import { openProjectDb, prepareProjectStore, projectSchemaName } from './open-project-store.ts';
 import { createBlockExtrasLoader } from './block-extras.ts';
 import { createMappingHost } from './create-mapping-host.ts';
-import { createIndexer, type IndexerSettings } from './indexer.ts';
+import { createBlockScope } from './block-scope.ts';
+import { createEthereumFamily } from './families/ethereum-family.ts';
+import { metaDocument } from './node-meta.ts';
+import { createNodeMetrics } from './node-metrics.ts';
+import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
 import { runMultichain } from './run-multichain.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
@@ -37,6 +38,7 @@ import { progressLine } from './progress-line.ts';
 import { createDictionaryFetcher } from './dictionary-fetcher.ts';
 import { createLocalFetcher, type RangeFetcher } from './range-fetcher.ts';
 import { createWorkerFetcher } from './worker-fetcher.ts';
+import { projectStartHeight } from '../../domain/project/project-model.ts';
 
 export interface RunNodeContext {
   options: NodeOptions;
@@ -83,26 +85,6 @@ async function dictionaryUrls(options: NodeOptions, network: { chainId: string; 
   return network.dictionary === undefined ? [] : [network.dictionary].flat();
 }
 
-/** The database schema of a project: `--db-schema`, else `--idx-name`, else the project folder's name. */
-export function projectSchemaName(options: NodeOptions, project: LoadedProject): string {
-  return options.dbSchema ?? options.idxName ?? basename(project.root);
-}
-
-/**
- * The project's database, with its writer lock taken (every caller writes): the schema's, or with
- * `--multi-chain` this chain's share of it. `onLost` hears when the lock's connection breaks.
- */
-export async function openProjectDb(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env'], program: string, onLost?: (err: IdxError) => void): Promise<Db> {
-  const chainId = options.multiChain ? project.manifest.network?.chainId : undefined;
-  return createDb({
-    env,
-    dataDir: join(project.root, '.idx-data'),
-    ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
-    applicationName: 'idx-node',
-    writerLock: { schema: projectSchemaName(options, project), program, ...(chainId !== undefined && { chainId: String(chainId) }), ...(onLost && { onLost }) },
-  });
-}
-
 /** `idx-node`: loads the project, connects the chain and the database, serves HTTP and indexes until stopped. */
 export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, logger } = ctx;
@@ -121,12 +103,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
 
   const status = createIndexerStatus();
   let health: Health = { healthy: false, error: 'starting' };
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics, prefix: 'idx_' });
-  new Gauge({ name: 'idx_last_processed_height', help: 'last block committed to the database', registers: [metrics], collect() { this.set(status.lastProcessedHeight ?? 0); } });
-  new Gauge({ name: 'idx_target_height', help: 'height indexing is heading for', registers: [metrics], collect() { this.set(status.targetHeight ?? 0); } });
-  new Gauge({ name: 'idx_blocks_processed', help: 'blocks processed since start', registers: [metrics], collect() { this.set(status.blocksProcessed); } });
-  new Gauge({ name: 'idx_events_processed', help: 'handler invocations since start', registers: [metrics], collect() { this.set(status.eventsProcessed); } });
+  const metrics = createNodeMetrics(status);
 
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
   const rpc = { endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })), timeoutMs: 30_000, retries: 3, routeByRange: true };
@@ -141,24 +118,14 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       {
         health: () => health,
         ready: () => status.caughtUp,
-        meta: () => ({
-          currentProcessingHeight: status.currentProcessingHeight,
-          currentProcessingTimestamp: status.currentProcessingTimestamp,
-          targetHeight: status.targetHeight,
-          bestHeight: status.bestHeight,
-          indexerNodeVersion: ctx.version,
-          lastProcessedHeight: status.lastProcessedHeight,
-          lastProcessedTimestamp: status.lastProcessedTimestamp,
-          uptime: (Date.now() - startedAt) / 1000,
-          chainSdkVersion: ctx.version,
-          apiConnected: health.healthy,
-          injectedApiConnected: false,
-          usingDictionary,
-          chain: network.chainId,
-          specName: 'ethereum',
-          genesisHash,
-          blockTime: status.blockTimes.average(),
-        }),
+        meta: () =>
+          metaDocument(status, {
+            version: ctx.version,
+            startedAt,
+            chain: { chain: network.chainId, specName: 'ethereum', genesisHash, chainSdkVersion: ctx.version },
+            apiConnected: health.healthy,
+            usingDictionary,
+          }),
       },
       metrics,
     ).callback(),
@@ -207,19 +174,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       await guard.check();
     }
 
-    // A changed schema.graphql is refused, or migrated with --allow-schema-migration, before any table is touched.
-    await applySchemaChange(db.kysely, files.model, { schema, historical, timestampField: options.timestampField, allowMigration: options.allowSchemaMigration, logger });
-    await prepareProjectSchema(db.kysely, files.model, { schema, historical, timestampField: options.timestampField });
+    const chainId = options.multiChain ? network.chainId : undefined;
+    const store = await prepareProjectStore(db, { model: files.model, schema, historical, options, chainId, logger });
     // --subscription: NOTIFY triggers for idx-query's subscriptions; without it, any left by an earlier run go
     if (options.subscription) await installNotifyTriggers(db.kysely, files.model, { schema, historical });
     else await dropNotifyTriggers(db.kysely, schema);
-    // --multi-chain: this chain's own _metadata/_poi tables and its rows marked in the shared entity tables
-    const chainId = options.multiChain ? network.chainId : undefined;
-    if (chainId !== undefined && db.pglite !== undefined) {
-      throw new IdxError('MULTI_CHAIN_NEEDS_POSTGRES', '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema');
-    }
-    if (chainId !== undefined) await prepareChainTables(db.kysely, files.model, { schema, chainId });
-    const store = createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField, ...(chainId !== undefined && { chainId }) });
     const stored = await store.getMetadata(['genesisHash']);
     // verifyChain already asked every endpoint; the stored genesis only needs comparing with its answer.
     if (typeof stored.genesisHash === 'string') checkStoredGenesis(stored.genesisHash, identity.genesisHash, client.endpoints.join(', '));
@@ -227,7 +186,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       chain: network.chainId,
       genesisHash,
       specName: 'ethereum',
-      startHeight: Math.min(...project.manifest.dataSources.map((d) => d.startBlock)),
+      startHeight: projectStartHeight(project.manifest.dataSources),
       historicalStateEnabled: historical,
       indexerNodeVersion: ctx.version,
       schema: files.model,
@@ -250,8 +209,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     }
 
     const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize, model: files.model });
-    let currentHeight = 0;
-    let created: { template: string; args: Record<string, unknown> }[] = [];
+    const scope = createBlockScope();
     const extras = createBlockExtrasLoader(source, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });
     sandbox = await createSandbox({
       code: files.code,
@@ -268,8 +226,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
         request: (method, params) => client.request(method, params),
         logger,
         chainId: network.chainId,
-        currentHeight: () => currentHeight,
-        createDynamicDatasource: (template, args) => void created.push({ template, args }),
+        currentHeight: scope.height,
+        createDynamicDatasource: scope.createDataSource,
         extras,
       }),
     });
@@ -298,21 +256,13 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       fetcher,
       store: checked === undefined ? store : { ...store, flush: async (batch) => (await checked.check(), store.flush(batch)) },
       cache,
-      runner: sandbox,
+      runner: scope.runner(sandbox),
       dataSources: project.manifest.dataSources,
       templates: project.manifest.templates,
-      abiOf: files.abiOf,
-      keccak256: keccak,
+      family: createEthereumFamily({ abiOf: files.abiOf, keccak256: keccak, extras }),
       logger,
       status,
-      setCurrentHeight: (h) => (currentHeight = h),
-      extras,
       ...(exporter !== undefined && { exporter }),
-      takeCreatedDataSources: () => {
-        const out = created;
-        created = [];
-        return out;
-      },
       settings: {
         batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
         flushAsync: options.storeCacheAsync,

@@ -5,6 +5,7 @@ import type { RpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../../infra/rpc/hex-quantity.ts';
 import type { ShardKeeper } from './shard-keeper.ts';
 import type { UpstreamFetcher } from './upstream-fetcher.ts';
+import { abortableSleep } from '../../domain/abortable-sleep.ts';
 
 export interface SyncStatus {
   /** the synced height when this process started, for eth_syncing */
@@ -142,13 +143,13 @@ export function createShardSync(options: ShardSyncOptions): ShardSync {
             if (from > target) {
               await checkTip();
               failures = 0;
-              await sleep(options.pollIntervalMs, signal);
+              await abortableSleep(options.pollIntervalMs, signal);
               continue;
             }
             const to = Math.min(from + batchSize - 1, target);
             const blocks = await fetchBatch(from, to);
             if (blocks.length === 0) {
-              await sleep(options.pollIntervalMs, signal);
+              await abortableSleep(options.pollIntervalMs, signal);
               continue;
             }
             const last = blocks[blocks.length - 1]!.number;
@@ -162,7 +163,7 @@ export function createShardSync(options: ShardSyncOptions): ShardSync {
             failures++;
             const wait = Math.min(30_000, options.pollIntervalMs * 2 ** Math.min(failures, 5));
             log.warn(`${err.message}; trying again in ${(wait / 1000).toFixed(1)} s`);
-            await sleep(wait, signal);
+            await abortableSleep(wait, signal);
           }
         }
       } finally {
@@ -171,17 +172,4 @@ export function createShardSync(options: ShardSyncOptions): ShardSync {
       }
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

@@ -88,3 +88,8 @@ export interface NodeConfigFile {
   idxName?: string;
   batchSize?: number;
 }
+
+/** The height indexing starts from: the lowest `startBlock` of the manifest's data sources. */
+export function projectStartHeight(dataSources: readonly Pick<DataSource, 'startBlock'>[]): number {
+  return Math.min(...dataSources.map((d) => d.startBlock));
+}

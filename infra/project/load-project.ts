@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { formatProblem, IdxError, type Problem } from '../../domain/errors.ts';
 import type { ProjectManifest } from '../../domain/project/project-model.ts';
+import { familyOfKinds } from '../../domain/chains/chain-family.ts';
 import { requireNetworkForEndpointOverride, validateManifest, type LocateField } from '../../domain/project/validate-manifest.ts';
 import { isMultichainManifest, validateMultichainManifest, type MultichainManifest } from '../../domain/project/validate-multichain-manifest.ts';
 import { compileProjectTs } from './compile-project-ts.ts';
@@ -115,6 +116,8 @@ async function toMultichain(manifestPath: string, read: { raw: unknown; locate?:
 function toProject(manifestPath: string, { raw, locate }: { raw: unknown; locate?: LocateField }, opts: LoadProjectOptions): LoadedProject {
   const overriding = opts.networkEndpoints !== undefined && opts.networkEndpoints.length > 0;
   if (overriding) requireNetworkForEndpointOverride(raw, manifestPath, { locate });
+  // the family decides how the manifest is read: only the EVM family's reader exists yet
+  familyOfKinds(dataSourceKinds(raw), manifestPath);
   const warn = opts.warnNodeOnly;
   const manifest = validateManifest(raw, manifestPath, {
     locate,
@@ -126,6 +129,12 @@ function toProject(manifestPath: string, { raw, locate }: { raw: unknown; locate
   return { root: dirname(manifestPath), manifestPath, manifest, raw };
 }
 
+/** The `kind` of each data source and template of a manifest not validated yet. */
+function dataSourceKinds(raw: unknown): string[] {
+  const rec = (raw ?? {}) as { dataSources?: unknown; templates?: unknown };
+  const list = [rec.dataSources, rec.templates].flatMap((l) => (Array.isArray(l) ? l : []));
+  return list.flatMap((ds) => (typeof (ds as { kind?: unknown })?.kind === 'string' ? [(ds as { kind: string }).kind] : []));
+}
 
 /** The manifest file for a project folder or file path; a clear error when there is none. */
 export async function findManifest(location: string, manifestFile?: string): Promise<string> {

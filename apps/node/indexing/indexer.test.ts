@@ -1,5 +1,5 @@
 import t from 'tap';
-import { scaleBatchSize } from './indexer.ts';
+import { scaleBatchSize } from './scale-batch-size.ts';
 
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
   let pressure = 0.9;
@@ -17,11 +17,12 @@ t.test('--scale-batch-size halves batches under memory pressure and grows them b
 /** An indexer over 30 blocks of a fake chain, each block's handler taking `blockMs`, with a store recording each commit. */
 async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flushIntervalMs: number }, blockMs: number, flushMs: number) {
   const { createIndexer } = await import('./indexer.ts');
-  const { createStoreCache } = await import('../../domain/entities/store-cache.ts');
-  const { createIndexerStatus } = await import('./indexer-status.ts');
-  const { createLogger } = await import('../../infra/logging/create-logger.ts');
-  type Store = import('../../domain/entities/entity-store.ts').EntityStore;
-  type FlushBatch = import('../../domain/entities/entity-store.ts').FlushBatch;
+  const { createEthereumFamily } = await import('../families/ethereum-family.ts');
+  const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
+  const { createIndexerStatus } = await import('../indexer-status.ts');
+  const { createLogger } = await import('../../../infra/logging/create-logger.ts');
+  type Store = import('../../../domain/entities/entity-store.ts').EntityStore;
+  type FlushBatch = import('../../../domain/entities/entity-store.ts').FlushBatch;
 
   let inFlight = 0;
   let maxInFlight = 0;
@@ -41,7 +42,6 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
   } as unknown as Store;
   const cache = createStoreCache(store, { queryLimit: 100, getCacheSize: 0 });
   const block = (height: number) => ({ height, hash: `0x${height}`, parentHash: `0x${height - 1}`, timestamp: height * 12, transactionHashes: [] });
-  let height = 0;
   const indexer = createIndexer({
     source: { bestHeight: async () => 30, finalizedHeight: async () => 30 } as never,
     fetcher: {
@@ -52,19 +52,17 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
     store,
     cache,
     runner: {
-      runBlock: async () => {
+      runBlock: async (height) => {
         await new Promise((r) => setTimeout(r, blockMs));
         cache.set('Account', 'a', { id: 'a', n: height }, height);
+        return { created: [] };
       },
     },
     dataSources: [{ kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } }],
     templates: [],
-    abiOf: () => undefined,
-    keccak256: () => '0x',
+    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'silent', format: 'json' }),
     status: createIndexerStatus(),
-    setCurrentHeight: (h) => (height = h),
-    takeCreatedDataSources: () => [],
     settings: { ...settings, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 30 },
   });
   await indexer.run(new AbortController().signal);

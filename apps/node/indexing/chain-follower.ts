@@ -1,0 +1,139 @@
+import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
+import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
+import type { FetchPlan } from '../../../domain/project/compile-data-sources.ts';
+import { finalizedHeight } from '../../../domain/blocks/finality.ts';
+import { nextRange, type HeightRange } from '../../../domain/blocks/next-range.ts';
+import { brokenLink } from '../../../domain/blocks/unfinalized-blocks.ts';
+import { IdxError } from '../../../domain/errors.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { FetchedRange } from '../fetch-range.ts';
+import { DEFAULT_FETCH_RETRY, isEndpointBehind, nextFetchRetry, type FetchRetryPolicy } from '../fetch-retry.ts';
+import type { RangeFetcher } from '../range-fetcher.ts';
+
+/** A fetched range with the identities of its blocks from `keepFrom` (the final height when planned) and of its first block. */
+export interface FetchedWithRefs {
+  range: HeightRange;
+  fetched: FetchedRange;
+  refs: Map<number, BlockRef>;
+  keepFrom: number;
+}
+
+export interface ChainFollowerDeps {
+  source: Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>;
+  /** blocks and logs of ranges, in this thread or in --workers threads */
+  fetcher: RangeFetcher;
+  logger: Logger;
+  settings: {
+    /** index up to the best block instead of the final one */
+    unfinalizedBlocks: boolean;
+    /** blocks behind the best one treated as final when the chain has no `finalized` tag */
+    blockConfirmations: number;
+    fetchRetry?: Partial<FetchRetryPolicy>;
+  };
+  /** whether block identities are needed (forks are being watched) */
+  watchingForks: () => boolean;
+}
+
+export type ChainFollower = ReturnType<typeof createChainFollower>;
+
+/**
+ * Heights, finality and ranges fetched ahead: one range per fetch worker plus one in flight, so
+ * processing never waits when the workers keep up. Fetch failures are retried here, and only
+ * here (the RPC client moves between endpoints; this layer waits out outages and lagging ones).
+ */
+export function createChainFollower(deps: ChainFollowerDeps) {
+  const { source, settings } = deps;
+  const log = deps.logger.child('fetch');
+  const policy = { ...DEFAULT_FETCH_RETRY, ...settings.fetchRetry };
+  let finalized = 0;
+  let handedOut = 0;
+  let queue: { range: HeightRange; promise: Promise<FetchedWithRefs> }[] = [];
+
+  async function retrying<T>(range: HeightRange, attemptOnce: () => Promise<T>): Promise<T> {
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await attemptOnce();
+      } catch (err) {
+        const wait = nextFetchRetry(err, attempt, waited, policy);
+        if (wait === undefined) throw err;
+        const left = isEndpointBehind(err) ? `the endpoint is behind; waiting up to ${Math.round((policy.laggingPatienceMs - waited) / 1000)} s more for it` : `${attempt}/${policy.attempts - 1}`;
+        log.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying in ${wait} ms (${left})`);
+        await new Promise((r) => setTimeout(r, wait));
+        waited += wait;
+      }
+    }
+  }
+
+  async function fetchOnce(plan: FetchPlan, range: HeightRange, index: number): Promise<FetchedRange> {
+    const started = Date.now();
+    const fetched = await deps.fetcher.fetch(plan, range, index);
+    deps.logger.profile('FetchService', 'fetchRange', Date.now() - started);
+    return fetched;
+  }
+
+  /**
+   * A range with the identity of its blocks above finality (and of its first block, which links it
+   * to the blocks indexed before). The identities are read before the logs and the newest again
+   * after them: a block's hash covers its ancestors, so an unchanged newest hash means the logs
+   * came from the branch the identities describe.
+   */
+  function fetchWithRefs(plan: FetchPlan, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs> {
+    const index = handedOut++;
+    if (!deps.watchingForks()) return retrying(range, async () => ({ range, fetched: await fetchOnce(plan, range, index), refs: new Map(), keepFrom: finalAtPlan }));
+    const heights: number[] = [];
+    for (let h = range.from; h <= range.to; h++) if (h >= finalAtPlan || h === range.from) heights.push(h);
+    return retrying(range, async () => {
+      const before = await source.getBlockRefs(heights);
+      const fetched = await deps.fetcher.fetch(plan, range, index);
+      const refs = new Map(before.map((r) => [r.height, r]));
+      const newest = before[before.length - 1]!;
+      // Final blocks cannot change: the second look is only for a range that reaches above finality.
+      const [after] = newest.height > finalAtPlan ? await source.getBlockRefs([newest.height]) : [newest];
+      const changed =
+        brokenLink(before) !== undefined ||
+        after?.hash !== newest.hash ||
+        [...fetched.blocks.values()].some((b) => refs.has(b.height) && refs.get(b.height)!.hash !== b.hash);
+      if (changed) throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `blocks of [${range.from},${range.to}] changed while they were fetched (a reorganisation); fetching again`, { retryable: true });
+      return { range, fetched, refs, keepFrom: finalAtPlan };
+    });
+  }
+
+  return {
+    /** The best height and the height indexing may go to (the best, or the final one). */
+    async heads(): Promise<{ best: number; target: number }> {
+      const best = await source.bestHeight();
+      const tag = await source.finalizedHeight();
+      finalized = Math.max(finalized, finalizedHeight(best, tag ?? undefined, settings.blockConfirmations));
+      return { best, target: settings.unfinalizedBlocks ? best : finalized };
+    },
+
+    finalized: () => finalized,
+
+    /** The range starting at `next`, with the ranges after it (up to `target`) set fetching ahead. */
+    async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => FetchPlan): Promise<FetchedWithRefs> {
+      if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
+      const depth = deps.fetcher.parallelism + 1;
+      for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth; ) {
+        const r = nextRange(from, target, batchSize);
+        if (r === undefined) break;
+        const promise = fetchWithRefs(planFor(r.from, r.to), r, finalized);
+        promise.catch(() => undefined);
+        queue.push({ range: r, promise });
+        from = r.to + 1;
+      }
+      return queue.shift()!.promise;
+    },
+
+    /** Forgets the ranges fetched ahead (a fork, or new data sources that need more data). */
+    reset() {
+      queue = [];
+    },
+
+    /** One range fetched now, with retries (the blocks new data sources need). */
+    fetch: (plan: FetchPlan, range: HeightRange) => {
+      const index = handedOut++;
+      return retrying(range, () => fetchOnce(plan, range, index));
+    },
+  };
+}

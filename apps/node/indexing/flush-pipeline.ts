@@ -1,0 +1,142 @@
+import type { EntityStore, PoiRow, StoreOperation } from '../../../domain/entities/entity-store.ts';
+import { poiRow, type Sha256 } from '../../../domain/entities/proof-of-index.ts';
+import type { StoreCache } from '../../../domain/entities/store-cache.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { IndexerStatus } from '../indexer-status.ts';
+
+/** Async mode has no threshold of its own (--store-cache-threshold is sync mode's): this bound keeps memory flat. */
+const ASYNC_FLUSH_RECORDS = 10_000;
+
+export interface FlushSettings {
+  /** --store-cache-async */
+  flushAsync: boolean;
+  /** --store-flush-interval, in ms */
+  flushIntervalMs: number;
+  /** --store-cache-threshold (sync mode) */
+  flushThreshold: number;
+  /** --proof-of-index: the project id the hashes cover */
+  proofOfIndex?: { projectId: string; sha256: Sha256 };
+}
+
+export interface FlushPipelineDeps {
+  store: Pick<EntityStore, 'flush'>;
+  cache: StoreCache;
+  status: IndexerStatus;
+  logger: Logger;
+  settings: FlushSettings;
+  /** --csv-out-dir: writes a flush's rows before its commit; what it returns is committed as `_metadata.csvExport` */
+  exporter?: { append(operations: readonly StoreOperation[]): Promise<unknown> };
+  /** what other stages changed since the last flush, committed with it (data sources, unfinalized blocks) */
+  metadataOf: (height: number) => Record<string, unknown>;
+}
+
+/** A processed block, as the flush needs it. */
+export interface CompletedBlock {
+  height: number;
+  hash?: string;
+  timestamp?: number;
+}
+
+export type FlushPipeline = ReturnType<typeof createFlushPipeline>;
+
+/**
+ * Collects the writes of whole blocks and commits them with `lastProcessedHeight` in one
+ * transaction per flush. Flushes commit one after another in the order taken: two in flight at
+ * once would each insert a live version of the same entity. After a failed flush nothing later is
+ * written, and the failure is raised at the next check.
+ */
+export function createFlushPipeline(deps: FlushPipelineDeps) {
+  const { cache, status, settings } = deps;
+  let operations: StoreOperation[] = [];
+  let poi: PoiRow[] = [];
+  let mark = 0;
+  let height: number | undefined;
+  let blockTimestamp: number | undefined;
+  let lastPoiHash: Uint8Array | null = null;
+  let lastFlushAt = Date.now();
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown;
+
+  function schedule(): Promise<void> {
+    if (height === undefined) return chain;
+    const batch = { operations, poi, mark, height };
+    const metadata: Record<string, unknown> = {
+      lastProcessedHeight: height,
+      lastProcessedTimestamp: Date.now(),
+      targetHeight: status.targetHeight ?? height,
+    };
+    if (blockTimestamp !== undefined) metadata.lastProcessedBlockTimestamp = blockTimestamp;
+    if (poi.length > 0) metadata.lastCreatedPoiHeight = poi[poi.length - 1]!.id;
+    Object.assign(metadata, deps.metadataOf(height));
+    operations = [];
+    poi = [];
+    height = undefined;
+    lastFlushAt = Date.now();
+    chain = chain.then(async () => {
+      const started = Date.now();
+      if (deps.exporter !== undefined) metadata.csvExport = await deps.exporter.append(batch.operations);
+      await deps.store.flush({ operations: batch.operations, metadata, poi: batch.poi });
+      cache.flushed(batch.mark);
+      status.lastProcessedHeight = batch.height;
+      status.lastProcessedTimestamp = metadata.lastProcessedTimestamp as number;
+      deps.logger.profile('StoreService', `flush ${batch.operations.length} operations`, Date.now() - started);
+    });
+    chain.catch((err: unknown) => {
+      failure ??= err;
+    });
+    return chain;
+  }
+
+  return {
+    /** The proof-of-index chain continues from this hash (after a start or a rewind). */
+    resumePoi(hash: Uint8Array | null) {
+      lastPoiHash = hash;
+    },
+
+    /** Moves the finished block's writes into the next flush, with its `_poi` row. */
+    complete(block: CompletedBlock) {
+      const taken = cache.takeOperations();
+      mark = taken.mark;
+      if (taken.operations.length > 0) {
+        operations.push(...taken.operations);
+        if (settings.proofOfIndex && block.hash !== undefined) {
+          const { projectId, sha256 } = settings.proofOfIndex;
+          const row = poiRow({ height: block.height, chainBlockHash: block.hash, operations: taken.operations, projectId, parentHash: lastPoiHash }, sha256);
+          lastPoiHash = row.hash;
+          poi.push(row);
+        }
+      }
+      height = block.height;
+      if (block.timestamp !== undefined) {
+        blockTimestamp = block.timestamp;
+        status.blockTimes.add({ height: block.height, timestamp: block.timestamp });
+      }
+    },
+
+    pending: () => height !== undefined,
+
+    /** Flushes and waits until everything taken so far is committed. */
+    async flush(): Promise<void> {
+      await schedule();
+    },
+
+    /** Flushes without waiting in async mode (ordering still holds); waits otherwise. */
+    async flushInBackgroundOrWait(background: boolean): Promise<void> {
+      if (background) void schedule().catch(() => undefined);
+      else await schedule();
+    },
+
+    /** A crash loses at most --store-flush-interval of work, however long the range. */
+    intervalDue: () => Date.now() - lastFlushAt >= settings.flushIntervalMs,
+
+    shouldFlush(caughtUp: boolean): boolean {
+      if (height === undefined) return false;
+      if (caughtUp || Date.now() - lastFlushAt >= settings.flushIntervalMs) return true;
+      return cache.pendingCount() >= (settings.flushAsync ? ASYNC_FLUSH_RECORDS : settings.flushThreshold);
+    },
+
+    throwIfFailed() {
+      if (failure !== undefined) throw failure;
+    },
+  };
+}

@@ -1,0 +1,187 @@
+import { abortableSleep } from '../../../domain/abortable-sleep.ts';
+import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
+import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
+import type { StoreCache } from '../../../domain/entities/store-cache.ts';
+import type { BlockContent, HandlerCall } from '../../../domain/mapping/handler-call.ts';
+import { projectStartHeight, type DataSource, type Template } from '../../../domain/project/project-model.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { EthereumFamily } from '../families/ethereum-family.ts';
+import type { FetchRetryPolicy } from '../fetch-retry.ts';
+import type { IndexerStatus } from '../indexer-status.ts';
+import type { RangeFetcher } from '../range-fetcher.ts';
+import { rewindProject } from '../rewind-project.ts';
+import { createBlockProcessor, type BlockRunner } from './block-processor.ts';
+import { createChainFollower, type FetchedWithRefs } from './chain-follower.ts';
+import { createFlushPipeline, type FlushSettings } from './flush-pipeline.ts';
+import { createForkWatch } from './fork-watch.ts';
+import { scaleBatchSize } from './scale-batch-size.ts';
+
+export interface IndexerSettings extends FlushSettings {
+  batchSize: number;
+  /** --unfinalized-blocks: index up to the best block instead of the final one */
+  unfinalizedBlocks: boolean;
+  /** blocks behind the best one treated as final when the chain has no `finalized` tag */
+  blockConfirmations: number;
+  /** how often to look for new blocks once caught up, in ms */
+  pollIntervalMs: number;
+  /** stop once this height is indexed (tests, benchmarks); default: follow the chain */
+  stopAtHeight?: number;
+  /** --scale-batch-size: the share of memory in use (0..1); batches shrink above 0.7 and grow back below 0.4 */
+  memoryPressure?: () => number;
+  /** overrides of the fetch retry policy (tests) */
+  fetchRetry?: Partial<FetchRetryPolicy>;
+}
+
+export interface IndexerDeps {
+  /** heads, finality and block identities */
+  source: ChainSource;
+  /** blocks and logs of ranges, in this thread or in --workers threads */
+  fetcher: RangeFetcher;
+  store: EntityStore;
+  cache: StoreCache;
+  /** the chain family: matching blocks to handler calls, what to fetch */
+  family: EthereumFamily;
+  runner: BlockRunner<BlockContent, HandlerCall>;
+  dataSources: readonly DataSource[];
+  templates: readonly Template[];
+  logger: Logger;
+  status: IndexerStatus;
+  settings: IndexerSettings;
+  /** --csv-out-dir: writes a flush's rows before its commit; what it returns is committed as `_metadata.csvExport` */
+  exporter?: { append(operations: readonly StoreOperation[]): Promise<unknown> };
+}
+
+/**
+ * The indexing loop over its stages: the chain follower hands out fetched ranges, the fork watch
+ * checks they continue what is indexed, the block processor runs each block's handlers in order,
+ * and the flush pipeline commits whole blocks with `lastProcessedHeight` in one transaction, so a
+ * crash at any moment resumes after the last committed block with nothing lost or duplicated.
+ */
+export function createIndexer(deps: IndexerDeps) {
+  const { store, cache, settings, status } = deps;
+  const log = deps.logger.child('indexer');
+  const fetchLog = deps.logger.child('fetch');
+  const forks = createForkWatch(deps.source, settings);
+  const follower = createChainFollower({ ...deps, watchingForks: forks.watching });
+  const blocks = createBlockProcessor({ ...deps, fetch: follower.fetch });
+  const flushes = createFlushPipeline({ ...deps, metadataOf: (height) => ({ ...blocks.metadata(), ...forks.metadata(follower.finalized(), height) }) });
+
+  // Stop at the last end block when every data source (and no template) has one.
+  const endHeight = (): number | undefined => {
+    if (deps.templates.length > 0 || deps.dataSources.some((d) => d.endBlock === undefined)) return settings.stopAtHeight;
+    const end = Math.max(...deps.dataSources.map((d) => d.endBlock!));
+    return settings.stopAtHeight === undefined ? end : Math.min(end, settings.stopAtHeight);
+  };
+
+  /** Where to go on from, as the database says: after the last committed block, or the project's start. */
+  async function load(): Promise<number> {
+    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources', 'unfinalizedBlocks']);
+    blocks.load(meta.dynamicDatasources);
+    forks.load(meta.unfinalizedBlocks);
+    const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
+    // The chain continues from the newest row kept, which after a rewind is below any height recorded before it.
+    flushes.resumePoi(settings.proofOfIndex && last !== undefined ? ((await store.getLatestPoi(last))?.hash ?? null) : null);
+    if (last === undefined) return projectStartHeight(deps.dataSources);
+    status.lastProcessedHeight = last;
+    log.info(`resuming after block ${last}`);
+    return last + 1;
+  }
+
+  /** Commits what is processed, then rewinds to the common ancestor and reloads what the rewind changed. */
+  async function rollBack(ancestor: number): Promise<number> {
+    const from = status.lastProcessedHeight;
+    await flushes.flush();
+    cache.discard();
+    follower.reset();
+    const started = Date.now();
+    await rewindProject(store, ancestor);
+    log.warn(`chain reorganisation: block ${ancestor + 1} onwards changed; rewound from ${from ?? '-'} to ${ancestor} in ${Date.now() - started} ms and indexing the new branch`);
+    return load();
+  }
+
+  /** A fork found now, rewound; the height to go on from (unchanged when there is none). */
+  const rewindIfForked = async (next: number) => {
+    const ancestor = await forks.findFork();
+    return ancestor === undefined ? next : rollBack(ancestor);
+  };
+
+  /** Runs the blocks of a fetched range in order; the height to go on from. */
+  async function processRange({ range, fetched, refs, keepFrom }: FetchedWithRefs, signal: AbortSignal): Promise<number> {
+    // Logged as ranges are taken, in order; once following the head, only with --debug.
+    const line = `fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`;
+    if (status.caughtUp) fetchLog.debug(line);
+    else fetchLog.info(line);
+    const started = Date.now();
+    let h = range.from;
+    for (; h <= range.to && !signal.aborted; h++) {
+      status.currentProcessingHeight = h;
+      status.currentProcessingTimestamp = Date.now();
+      const created = await blocks.process(fetched, h);
+      const block = fetched.blocks.get(h);
+      const ref = refs.get(h);
+      // Kept from the final height on: the same blocks whenever and however often the node ran.
+      if (h >= keepFrom) forks.keep(ref);
+      flushes.complete({ height: h, hash: block?.hash ?? ref?.hash, timestamp: block?.timestamp ?? ref?.timestamp });
+      status.blocksProcessed++;
+      if (flushes.intervalDue() && h < range.to) {
+        await flushes.flushInBackgroundOrWait(settings.flushAsync);
+        flushes.throwIfFailed();
+      }
+      if (created) {
+        follower.reset();
+        h++;
+        break;
+      }
+    }
+    status.eventsFetched += fetched.logCount;
+    deps.logger.profile('IndexerManager', `process [${range.from},${h - 1}]`, Date.now() - started);
+    return h;
+  }
+
+  return {
+    /** Indexes until `signal` aborts, `stopAtHeight` is reached, or an error; flushes what is complete before returning or throwing. */
+    async run(signal: AbortSignal): Promise<void> {
+      let next = await load();
+      const end = endHeight();
+      let heads = await follower.heads();
+      let batchSize = settings.batchSize;
+      try {
+        // The chain may have reorganised while the node was stopped.
+        if (forks.watching()) next = await rewindIfForked(next);
+        while (!signal.aborted && (end === undefined || next <= end)) {
+          if (next > heads.target) heads = await follower.heads();
+          status.bestHeight = heads.best;
+          status.targetHeight = end === undefined ? heads.target : Math.min(end, heads.target);
+          if (next > status.targetHeight) {
+            status.caughtUp = true;
+            if (flushes.pending()) await flushes.flush();
+            // Following the head: a reorganisation that keeps the height shows only in the hashes.
+            const resumed = forks.watching() ? await rewindIfForked(next) : next;
+            if (resumed === next) await abortableSleep(settings.pollIntervalMs, signal);
+            next = resumed;
+            continue;
+          }
+          batchSize = scaleBatchSize(batchSize, settings);
+          const taken = await follower.take(next, status.targetHeight, batchSize, blocks.plan);
+          if (!forks.continues(taken.refs.get(taken.range.from))) {
+            follower.reset();
+            // No fork found: the chain went back to the branch indexed since the range was fetched; fetch again.
+            next = await rewindIfForked(next);
+            continue;
+          }
+          next = await processRange(taken, signal);
+          status.caughtUp = next > status.targetHeight;
+          if (flushes.shouldFlush(status.caughtUp)) await flushes.flushInBackgroundOrWait(settings.flushAsync && !status.caughtUp);
+          flushes.throwIfFailed();
+        }
+      } catch (err) {
+        // Keep every block that finished: commit them before reporting the failure.
+        cache.takeOperations();
+        await flushes.flush().catch((flushErr) => log.error(`could not save the blocks indexed before the failure: ${(flushErr as Error).message}`));
+        cache.discard();
+        throw err;
+      }
+      await flushes.flush();
+    },
+  };
+}

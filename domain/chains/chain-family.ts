@@ -1,0 +1,47 @@
+import { IdxError } from '../errors.ts';
+import type { DataSource } from '../project/project-model.ts';
+
+export type ChainFamilyName = 'ethereum' | 'substrate';
+
+/** The manifest's `dataSources[].kind` that names each family. */
+export const RUNTIME_KINDS: Readonly<Record<ChainFamilyName, string>> = { ethereum: 'ethereum/Runtime', substrate: 'substrate/Runtime' };
+
+/** What every family's fetched range has: its blocks by height. */
+export interface FetchedBlocks {
+  blocks: Map<number, unknown>;
+}
+
+/**
+ * What the node core needs from a chain family. The core (apps/node/indexing) knows heights,
+ * hashes, ranges, data sources and flushes; what a block holds, what to fetch for it and which
+ * handlers it calls, in what order and with which values, is the family's.
+ *
+ * The chain side (heads, finality, block identities, ranges fetched as a plan says) is the family's
+ * `ChainSource` and range fetcher; the sandbox side is the family's runtime values.
+ */
+export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call> {
+  readonly name: ChainFamilyName;
+  /** `/meta`'s `specName` (the runtime's for Substrate chains) */
+  readonly specName: string;
+  /** a data source of the manifest, or one made from a template, ready for matching */
+  compile(ds: DataSource, index: number): Compiled;
+  /** what to fetch for `[from, to]` so that every handler of the active data sources finds its data */
+  plan(sources: readonly Compiled[], from: number, to: number): Plan;
+  /** the handler calls of a fetched block, in the family's order, with what the sandbox receives; none when the block has none */
+  blockCalls(sources: readonly Compiled[], fetched: Fetched, height: number): { content: Content; calls: Call[] } | undefined;
+}
+
+/**
+ * The family of a project, from its data sources' kinds: one family per project (a multichain
+ * folder gives each chain its own project). `idx-node-ethereum` runs EVM projects only.
+ */
+export function familyOfKinds(kinds: readonly string[], manifestPath: string, program: 'idx-node' | 'idx-node-ethereum' = 'idx-node'): ChainFamilyName {
+  const names = new Set(kinds.map((k) => (Object.entries(RUNTIME_KINDS).find(([, kind]) => kind === k)?.[0] as ChainFamilyName | undefined) ?? 'ethereum'));
+  if (names.size > 1) throw new IdxError('CHAIN_FAMILY_MIXED', `${manifestPath}: data sources of several chain families (${[...names].join(', ')}); one project indexes one chain`);
+  const name = [...names][0] ?? 'ethereum';
+  if (name === 'substrate') {
+    if (program === 'idx-node-ethereum') throw new IdxError('CHAIN_FAMILY_UNSUPPORTED', `${manifestPath}: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node`);
+    throw new IdxError('CHAIN_FAMILY_UNSUPPORTED', `${manifestPath}: substrate/Runtime projects (the Substrate family) are not supported by this version of idx yet; it indexes ethereum/Runtime projects`);
+  }
+  return name;
+}
