@@ -8,8 +8,8 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { entity, schemaModel } from '../infra/postgres/test-models.ts';
+import { uniqueSchemaName } from '../test/support/test-backends.ts';
+import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
-import { startAnvil } from '../infra/chain/start-anvil.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
+import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';

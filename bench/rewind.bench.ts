@@ -1,11 +1,11 @@
 import { rewindProject } from '../apps/node/rewind-project.ts';
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
-import { startAnvil } from '../infra/chain/start-anvil.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
+import { startAnvil } from '../devchain/start-anvil.ts';
 import { parseSchema } from '../domain/entities/parse-schema.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
-import { startAnvil } from '../infra/chain/start-anvil.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
+import { startAnvil } from '../devchain/start-anvil.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BACKENDS } from '../test/support/erc20-chain.ts';
 import { buildErc20Project } from '../test/support/erc20-project.ts';

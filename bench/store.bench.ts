@@ -5,8 +5,8 @@ import { createDb, type Db } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute } from '../infra/postgres/sql.ts';
-import { freshPgliteDir, uniqueSchemaName } from '../infra/postgres/test-backends.ts';
-import { entity, schemaModel } from '../infra/postgres/test-models.ts';
+import { freshPgliteDir, uniqueSchemaName } from '../test/support/test-backends.ts';
+import { entity, schemaModel } from '../test/support/test-models.ts';
 import type { Benchmark } from './run.ts';
 
 /**

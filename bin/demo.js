@@ -2,5 +2,5 @@
 // `npm start`: the demo (a local chain, the starter project indexed into PGlite). Not a published command.
 import { load } from './launch.js';
 
-const { main } = await load('apps/demo/main');
+const { main } = await load('devchain/demo/main');
 await main();

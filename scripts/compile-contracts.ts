@@ -1,5 +1,5 @@
 /**
- * Compiles infra/chain/contracts/*.sol with the solc devDependency and writes, beside each source,
+ * Compiles devchain/contracts/*.sol with the solc devDependency and writes, beside each source,
  * `<name>.artifact.ts` (abi `as const` + bytecode), which is committed: tests and the demo never
  * compile at run time. Run by hand after editing a contract:
  *   node --import tsx scripts/compile-contracts.ts
@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const solc = require('solc') as { compile(input: string): string; version(): string };
-const dir = join(import.meta.dirname, '..', 'infra', 'chain', 'contracts');
+const dir = join(import.meta.dirname, '..', 'devchain', 'contracts');
 const sources = readdirSync(dir).filter((f) => f.endsWith('.sol'));
 
 const input = {

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, rebuild, runNodeCli } from './support/erc20-project.ts';
 

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { startDictionaryServer } from './support/dictionary-server.ts';
 import { envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';

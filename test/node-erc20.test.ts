@@ -1,7 +1,7 @@
 import t from 'tap';
 import { toEventSelector } from 'viem';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

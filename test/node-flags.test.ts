@@ -5,7 +5,7 @@ import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import type { Db } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject, erc20Tables, runNodeCli } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -4,7 +4,7 @@ import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import type { Db } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';

@@ -7,7 +7,7 @@ import { createLogger } from '../infra/logging/create-logger.ts';
 import { advisoryKey, LOCK_FILE } from '../infra/postgres/acquire-writer-lock.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, runNodeCli } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables, runNodeCli, slowDownTransfers } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -14,8 +14,8 @@ import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { installNotifyTriggers } from '../infra/postgres/notify-triggers.ts';
 import { openPgliteSocketDb, publishPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { freshPgliteDir } from '../infra/postgres/test-backends.ts';
-import { entity, schemaModel } from '../infra/postgres/test-models.ts';
+import { freshPgliteDir } from './support/test-backends.ts';
+import { entity, schemaModel } from './support/test-models.ts';
 
 /**
  * The playground as a user meets it: GraphiQL in headless Chromium (Debian's `chromium`, which CI

@@ -7,7 +7,7 @@ import { parseSchema } from '../domain/entities/parse-schema.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BIN, freePortGuess } from './support/erc20-project.ts';
 
 interface Run {

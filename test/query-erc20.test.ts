@@ -7,7 +7,7 @@ import { createQueryContext } from '../apps/query/query-context.ts';
 import { listenOnFreePort } from '../infra/http/listen-on-free-port.ts';
 import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
 import { balanceOf, copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

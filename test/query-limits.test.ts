@@ -8,8 +8,8 @@ import type { EntityData, StoreOperation } from '../domain/entities/entity-store
 import { listenOnFreePort } from '../infra/http/listen-on-free-port.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { createTestBackends } from '../infra/postgres/test-backends.ts';
-import { entity, schemaModel } from '../infra/postgres/test-models.ts';
+import { createTestBackends } from './support/test-backends.ts';
+import { entity, schemaModel } from './support/test-models.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, startSubscriptionService, type GqlAnswer } from './support/query-client.ts';
 

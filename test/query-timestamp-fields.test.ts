@@ -3,7 +3,7 @@ import { parseSchema } from '../domain/entities/parse-schema.ts';
 import type { StoreOperation } from '../domain/entities/entity-store.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { createTestBackends } from '../infra/postgres/test-backends.ts';
+import { createTestBackends } from './support/test-backends.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
 
 const backends = createTestBackends(t);

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
 import { encodeFunctionData, getAddress, keccak256, toHex } from 'viem';
-import { testMinterAbi, testMinterBytecode } from '../infra/chain/contracts/test-minter.artifact.ts';
-import { deployContract } from '../infra/chain/deploy-contract.ts';
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
-import { ANVIL_DEV_ACCOUNT } from '../infra/chain/start-anvil.ts';
+import { testMinterAbi, testMinterBytecode } from '../devchain/contracts/test-minter.artifact.ts';
+import { deployContract } from '../devchain/deploy-contract.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
+import { ANVIL_DEV_ACCOUNT } from '../devchain/start-anvil.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { toQuantity } from '../infra/rpc/hex-quantity.ts';

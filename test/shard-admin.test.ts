@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import t from 'tap';
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { signJwt } from '../infra/rpc/jwt-auth.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';

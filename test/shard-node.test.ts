@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { uniqueSchemaName } from '../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

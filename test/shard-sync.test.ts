@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { makeErc20Workload } from '../infra/chain/make-erc20-workload.ts';
-import { ANVIL_DEV_ACCOUNT } from '../infra/chain/start-anvil.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
+import { ANVIL_DEV_ACCOUNT } from '../devchain/start-anvil.ts';
 import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS, envFor } from './support/erc20-chain.ts';

@@ -4,7 +4,7 @@ import type { ChainSource } from '../../domain/blocks/chain-source.ts';
 import type { EthLog } from '../../domain/blocks/chain-data.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
-import { makeErc20Workload } from '../../infra/chain/make-erc20-workload.ts';
+import { makeErc20Workload } from '../../devchain/make-erc20-workload.ts';
 import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
 import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from '../../test/support/anvil.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createTestBackends } from '../../infra/postgres/test-backends.ts';
+import { createTestBackends } from '../../test/support/test-backends.ts';
 import { createQueryContext } from './query-context.ts';
 
 const backends = createTestBackends(t);

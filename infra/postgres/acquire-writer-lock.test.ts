@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { acquireFileLock, LOCK_EXPIRY_MS, LOCK_FILE } from './acquire-writer-lock.ts';
 import { createDb, type CreateDbOptions } from './create-db.ts';
 import { execute } from './sql.ts';
-import { freshPgliteDir, uniqueSchemaName } from './test-backends.ts';
+import { freshPgliteDir, uniqueSchemaName } from '../../test/support/test-backends.ts';
 
 const pgEnv = process.env.DB_HOST ? process.env : undefined;
 const createDbUrl = new URL('./create-db.ts', import.meta.url).href;

@@ -5,7 +5,7 @@ import t from 'tap';
 import { checkServerVersion, createDb, prepareDatabase } from './create-db.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
 import { execute } from './sql.ts';
-import { freshPgliteDir, uniqueSchemaName } from './test-backends.ts';
+import { freshPgliteDir, uniqueSchemaName } from '../../test/support/test-backends.ts';
 
 const pgEnv = process.env.DB_HOST ? process.env : undefined;
 

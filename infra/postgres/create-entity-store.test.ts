@@ -5,8 +5,8 @@ import { IdxError } from '../../domain/errors.ts';
 import { createEntityStore } from './create-entity-store.ts';
 import { prepareProjectSchema } from './prepare-project-schema.ts';
 import { execute } from './sql.ts';
-import { createTestBackends, type TestBackend } from './test-backends.ts';
-import { counterModel, everyTypeModel } from './test-models.ts';
+import { createTestBackends, type TestBackend } from '../../test/support/test-backends.ts';
+import { counterModel, everyTypeModel } from '../../test/support/test-models.ts';
 
 const backends = createTestBackends(t);
 

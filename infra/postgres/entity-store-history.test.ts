@@ -4,8 +4,8 @@ import type { EntityData, StoreOperation } from '../../domain/entities/entity-st
 import { createEntityStore } from './create-entity-store.ts';
 import { prepareProjectSchema } from './prepare-project-schema.ts';
 import { execute } from './sql.ts';
-import { createTestBackends } from './test-backends.ts';
-import { counterModel } from './test-models.ts';
+import { createTestBackends } from '../../test/support/test-backends.ts';
+import { counterModel } from '../../test/support/test-models.ts';
 
 /**
  * Property: whatever the writes, batch splits and rewinds, the store answers at every height what

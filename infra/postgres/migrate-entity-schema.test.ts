@@ -5,7 +5,7 @@ import { createEntityStore } from './create-entity-store.ts';
 import { migrateEntitySchema } from './migrate-entity-schema.ts';
 import { prepareProjectSchema } from './prepare-project-schema.ts';
 import { execute } from './sql.ts';
-import { createTestBackends } from './test-backends.ts';
+import { createTestBackends } from '../../test/support/test-backends.ts';
 
 const backends = createTestBackends(t);
 

@@ -5,8 +5,8 @@ import { notifyChannel } from '../../domain/entities/names.ts';
 import { createEntityStore } from './create-entity-store.ts';
 import { dropNotifyTriggers, installNotifyTriggers, tablesWithNotifyTriggers, type NotifyPayload } from './notify-triggers.ts';
 import { prepareProjectSchema } from './prepare-project-schema.ts';
-import { createTestBackends, type TestBackend } from './test-backends.ts';
-import { entity, schemaModel } from './test-models.ts';
+import { createTestBackends, type TestBackend } from '../../test/support/test-backends.ts';
+import { entity, schemaModel } from '../../test/support/test-models.ts';
 
 const backends = createTestBackends(t);
 

@@ -7,7 +7,7 @@ import { createDb, type Db } from './create-db.ts';
 import { ENDPOINT_FILE, findPgliteSocket, openPgliteSocketDb, publishPgliteSocket } from './pglite-socket-endpoint.ts';
 import { createPgliteSocketServer, parseListen } from './pglite-socket-server.ts';
 import { execute } from './sql.ts';
-import { freshPgliteDir } from './test-backends.ts';
+import { freshPgliteDir } from '../../test/support/test-backends.ts';
 
 const dir = await freshPgliteDir();
 t.teardown(() => rm(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { loadMigrations, runMigrations, type Migration } from './run-migrations.ts';
 import { execute } from './sql.ts';
-import { createTestBackends } from './test-backends.ts';
+import { createTestBackends } from '../../test/support/test-backends.ts';
 
 const backends = createTestBackends(t);
 

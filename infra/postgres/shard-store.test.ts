@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createShardStore, type ShardBlock } from './shard-store.ts';
-import { createTestBackends } from './test-backends.ts';
+import { createTestBackends } from '../../test/support/test-backends.ts';
 
 const backends = createTestBackends(t);
 

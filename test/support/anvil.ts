@@ -1,4 +1,4 @@
-import { startAnvil, type Anvil, type AnvilOptions } from '../../infra/chain/start-anvil.ts';
+import { startAnvil, type Anvil, type AnvilOptions } from '../../devchain/start-anvil.ts';
 import type { Teardown } from './local-rpc-server.ts';
 
 /** anvil for one test (file): stopped on teardown. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { makeErc20Workload, type Erc20Workload } from '../../infra/chain/make-erc20-workload.ts';
-import type { Anvil } from '../../infra/chain/start-anvil.ts';
+import { makeErc20Workload, type Erc20Workload } from '../../devchain/make-erc20-workload.ts';
+import type { Anvil } from '../../devchain/start-anvil.ts';
 import { createDb } from '../../infra/postgres/create-db.ts';
 import { createRpcClient, type RpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { parseNodeArgs, type NodeOptions } from '../../apps/node/node-options.ts';

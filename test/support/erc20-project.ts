@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { encodeFunctionData, decodeFunctionResult } from 'viem';
-import { testErc20Abi } from '../../infra/chain/contracts/test-erc20.artifact.ts';
+import { testErc20Abi } from '../../devchain/contracts/test-erc20.artifact.ts';
 import type { Db } from '../../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
 import type { RpcClient } from '../../infra/rpc/create-rpc-client.ts';

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { seededRandom } from '../../infra/chain/seeded-random.ts';
+import { seededRandom } from '../../devchain/seeded-random.ts';
 import { listenLocally, type Teardown } from './local-rpc-server.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { seededRandom } from '../../infra/chain/seeded-random.ts';
+import { seededRandom } from '../../devchain/seeded-random.ts';
 import { BIN, freePortGuess } from './erc20-project.ts';
 
 export interface KillCycleOptions {

@@ -4,7 +4,7 @@ import { runQuery, type RunningQuery } from '../../apps/query/run-query.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { openPgliteSocketDb, publishPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
-import type { TestBackend } from '../../infra/postgres/test-backends.ts';
+import type { TestBackend } from './test-backends.ts';
 import { freePortGuess } from './erc20-project.ts';
 
 export interface GqlAnswer<D = any> {

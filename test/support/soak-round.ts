@@ -1,7 +1,7 @@
 import { runNode } from '../../apps/node/run-node.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
-import { uniqueSchemaName } from '../../infra/postgres/test-backends.ts';
+import { uniqueSchemaName } from './test-backends.ts';
 import { envFor, nodeOptions, openDb, type BackendKind } from './erc20-chain.ts';
 import { copyProject, erc20Tables, slowDownTransfers } from './erc20-project.ts';
 import { startFaultProxy, type FaultKind } from './fault-proxy.ts';

@@ -7,9 +7,9 @@ import { createEntityStore } from '../../../infra/postgres/create-entity-store.t
 import { installNotifyTriggers } from '../../../infra/postgres/notify-triggers.ts';
 import { prepareProjectSchema } from '../../../infra/postgres/prepare-project-schema.ts';
 import { execute } from '../../../infra/postgres/sql.ts';
-import { createTestBackends, type TestBackend } from '../../../infra/postgres/test-backends.ts';
+import { createTestBackends, type TestBackend } from '../../../test/support/test-backends.ts';
 import { startSubscriptionService } from '../../../test/support/query-client.ts';
-import { entity, schemaModel } from '../../../infra/postgres/test-models.ts';
+import { entity, schemaModel } from '../../../test/support/test-models.ts';
 
 const backends = createTestBackends(t);
 

@@ -1,7 +1,7 @@
 import { encodeFunctionData, keccak256, toHex } from 'viem';
-import { IdxError } from '../../domain/errors.ts';
-import type { RpcClient } from '../rpc/create-rpc-client.ts';
-import { hexToNumber, toQuantity } from '../rpc/hex-quantity.ts';
+import { IdxError } from '../domain/errors.ts';
+import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { hexToNumber, toQuantity } from '../infra/rpc/hex-quantity.ts';
 import { testErc20Abi } from './contracts/test-erc20.artifact.ts';
 import { deployErc20 } from './deploy-erc20.ts';
 import { seededRandom } from './seeded-random.ts';

@@ -3,8 +3,8 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { makeErc20Workload } from '../../infra/chain/make-erc20-workload.ts';
-import { startAnvil } from '../../infra/chain/start-anvil.ts';
+import { makeErc20Workload } from '../make-erc20-workload.ts';
+import { startAnvil } from '../start-anvil.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
 

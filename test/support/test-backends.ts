@@ -3,9 +3,9 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { createDb, type Db } from './create-db.ts';
-import { pgliteTemplate } from './pglite-template.ts';
-import { execute, quoteIdent } from './sql.ts';
+import { createDb, type Db } from '../../infra/postgres/create-db.ts';
+import { pgliteTemplate } from '../../infra/postgres/pglite-template.ts';
+import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
 
 /**
  * Runs storage tests on every backend: PGlite always, PostgreSQL too when `DB_HOST` is set

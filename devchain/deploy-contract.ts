@@ -1,7 +1,7 @@
 import { encodeDeployData, type Abi } from 'viem';
-import { IdxError } from '../../domain/errors.ts';
-import type { RpcClient } from '../rpc/create-rpc-client.ts';
-import { hexToNumber, toLowerHex } from '../rpc/hex-quantity.ts';
+import { IdxError } from '../domain/errors.ts';
+import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { hexToNumber, toLowerHex } from '../infra/rpc/hex-quantity.ts';
 import { ANVIL_DEV_ACCOUNT } from './start-anvil.ts';
 
 export interface DeployedContract {

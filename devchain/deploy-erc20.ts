@@ -1,4 +1,4 @@
-import type { RpcClient } from '../rpc/create-rpc-client.ts';
+import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact.ts';
 import { deployContract, type DeployedContract } from './deploy-contract.ts';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { decodeEventLog, decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem';
-import { anvilForTest } from '../../test/support/anvil.ts';
-import { createEthereumSource } from '../rpc/create-ethereum-source.ts';
-import { createRpcClient } from '../rpc/create-rpc-client.ts';
+import { anvilForTest } from '../test/support/anvil.ts';
+import { createEthereumSource } from '../infra/rpc/create-ethereum-source.ts';
+import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { testErc20Abi } from './contracts/test-erc20.artifact.ts';
 import { makeErc20Workload } from './make-erc20-workload.ts';
 

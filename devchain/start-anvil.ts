@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError } from '../domain/errors.ts';
 
 export interface AnvilOptions {
   chainId?: number;
