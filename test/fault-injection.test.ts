@@ -1,5 +1,5 @@
 import t from 'tap';
-import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
+import { PROGRAM_BACKEND, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { ALL_FAULTS, TRANSPORT_FAULTS, type FaultKind } from './support/fault-proxy.ts';
 import { soakRound } from './support/soak-round.ts';
@@ -12,22 +12,21 @@ import { soakRound } from './support/soak-round.ts';
  */
 exitWhenDone();
 
-// transport faults alone, then every fault with the endpoint's log lies, caught by --verify-receipts
-const RUNS: { seed: number; kinds: readonly FaultKind[]; args: string[] }[] = [
-  { seed: 7, kinds: TRANSPORT_FAULTS, args: [] },
-  { seed: 1009, kinds: ALL_FAULTS, args: ['--verify-receipts'] },
+// Transport faults alone on PGlite, then every fault with the endpoint's log lies, caught by
+// --verify-receipts, on PostgreSQL when it is there: kills at random moments on both databases.
+const RUNS: { kind: BackendKind; seed: number; kinds: readonly FaultKind[]; args: string[] }[] = [
+  { kind: 'pglite', seed: 7, kinds: TRANSPORT_FAULTS, args: [] },
+  { kind: PROGRAM_BACKEND, seed: 1009, kinds: ALL_FAULTS, args: ['--verify-receipts'] },
 ];
 const { anvil, workload, built } = await setupErc20Chain(t);
 
-for (const kind of BACKENDS) {
-  for (const { seed, kinds, args } of RUNS) {
-    t.test(`${kind}, seed ${seed}${args.length ? `, ${args.join(' ')}` : ''}: ${kinds.length} kinds of RPC fault and SIGKILLs at random moments, and the tables equal an uninterrupted run`, async (t) => {
-      const round = await soakRound(t, { kind, chainUrl: anvil.url, built, toBlock: workload.toBlock, seed, rate: 0.15, kinds, kills: 3, args });
-      // the first kill always lands mid-run (start-up and 3 s of handlers outlast the window); later ones may find it done
-      t.ok(round.run.kills >= 1, `${round.run.kills} SIGKILLs dealt over ${round.run.runs} runs`);
-      t.ok(round.totalFaults > 0, `${round.totalFaults} faults injected in ${round.requests} requests: ${JSON.stringify(round.faults)}`);
-      t.same(round.run.errorExits, [], 'no run gave up on the faults');
-      t.same(round.tables.faulted, round.tables.reference, 'every version row equals the uninterrupted run');
-    });
-  }
+for (const { kind, seed, kinds, args } of RUNS) {
+  t.test(`${kind}, seed ${seed}${args.length ? `, ${args.join(' ')}` : ''}: ${kinds.length} kinds of RPC fault and SIGKILLs at random moments, and the tables equal an uninterrupted run`, async (t) => {
+    const round = await soakRound(t, { kind, chainUrl: anvil.url, built, toBlock: workload.toBlock, seed, rate: 0.15, kinds, kills: 3, args });
+    // the first kill always lands mid-run (start-up and 3 s of handlers outlast the window); later ones may find it done
+    t.ok(round.run.kills >= 1, `${round.run.kills} SIGKILLs dealt over ${round.run.runs} runs`);
+    t.ok(round.totalFaults > 0, `${round.totalFaults} faults injected in ${round.requests} requests: ${JSON.stringify(round.faults)}`);
+    t.same(round.run.errorExits, [], 'no run gave up on the faults');
+    t.same(round.tables.faulted, round.tables.reference, 'every version row equals the uninterrupted run');
+  });
 }

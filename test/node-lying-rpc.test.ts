@@ -3,7 +3,8 @@ import { runNode } from '../apps/node/run-node.ts';
 import { IdxError } from '../domain/errors.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { envFor, nodeOptions, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { startRpcProxy, type JsonRpcRequest } from './support/local-rpc-server.ts';
@@ -54,12 +55,15 @@ async function index(t: Test, endpoints: string[], args: string[] = []) {
     options: nodeOptions(dir, first!, ['--db-schema', schema, '--batch-size', '4', ...more.flatMap((e) => ['--network-endpoint', e]), ...args]),
     logger,
     version: 'test',
-    env: envFor('pglite'),
+    env: envFor(PROGRAM_BACKEND),
     signal: new AbortController().signal,
     settings: { stopAtHeight: stopAt },
   }).catch((err: unknown) => (error = err));
-  const db = await openDb('pglite', dir);
-  t.teardown(() => db.close());
+  const db = await openDb(PROGRAM_BACKEND, dir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
   return { tables: error === undefined ? await erc20Tables(db, schema) : undefined, error, log: lines.join('') };
 }
 

@@ -12,6 +12,13 @@ export type BackendKind = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when `DB_HOST` is set (CI sets it). */
 export const BACKENDS: readonly BackendKind[] = process.env.DB_HOST ? ['pglite', 'postgres'] : ['pglite'];
 
+/**
+ * The one backend for scenarios about the program rather than SQL (RPC faults, lying endpoints,
+ * bad values caught in the sandbox): PostgreSQL when `DB_HOST` is set (it opens faster), else
+ * PGlite. SQL-level behaviour is tested on both.
+ */
+export const PROGRAM_BACKEND: BackendKind = process.env.DB_HOST ? 'postgres' : 'pglite';
+
 export interface Erc20Chain {
   anvil: Anvil;
   client: RpcClient;
