@@ -23,7 +23,10 @@ const BLOCKS = Number(process.env.BENCH_LATENCY_BLOCKS ?? 200);
 const INTERVAL_MS = 1000;
 
 function spawnProgram(name: string, args: readonly string[], env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, ['--no-node-snapshot', BIN(name), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  return spawn(process.execPath, ['--no-node-snapshot', BIN(name), ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
@@ -49,7 +52,15 @@ const bench: Benchmark = {
       const dir = await copyProject(td, await buildErc20Project(td));
 
       const pg = process.env.DB_HOST !== undefined;
-      const env = pg ? { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE } : {};
+      const env = pg
+        ? {
+            DB_HOST: process.env.DB_HOST,
+            DB_PORT: process.env.DB_PORT,
+            DB_USER: process.env.DB_USER,
+            DB_PASS: process.env.DB_PASS,
+            DB_DATABASE: process.env.DB_DATABASE,
+          }
+        : {};
       const schema = pg ? uniqueSchemaName('idx_bench_latency') : 'erc20';
       if (pg) {
         td.teardown(async () => {
@@ -62,7 +73,24 @@ const bench: Benchmark = {
       }
 
       const nodePort = freePortGuess();
-      const node = spawnProgram('idx-node', ['-f', dir, '--network-endpoint', anvil.url, '--db-schema', schema, '--unfinalized-blocks', '--subscription', '-p', String(nodePort), '--log-level', 'warn'], env);
+      const node = spawnProgram(
+        'idx-node',
+        [
+          '-f',
+          dir,
+          '--network-endpoint',
+          anvil.url,
+          '--db-schema',
+          schema,
+          '--unfinalized-blocks',
+          '--subscription',
+          '-p',
+          String(nodePort),
+          '--log-level',
+          'warn',
+        ],
+        env,
+      );
       td.teardown(() => stop(node));
       await waitFor('the node to index the first block', async () => {
         const meta = (await (await fetch(`http://127.0.0.1:${nodePort}/meta`)).json()) as { lastProcessedHeight?: number };
@@ -70,7 +98,11 @@ const bench: Benchmark = {
       });
 
       const queryPort = freePortGuess();
-      const query = spawnProgram('idx-query', ['-n', schema, ...(pg ? [] : ['-f', dir]), '--subscription', '--port', String(queryPort), '--log-level', 'warn'], env);
+      const query = spawnProgram(
+        'idx-query',
+        ['-n', schema, ...(pg ? [] : ['-f', dir]), '--subscription', '--port', String(queryPort), '--log-level', 'warn'],
+        env,
+      );
       td.teardown(() => stop(query));
       await waitFor('idx-query', async () => (await fetch(`http://127.0.0.1:${queryPort}/health`)).ok);
 

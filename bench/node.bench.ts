@@ -23,12 +23,25 @@ import { teardowns } from './teardowns.ts';
  */
 const BLOCKS = Number(process.env.BENCH_NODE_BLOCKS ?? 2000);
 
-async function indexOnce(label: string, dir: string, anvilUrl: string, env: Record<string, string | undefined>, schema: string, toBlock: number, events: number, blocks: number) {
+async function indexOnce(
+  label: string,
+  dir: string,
+  anvilUrl: string,
+  env: Record<string, string | undefined>,
+  schema: string,
+  toBlock: number,
+  events: number,
+  blocks: number,
+) {
   const port = 30000 + Math.floor(Math.random() * 10000);
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', anvilUrl, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', anvilUrl, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'],
+    {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const spawned = performance.now();
   let started: number | undefined;
   let peakRss = 0;
@@ -42,9 +55,9 @@ async function indexOnce(label: string, dir: string, anvilUrl: string, env: Reco
       } catch {
         // the process is gone; 'exit' reports it
       }
-      const meta = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json()).catch(() => undefined)) as
-        | { currentProcessingHeight?: number; lastProcessedHeight?: number }
-        | undefined;
+      const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+        .then((r) => r.json())
+        .catch(() => undefined)) as { currentProcessingHeight?: number; lastProcessedHeight?: number } | undefined;
       if (meta?.currentProcessingHeight !== undefined && started === undefined) {
         started = performance.now();
         startRss = peakRss;
@@ -86,7 +99,8 @@ const bench: Benchmark = {
       const patched = source
         .replace('transactionHash: log.transactionHash,', 'transactionHash: log.transaction.hash,')
         .replace('contractAddress: log.address,', 'contractAddress: (log.transaction.logs ?? []).includes(log) ? log.address : "not in tx.logs",');
-      if (!patched.includes('log.transaction.hash') || !patched.includes('log.transaction.logs')) throw new Error(`${mapping} no longer has the line the variant changes`);
+      if (!patched.includes('log.transaction.hash') || !patched.includes('log.transaction.logs'))
+        throw new Error(`${mapping} no longer has the line the variant changes`);
       await writeFile(mapping, patched);
       await rebuild(reading);
       const events = w.transfers + w.senders.length; // the workload's transfers plus the mints
@@ -95,7 +109,13 @@ const bench: Benchmark = {
       if (process.env.DB_HOST) {
         const dir = await copyProject(td, built);
         const schema = uniqueSchemaName('idx_bench');
-        const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+        const env = {
+          DB_HOST: process.env.DB_HOST,
+          DB_PORT: process.env.DB_PORT,
+          DB_USER: process.env.DB_USER,
+          DB_PASS: process.env.DB_PASS,
+          DB_DATABASE: process.env.DB_DATABASE,
+        };
         td.teardown(async () => {
           const db = await createDb({ env });
           await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
@@ -105,7 +125,10 @@ const bench: Benchmark = {
         await indexOnce('PostgreSQL', dir, anvil.url, env, schema, w.toBlock, events, blocks);
         await indexOnce('PostgreSQL, reading log.transaction and tx.logs', reading, anvil.url, env, `${schema}_tx`, w.toBlock, events, blocks);
         const db = await createDb({ env });
-        const [check] = await execute<{ n: string; bad: string }>(db.kysely, `select count(*) as n, count(*) filter (where contract_address = 'not in tx.logs') as bad from ${quoteIdent(`${schema}_tx`)}.transfers`);
+        const [check] = await execute<{ n: string; bad: string }>(
+          db.kysely,
+          `select count(*) as n, count(*) filter (where contract_address = 'not in tx.logs') as bad from ${quoteIdent(`${schema}_tx`)}.transfers`,
+        );
         await db.close();
         console.log(`  the variant's check: ${check!.bad} of ${check!.n} transfers missed their log in tx.logs`);
       } else {

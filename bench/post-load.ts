@@ -10,7 +10,14 @@ export interface LoadResult {
 export async function postLoad(url: string, body: string, connections: number, seconds: number): Promise<LoadResult> {
   // autocannon ships no types: loaded through a name TypeScript does not resolve
   const name = 'autocannon';
-  type Autocannon = (o: { url: string; method: string; headers: Record<string, string>; body: string; connections: number; duration: number }) => Promise<LoadResult>;
+  type Autocannon = (o: {
+    url: string;
+    method: string;
+    headers: Record<string, string>;
+    body: string;
+    connections: number;
+    duration: number;
+  }) => Promise<LoadResult>;
   const { default: autocannon } = (await import(name)) as { default: Autocannon };
   return autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds });
 }

@@ -29,7 +29,16 @@ const model = schemaModel([
   entity('Transfer', { from: { type: { kind: 'entity', entity: 'Account' } }, value: 'BigInt', note: 'String' }),
   // a schema the size of a real project's (~30 entities), so that introspection costs what it would there
   ...Array.from({ length: 30 }, (_v, i) =>
-    entity(`Extra${i}`, { account: { type: { kind: 'entity', entity: 'Account' } }, a: 'String', b: 'Int', c: 'BigInt', d: 'Float', e: 'Boolean', f: 'Date', g: 'String' }),
+    entity(`Extra${i}`, {
+      account: { type: { kind: 'entity', entity: 'Account' } },
+      a: 'String',
+      b: 'Int',
+      c: 'BigInt',
+      d: 'Float',
+      e: 'Boolean',
+      f: 'Date',
+      g: 'String',
+    }),
   ),
 ]);
 
@@ -38,7 +47,13 @@ async function run(): Promise<void> {
     console.log('skipped: needs PostgreSQL (set DB_HOST, DB_PORT, DB_USER, DB_DATABASE)');
     return;
   }
-  const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+  const env = {
+    DB_HOST: process.env.DB_HOST,
+    DB_PORT: process.env.DB_PORT,
+    DB_USER: process.env.DB_USER,
+    DB_PASS: process.env.DB_PASS,
+    DB_DATABASE: process.env.DB_DATABASE,
+  };
   const schema = uniqueSchemaName('idx_bench_attack');
   const db = await createDb({ env });
   try {
@@ -46,31 +61,55 @@ async function run(): Promise<void> {
     await prepareProjectSchema(db.kysely, model, options);
     const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
     await store.setMetadata({ schema: model });
-    const set = (e: string, id: string, height: number, data: Record<string, unknown>): StoreOperation => ({ entity: e, id, height, op: 'set', data: { id, ...data } });
+    const set = (e: string, id: string, height: number, data: Record<string, unknown>): StoreOperation => ({
+      entity: e,
+      id,
+      height,
+      op: 'set',
+      data: { id, ...data },
+    });
     await store.flush({ operations: Array.from({ length: 1000 }, (_v, i) => set('Account', `a${i}`, 1, { name: `n${i}`, balance: BigInt(i) })) });
-    await store.flush({ operations: Array.from({ length: 100 }, (_v, i) => set('Transfer', `t${i}`, 2, { fromId: `a${i}`, value: 1n, note: String(i % 10).repeat(70_000) })) });
+    await store.flush({
+      operations: Array.from({ length: 100 }, (_v, i) => set('Transfer', `t${i}`, 2, { fromId: `a${i}`, value: 1n, note: String(i % 10).repeat(70_000) })),
+    });
 
     const port = 30000 + Math.floor(Math.random() * 10000);
-    const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-query'), '-n', schema, '--port', String(port), '--subscription', '--log-level', 'warn'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--no-node-snapshot', BIN('idx-query'), '-n', schema, '--port', String(port), '--subscription', '--log-level', 'warn'],
+      {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     let exit: string | undefined;
     const exited = new Promise<void>((r) => child.once('exit', (code, signal) => ((exit = `exit ${code ?? signal}`), r())));
     const url = `http://127.0.0.1:${port}/`;
     try {
-      for (let i = 0; (await fetch(`${url}health`).then((r) => r.status, () => 0)) !== 200; i++) {
+      for (
+        let i = 0;
+        (await fetch(`${url}health`).then(
+          (r) => r.status,
+          () => 0,
+        )) !== 200;
+        i++
+      ) {
         if (i > 600) throw new Error('idx-query did not start');
         await new Promise((r) => setTimeout(r, 50));
       }
-      const status = async (key: string) => Number(/(\d+)/.exec((await readFile(`/proc/${child.pid}/status`, 'utf8')).split('\n').find((l) => l.startsWith(key)) ?? '')?.[1] ?? 0) / 1024;
+      const status = async (key: string) =>
+        Number(/(\d+)/.exec((await readFile(`/proc/${child.pid}/status`, 'utf8')).split('\n').find((l) => l.startsWith(key)) ?? '')?.[1] ?? 0) / 1024;
       console.log(`idx-query started: RSS ${(await status('VmRSS:')).toFixed(0)} MB; ${CLIENTS} attacking clients for ${SECONDS} s`);
 
       const flood = `{ ${Array.from({ length: 26_000 }, (_v, i) => `a${i}: __schema { types { name } }`).join(' ')} }`.slice(0, 1_000_000 - 64) + ' }';
       const deep = `{ ${'{'.repeat(900_000)} }`;
       const huge = JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename ${' '.repeat(3_700_000)} }` } });
       const biggest = '{ a: transfers(first: 100) { nodes { id note } } b: transfers(first: 100) { nodes { id note } } }';
-      const post = (query: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.text(), () => '');
+      const post = (query: string) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then(
+          (r) => r.text(),
+          () => '',
+        );
       const rawWs = () =>
         new Promise<void>((resolve) => {
           const ws = new WebSocket(`ws://127.0.0.1:${port}/`, 'graphql-transport-ws');
@@ -89,7 +128,9 @@ async function run(): Promise<void> {
       const client = async (i: number) => {
         const ws = createClient({ url: `ws://127.0.0.1:${port}/`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
         const overWs = (query: string) =>
-          new Promise<void>((resolve) => ws.subscribe({ query }, { next: (r) => note(JSON.stringify(r)), error: (e) => (note(JSON.stringify(e)), resolve()), complete: resolve }));
+          new Promise<void>((resolve) =>
+            ws.subscribe({ query }, { next: (r) => note(JSON.stringify(r)), error: (e) => (note(JSON.stringify(e)), resolve()), complete: resolve }),
+          );
         for (let n = 0; !stop; n++) {
           const steps = [
             () => post(flood).then(note),

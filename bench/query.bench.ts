@@ -22,7 +22,8 @@ const CONNECTIONS = 10;
 
 async function measure(label: string, url: string, query: string): Promise<void> {
   const body = JSON.stringify({ query });
-  const post = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json() as Promise<{ errors?: unknown }>);
+  const post = () =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json() as Promise<{ errors?: unknown }>);
   const first = await post();
   if (first.errors !== undefined) throw new Error(`${label}: ${JSON.stringify(first.errors)}`);
   const r = await postLoad(url, body, CONNECTIONS, SECONDS);
@@ -45,7 +46,13 @@ async function run(): Promise<void> {
     console.log('skipped: needs PostgreSQL (set DB_HOST, DB_PORT, DB_USER, DB_DATABASE)');
     return;
   }
-  const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+  const env = {
+    DB_HOST: process.env.DB_HOST,
+    DB_PORT: process.env.DB_PORT,
+    DB_USER: process.env.DB_USER,
+    DB_PASS: process.env.DB_PASS,
+    DB_DATABASE: process.env.DB_DATABASE,
+  };
   const cleanups: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
   const anvil = await startAnvil();
@@ -68,14 +75,26 @@ async function run(): Promise<void> {
       db.kysely,
       `select (select count(*) from ${s}.transfers) as transfers, (select count(*) from ${s}.accounts) as versions`,
     );
-    console.log(`indexed ${counts!.transfers} transfers (${counts!.versions} account versions) historically in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `indexed ${counts!.transfers} transfers (${counts!.versions} account versions) historically in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     const port = 30000 + Math.floor(Math.random() * 10000);
-    const child = spawn(process.execPath, [BIN('idx-query'), '-n', schema, '--port', String(port), '--log-level', 'warn'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [BIN('idx-query'), '-n', schema, '--port', String(port), '--log-level', 'warn'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const exited = new Promise((r) => child.once('exit', r));
     try {
       const url = `http://127.0.0.1:${port}/`;
-      for (let i = 0; (await fetch(`${url}health`).then((r) => r.status, () => 0)) !== 200; i++) {
+      for (
+        let i = 0;
+        (await fetch(`${url}health`).then(
+          (r) => r.status,
+          () => 0,
+        )) !== 200;
+        i++
+      ) {
         if (i > 600) throw new Error('idx-query did not start');
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -88,10 +107,18 @@ async function run(): Promise<void> {
       const { account, sender } = pick!;
       console.log(`  (the sender has ${pick!.n} transfers)`);
       console.log(`idx-query, default flags; ${SECONDS} s of load per query, then ${SEQUENTIAL} sequential requests:`);
-      await measure('page of 100 transfers ordered by block', url, '{ transfers(first: 100, orderBy: BLOCK_HEIGHT_ASC) { nodes { id blockHeight fromId toId value timestamp } } }');
+      await measure(
+        'page of 100 transfers ordered by block',
+        url,
+        '{ transfers(first: 100, orderBy: BLOCK_HEIGHT_ASC) { nodes { id blockHeight fromId toId value timestamp } } }',
+      );
       await measure('account by id', url, `{ account(id: "${account}") { id balance } }`);
       await measure('filtered count (transfers of one sender)', url, `{ transfers(filter: { fromId: { equalTo: "${sender}" } }) { totalCount } }`);
-      await measure('page of 100 transfers at a past height', url, `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC, blockHeight: "${Math.floor((workload.fromBlock + workload.toBlock) / 2)}") { nodes { id blockHeight from { id balance } } } }`);
+      await measure(
+        'page of 100 transfers at a past height',
+        url,
+        `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC, blockHeight: "${Math.floor((workload.fromBlock + workload.toBlock) / 2)}") { nodes { id blockHeight from { id balance } } } }`,
+      );
     } finally {
       child.kill('SIGTERM');
       await exited;

@@ -37,20 +37,32 @@ const bench: Benchmark = {
       await client.request('anvil_mine', ['0x40']);
       const dir = await copyProject(td, await buildErc20Project(td));
       const schema = uniqueSchemaName('idx_bench_rewind');
-      const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+      const env = {
+        DB_HOST: process.env.DB_HOST,
+        DB_PORT: process.env.DB_PORT,
+        DB_USER: process.env.DB_USER,
+        DB_PASS: process.env.DB_PASS,
+        DB_DATABASE: process.env.DB_DATABASE,
+      };
       const db = await createDb({ env });
       td.teardown(async () => {
         await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
         await db.close();
       });
-      const run = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema, '--proof-of-index', '--unfinalized-blocks', '--log-level', 'warn'], { until: w.toBlock });
+      const run = await runNodeCli(
+        dir,
+        env,
+        ['--network-endpoint', anvil.url, '--db-schema', schema, '--proof-of-index', '--unfinalized-blocks', '--log-level', 'warn'],
+        { until: w.toBlock },
+      );
       if (run.lastSeen === undefined || run.lastSeen < w.toBlock) throw new Error(`indexing stopped at ${run.lastSeen}: ${run.output.slice(-500)}`);
 
       const model = parseSchema(await readFile(join(dir, 'schema.graphql'), 'utf8'));
       const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
       const count = async (where: string) => {
         let n = 0;
-        for (const table of ['transfers', 'accounts', 'starter_entities']) n += (await execute<{ n: number }>(db.kysely, `select count(*)::int n from ${quoteIdent(schema)}.${table} where ${where}`))[0]!.n;
+        for (const table of ['transfers', 'accounts', 'starter_entities'])
+          n += (await execute<{ n: number }>(db.kysely, `select count(*)::int n from ${quoteIdent(schema)}.${table} where ${where}`))[0]!.n;
         return n;
       };
       const last = (await store.getMetadata('lastProcessedHeight')) as number;

@@ -57,9 +57,24 @@ function blockOf(height: number): { block: EthBlock; logs: EthLog[] } {
     removed: false,
   }));
   const block: EthBlock = {
-    height, hash, parentHash: word(height - 1), timestamp: 1_700_000_000 + height, miner: `0x${'00'.repeat(20)}`, gasLimit: 30_000_000n, gasUsed: 1n,
-    difficulty: 0n, extraData: '0x', logsBloom: '0x', nonce: '0x', receiptsRoot: hash, sha3Uncles: hash, size: 1000, stateRoot: hash, transactionsRoot: hash,
-    uncles: [], transactionHashes: [],
+    height,
+    hash,
+    parentHash: word(height - 1),
+    timestamp: 1_700_000_000 + height,
+    miner: `0x${'00'.repeat(20)}`,
+    gasLimit: 30_000_000n,
+    gasUsed: 1n,
+    difficulty: 0n,
+    extraData: '0x',
+    logsBloom: '0x',
+    nonce: '0x',
+    receiptsRoot: hash,
+    sha3Uncles: hash,
+    size: 1000,
+    stateRoot: hash,
+    transactionsRoot: hash,
+    uncles: [],
+    transactionHashes: [],
   };
   return { block, logs };
 }

@@ -27,12 +27,37 @@ async function load(label: string, url: string, body: unknown): Promise<void> {
 }
 
 /** The idx-shard CLI in its own process, as a user runs it (the load generator must not share its event loop). */
-async function syncAndServe(label: string, anvilUrl: string, head: number, env: Record<string, string | undefined>, place: { dataDir: string; schema: string }, mid: number): Promise<void> {
+async function syncAndServe(
+  label: string,
+  anvilUrl: string,
+  head: number,
+  env: Record<string, string | undefined>,
+  place: { dataDir: string; schema: string },
+  mid: number,
+): Promise<void> {
   const port = 30000 + Math.floor(Math.random() * 10000);
-  const child = spawn(process.execPath, [BIN('idx-shard'), '--upstream', anvilUrl, '--data-dir', place.dataDir, '--db-schema', place.schema, '-p', String(port), '--log-level', 'warn', '--poll-interval', '100'], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN('idx-shard'),
+      '--upstream',
+      anvilUrl,
+      '--data-dir',
+      place.dataDir,
+      '--db-schema',
+      place.schema,
+      '-p',
+      String(port),
+      '--log-level',
+      'warn',
+      '--poll-interval',
+      '100',
+    ],
+    {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const exited = new Promise((r) => child.once('exit', r));
   try {
     const url = `http://127.0.0.1:${port}`;
@@ -43,7 +68,9 @@ async function syncAndServe(label: string, anvilUrl: string, head: number, env: 
     const from = await height();
     while ((await height()) < head) await new Promise((r) => setTimeout(r, 20));
     const seconds = (performance.now() - started) / 1000;
-    console.log(`${label}: synced ${head - from} blocks in ${seconds.toFixed(1)} s = ${((head - from) / seconds).toFixed(0)} blocks/s (${(((head - from) * 22) / seconds).toFixed(0)} transactions/s with their receipts and logs)`);
+    console.log(
+      `${label}: synced ${head - from} blocks in ${seconds.toFixed(1)} s = ${((head - from) / seconds).toFixed(0)} blocks/s (${(((head - from) * 22) / seconds).toFixed(0)} transactions/s with their receipts and logs)`,
+    );
     await serve(label, url, mid);
   } finally {
     child.kill('SIGTERM');
@@ -73,12 +100,20 @@ const bench: Benchmark = {
       const t0 = performance.now();
       const w = await makeErc20Workload(client, { blocks: BLOCKS, transfersPerBlock: 20, approvalsPerBlock: 2, senders: 20, recipients: 1000 });
       const head = Number(await client.request('eth_blockNumber'));
-      console.log(`workload: ${BLOCKS} blocks × (20 Transfers + 2 Approvals) on anvil in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${CONNECTIONS} connections, ${SECONDS} s per load`);
+      console.log(
+        `workload: ${BLOCKS} blocks × (20 Transfers + 2 Approvals) on anvil in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${CONNECTIONS} connections, ${SECONDS} s per load`,
+      );
       const mid = w.fromBlock + Math.floor((w.toBlock - w.fromBlock) / 2);
       await serve('anvil', anvil.url, mid);
 
       if (process.env.DB_HOST) {
-        const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
+        const env = {
+          DB_HOST: process.env.DB_HOST,
+          DB_PORT: process.env.DB_PORT,
+          DB_USER: process.env.DB_USER,
+          DB_PASS: process.env.DB_PASS,
+          DB_DATABASE: process.env.DB_DATABASE,
+        };
         const schema = uniqueSchemaName('idx_shard_bench');
         cleanups.push(async () => {
           const db = await createDb({ env });

@@ -53,7 +53,15 @@ const bench: Benchmark = {
           `${kind}: ${round.run.kills} SIGKILLs over ${round.run.runs} runs in ${round.seconds.toFixed(0)} s; ${round.totalFaults} faults in ${round.requests} requests ` +
             `${JSON.stringify(round.faults)}; runs that gave up: ${round.run.errorExits.length}; tables ${exact ? 'exact' : 'DIFFERENT from the uninterrupted run'}`,
         );
-        for (const e of round.run.errorExits.slice(0, 3)) console.log(`  gave up (exit ${e.code}): ${e.output.split('\n').filter((l) => /ERROR|FATAL/.test(l)).slice(-1)[0] ?? e.output.slice(-300)}`);
+        for (const e of round.run.errorExits.slice(0, 3))
+          console.log(
+            `  gave up (exit ${e.code}): ${
+              e.output
+                .split('\n')
+                .filter((l) => /ERROR|FATAL/.test(l))
+                .slice(-1)[0] ?? e.output.slice(-300)
+            }`,
+          );
       }
       console.log(`in all: ${allKills} kill cycles, ${allFaults} injected faults`);
     } finally {

@@ -36,7 +36,14 @@ function block(height: number): StoreOperation[] {
       id,
       height,
       op: 'set',
-      data: { id, from: `0xfrom${i % 977}`, to: `0xto${i % 1009}`, value: BigInt(i) * 10n ** 18n + BigInt(height), blockHeight: height, memo: i % 3 === 0 ? null : 'memo' },
+      data: {
+        id,
+        from: `0xfrom${i % 977}`,
+        to: `0xto${i % 1009}`,
+        value: BigInt(i) * 10n ** 18n + BigInt(height),
+        blockHeight: height,
+        memo: i % 3 === 0 ? null : 'memo',
+      },
     };
   }
   return ops;

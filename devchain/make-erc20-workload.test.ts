@@ -35,7 +35,10 @@ t.test('the workload has exactly the asked Transfer and Approval events, and bal
     perBlock.set(l.blockNumber, c);
   }
   t.equal(perBlock.size, 60);
-  t.ok([...perBlock.values()].every((c) => c.transfers === 20 && c.approvals === 2), 'every block: 20 Transfer, 2 Approval');
+  t.ok(
+    [...perBlock.values()].every((c) => c.transfers === 20 && c.approvals === 2),
+    'every block: 20 Transfer, 2 Approval',
+  );
   t.equal(logs.filter((l) => l.blockNumber === work.mintBlock && l.topics[0] === TRANSFER).length, 20, 'one mint per sender');
 
   // replaying the Transfer events gives the contract's own balanceOf for every account
@@ -49,10 +52,16 @@ t.test('the workload has exactly the asked Transfer and Approval events, and bal
   }
   const accounts = [...work.senders, ...work.recipients];
   const results = await client.batch<`0x${string}`>(
-    accounts.map((a) => ({ method: 'eth_call', params: [{ to: work.token, data: encodeFunctionData({ abi: testErc20Abi, functionName: 'balanceOf', args: [a as `0x${string}`] }) }, 'latest'] })),
+    accounts.map((a) => ({
+      method: 'eth_call',
+      params: [{ to: work.token, data: encodeFunctionData({ abi: testErc20Abi, functionName: 'balanceOf', args: [a as `0x${string}`] }) }, 'latest'],
+    })),
   );
   const onChain = results.map((r) => decodeFunctionResult({ abi: testErc20Abi, functionName: 'balanceOf', data: r }));
-  t.same(onChain, accounts.map((a) => balances.get(a) ?? 0n));
+  t.same(
+    onChain,
+    accounts.map((a) => balances.get(a) ?? 0n),
+  );
   t.equal(await client.request('anvil_getAutomine'), true, 'automine restored');
 
   const again = await makeErc20Workload(client, { ...options, blocks: 2, token: work.token, seed: 7 });

@@ -73,10 +73,12 @@ export async function makeErc20Workload(client: RpcClient, options: Erc20Workloa
   const automine = await client.request<boolean>('anvil_getAutomine');
   await client.request('evm_setAutomine', [false]);
   try {
-    await client.batch(senders.flatMap((s) => [
-      { method: 'anvil_impersonateAccount', params: [s] },
-      { method: 'anvil_setBalance', params: [s, GAS_MONEY] },
-    ]));
+    await client.batch(
+      senders.flatMap((s) => [
+        { method: 'anvil_impersonateAccount', params: [s] },
+        { method: 'anvil_setBalance', params: [s, GAS_MONEY] },
+      ]),
+    );
     // the senders may have sent before (a second workload on the same chain)
     const counts = await client.batch([ANVIL_DEV_ACCOUNT, ...senders].map((a) => ({ method: 'eth_getTransactionCount', params: [a, 'pending'] })));
     const mintNonce = hexToNumber(counts[0]);
@@ -94,11 +96,24 @@ export async function makeErc20Workload(client: RpcClient, options: Erc20Workloa
     // a second workload on the same token (the demo's trickle) mints only to senders running low
     let needMint = senders;
     if (options.token !== undefined) {
-      const balances = await client.batch<string>(senders.map((s) => ({ method: 'eth_call', params: [{ to: token, data: encodeFunctionData({ abi: testErc20Abi, functionName: 'balanceOf', args: [s as `0x${string}`] }) }, 'latest'] })));
+      const balances = await client.batch<string>(
+        senders.map((s) => ({
+          method: 'eth_call',
+          params: [{ to: token, data: encodeFunctionData({ abi: testErc20Abi, functionName: 'balanceOf', args: [s as `0x${string}`] }) }, 'latest'],
+        })),
+      );
       needMint = senders.filter((_, i) => BigInt(balances[i]!) < MINT_AMOUNT / 2n);
     }
     if (needMint.length > 0) {
-      await client.batch(needMint.map((s, i) => send(ANVIL_DEV_ACCOUNT, encodeFunctionData({ abi: testErc20Abi, functionName: 'mint', args: [s as `0x${string}`, MINT_AMOUNT] }), toQuantity(mintNonce + i))));
+      await client.batch(
+        needMint.map((s, i) =>
+          send(
+            ANVIL_DEV_ACCOUNT,
+            encodeFunctionData({ abi: testErc20Abi, functionName: 'mint', args: [s as `0x${string}`, MINT_AMOUNT] }),
+            toQuantity(mintNonce + i),
+          ),
+        ),
+      );
       await client.request('evm_mine');
     }
     const mintBlock = hexToNumber(await client.request('eth_blockNumber'));
@@ -131,11 +146,19 @@ export async function makeErc20Workload(client: RpcClient, options: Erc20Workloa
     await inFlight;
     const toBlock = hexToNumber(await client.request('eth_blockNumber'));
     const perBlock = options.transfersPerBlock + options.approvalsPerBlock;
-    const txCounts = await client.batch<string>(Array.from({ length: options.blocks }, (_, i) => ({ method: 'eth_getBlockTransactionCountByNumber', params: [toQuantity(mintBlock + 1 + i)] })));
+    const txCounts = await client.batch<string>(
+      Array.from({ length: options.blocks }, (_, i) => ({ method: 'eth_getBlockTransactionCountByNumber', params: [toQuantity(mintBlock + 1 + i)] })),
+    );
     const wrong = txCounts.findIndex((c) => hexToNumber(c) !== perBlock);
     if (toBlock !== mintBlock + options.blocks || wrong !== -1) {
-      const detail = wrong === -1 ? `the chain is at block ${toBlock}, expected ${mintBlock + options.blocks}` : `block ${mintBlock + 1 + wrong} has ${hexToNumber(txCounts[wrong])} transactions, expected ${perBlock}`;
-      throw new IdxError('WORKLOAD_FAILED', `the ERC20 workload did not come out as planned: ${detail}. Was something else mining or sending transactions (anvil --block-time)?`);
+      const detail =
+        wrong === -1
+          ? `the chain is at block ${toBlock}, expected ${mintBlock + options.blocks}`
+          : `block ${mintBlock + 1 + wrong} has ${hexToNumber(txCounts[wrong])} transactions, expected ${perBlock}`;
+      throw new IdxError(
+        'WORKLOAD_FAILED',
+        `the ERC20 workload did not come out as planned: ${detail}. Was something else mining or sending transactions (anvil --block-time)?`,
+      );
     }
     return {
       token,

@@ -78,7 +78,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
 }
 
 /** `$0` is anvil; fd 3 is our pipe, read only by the watchdog subshell. */
-const WATCHDOG = 'exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; (read _ <&3; kill $pid 2>/dev/null) & watcher=$!; wait $pid; code=$?; kill $watcher 2>/dev/null; exit $code';
+const WATCHDOG =
+  'exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; (read _ <&3; kill $pid 2>/dev/null) & watcher=$!; wait $pid; code=$?; kill $watcher 2>/dev/null; exit $code';
 
 async function launch(bin: string, args: string[], port: number, timeoutMs: number): Promise<{ anvil: Anvil } | { error: string }> {
   const child = spawn('sh', ['-c', WATCHDOG, bin, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });

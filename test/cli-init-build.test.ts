@@ -173,7 +173,12 @@ t.test("SubQuery's ethereum starter codegens and builds unchanged", async (t) =>
     ]),
   });
   t.same(store.calls, [
-    ['set', 'Transfer', '0xabc', { id: '0xabc', to: '0x2', from: '0x1', value: 5n, contractAddress: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', blockHeight: 4719570n }],
+    [
+      'set',
+      'Transfer',
+      '0xabc',
+      { id: '0xabc', to: '0x2', from: '0x1', value: 5n, contractAddress: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', blockHeight: 4719570n },
+    ],
     ['set', 'Approval', '0xdef', { id: '0xdef', owner: '0x1', spender: '0x3', value: 9n, contractAddress: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2' }],
   ]);
   const yaml = await readFile(join(dir, 'dist', 'project.yaml'), 'utf8');

@@ -21,12 +21,15 @@ const RUNS: { kind: BackendKind; seed: number; kinds: readonly FaultKind[]; args
 const { anvil, workload, built } = await setupErc20Chain(t);
 
 for (const { kind, seed, kinds, args } of RUNS) {
-  t.test(`${kind}, seed ${seed}${args.length ? `, ${args.join(' ')}` : ''}: ${kinds.length} kinds of RPC fault and SIGKILLs at random moments, and the tables equal an uninterrupted run`, async (t) => {
-    const round = await soakRound(t, { kind, chainUrl: anvil.url, built, toBlock: workload.toBlock, seed, rate: 0.15, kinds, kills: 3, args });
-    // the first kill always lands mid-run (start-up and 3 s of handlers outlast the window); later ones may find it done
-    t.ok(round.run.kills >= 1, `${round.run.kills} SIGKILLs dealt over ${round.run.runs} runs`);
-    t.ok(round.totalFaults > 0, `${round.totalFaults} faults injected in ${round.requests} requests: ${JSON.stringify(round.faults)}`);
-    t.same(round.run.errorExits, [], 'no run gave up on the faults');
-    t.same(round.tables.faulted, round.tables.reference, 'every version row equals the uninterrupted run');
-  });
+  t.test(
+    `${kind}, seed ${seed}${args.length ? `, ${args.join(' ')}` : ''}: ${kinds.length} kinds of RPC fault and SIGKILLs at random moments, and the tables equal an uninterrupted run`,
+    async (t) => {
+      const round = await soakRound(t, { kind, chainUrl: anvil.url, built, toBlock: workload.toBlock, seed, rate: 0.15, kinds, kills: 3, args });
+      // the first kill always lands mid-run (start-up and 3 s of handlers outlast the window); later ones may find it done
+      t.ok(round.run.kills >= 1, `${round.run.kills} SIGKILLs dealt over ${round.run.runs} runs`);
+      t.ok(round.totalFaults > 0, `${round.totalFaults} faults injected in ${round.requests} requests: ${JSON.stringify(round.faults)}`);
+      t.same(round.run.errorExits, [], 'no run gave up on the faults');
+      t.same(round.tables.faulted, round.tables.reference, 'every version row equals the uninterrupted run');
+    },
+  );
 }

@@ -13,8 +13,16 @@ import { copyProject, rebuild, runNodeCli } from './support/erc20-project.ts';
 const { anvil, workload, built } = await setupErc20Chain(t, 8);
 
 const cases: [string, string, RegExp][] = [
-  ['a NUL byte', 'transactionHash: log.blockNumber === FAIL ? "0x\\u0000" : log.transactionHash,', /Transfer "0x[0-9a-f]{64}-\d+": transactionHash: holds a NUL byte/],
-  ['an invalid Date', 'timestamp: log.blockNumber === FAIL ? new Date(NaN) : new Date(Number(log.block.timestamp) * 1000),', /Transfer "0x[0-9a-f]{64}-\d+": timestamp: expected a valid Date, got an invalid one \(new Date\(NaN\)\)/],
+  [
+    'a NUL byte',
+    'transactionHash: log.blockNumber === FAIL ? "0x\\u0000" : log.transactionHash,',
+    /Transfer "0x[0-9a-f]{64}-\d+": transactionHash: holds a NUL byte/,
+  ],
+  [
+    'an invalid Date',
+    'timestamp: log.blockNumber === FAIL ? new Date(NaN) : new Date(Number(log.block.timestamp) * 1000),',
+    /Transfer "0x[0-9a-f]{64}-\d+": timestamp: expected a valid Date, got an invalid one \(new Date\(NaN\)\)/,
+  ],
 ];
 
 // The checks run in the sandbox, before any SQL: one case per database is enough to show both keep the earlier blocks.

@@ -39,7 +39,7 @@ for (const { kind, args, label } of runs) {
       const onChain = String(await balanceOf(client, workload.token, String(a.id), workload.toBlock));
       if (a.balance !== onChain) mismatches.push(`${a.id}: indexed ${a.balance}, balanceOf ${onChain}`);
     }
-    t.same(mismatches, [], 'every balance equals the contract\'s balanceOf');
+    t.same(mismatches, [], "every balance equals the contract's balanceOf");
     t.ok(accounts.length > live.length, 'historical mode kept the earlier balances as closed versions');
     t.equal(starters.length, Math.floor(workload.toBlock / 5), 'the block handler ran on every fifth block');
     const [meta] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);

@@ -12,7 +12,10 @@ const kind = BACKENDS[BACKENDS.length - 1]!;
 t.test('a bad manifest names the field', async (t) => {
   const dir = await copyProject(t, built);
   const manifest = join(dir, 'project.ts');
-  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('handler: "handleTransfer"', 'handler: "handleTransfer", kind: "ethereum/NoSuchHandler" as never'));
+  await writeFile(
+    manifest,
+    (await readFile(manifest, 'utf8')).replace('handler: "handleTransfer"', 'handler: "handleTransfer", kind: "ethereum/NoSuchHandler" as never'),
+  );
   const r = await runNodeCli(dir, {}, ['--network-endpoint', anvil.url]);
   t.equal(r.code, 1);
   t.match(r.output, /dataSources\[0\]\.mapping\.handlers\[0\]\.kind/);
@@ -52,7 +55,10 @@ t.test('a throwing handler stops with its name, the block and the source line; e
   const failAt = workload.fromBlock + 3;
   const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
   const source = await readFile(mapping, 'utf8');
-  const patched = source.replace(/(export async function handleTransfer\([^)]*\)[^{]*\{)/, `$1\n  if (log.blockNumber === ${failAt}) throw new Error("cannot index block ${failAt}");`);
+  const patched = source.replace(
+    /(export async function handleTransfer\([^)]*\)[^{]*\{)/,
+    `$1\n  if (log.blockNumber === ${failAt}) throw new Error("cannot index block ${failAt}");`,
+  );
   t.not(patched, source, 'the mapping was patched');
   await writeFile(mapping, patched);
   await rebuild(dir);

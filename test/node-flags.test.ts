@@ -28,7 +28,14 @@ t.teardown(async () => {
 /** Runs the node to `stopAt` (default the workload's end) into `schema`. PGlite allows one open per folder, so reads open after. */
 async function index(schema: string, args: string[], stopAt = workload.toBlock): Promise<void> {
   if (!schemas.includes(schema)) schemas.push(schema);
-  await runNode({ options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...args]), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight: stopAt } });
+  await runNode({
+    options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...args]),
+    logger,
+    version: 'test',
+    env,
+    signal: new AbortController().signal,
+    settings: { stopAtHeight: stopAt },
+  });
 }
 
 /** Opens the database for reading during one subtest. */
@@ -39,9 +46,13 @@ async function reader(tt: { teardown(fn: () => unknown): void }): Promise<Db> {
 }
 
 const columns = async (read: Db, schema: string, table: string) =>
-  (await execute<{ column_name: string }>(read.kysely, `select column_name from information_schema.columns where table_schema = $1 and table_name = $2 order by column_name`, [schema, table])).map(
-    (r) => r.column_name,
-  );
+  (
+    await execute<{ column_name: string }>(
+      read.kysely,
+      `select column_name from information_schema.columns where table_schema = $1 and table_name = $2 order by column_name`,
+      [schema, table],
+    )
+  ).map((r) => r.column_name);
 
 t.test('--disable-historical keeps one row per entity, no __block_range, and the same balances', async (t) => {
   const schema = uniqueSchemaName('idx_flags');
@@ -50,7 +61,12 @@ t.test('--disable-historical keeps one row per entity, no __block_range, and the
   t.notOk((await columns(read, schema, 'accounts')).includes('__block_range'));
   const accounts = await execute<{ id: string; balance: string }>(read.kysely, `select id, balance::text from ${quoteIdent(schema)}.accounts`);
   const logs = await client.request<{ topics: string[] }[]>('eth_getLogs', [
-    { fromBlock: '0x0', toBlock: `0x${workload.toBlock.toString(16)}`, address: workload.token, topics: [toEventSelector('Transfer(address,address,uint256)')] },
+    {
+      fromBlock: '0x0',
+      toBlock: `0x${workload.toBlock.toString(16)}`,
+      address: workload.token,
+      topics: [toEventSelector('Transfer(address,address,uint256)')],
+    },
   ]);
   const parties = new Set(logs.flatMap((l) => [l.topics[1], l.topics[2]]));
   t.equal(accounts.length, parties.size, 'one row per account that sent or received, not one per version');
@@ -113,7 +129,10 @@ t.test('reindex to a height, then resume: the tables and the _poi chain equal an
 t.test('--output-fmt=json prints one JSON object per line with the documented fields', async (t) => {
   const r = await runNodeCli(dir, env, ['--network-endpoint', 'http://127.0.0.1:1', '--output-fmt=json', '--db-schema', 'unused']);
   t.equal(r.code, 1);
-  const lines = r.output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.output
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   t.ok(lines.length >= 2);
   for (const l of lines) t.match(l, { level: String, timestamp: String, pid: Number, hostname: String, category: String, message: String });
   t.ok(lines.some((l) => l.level === 'error' && String(l.message).includes('cannot reach the chain')));

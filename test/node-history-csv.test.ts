@@ -22,12 +22,12 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((cell += '"'), i++);
       else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\n') row.push(cell), rows.push(row), (row = []), (cell = '');
+    else if (c === ',') (row.push(cell), (cell = ''));
+    else if (c === '\n') (row.push(cell), rows.push(row), (row = []), (cell = ''));
     else cell += c;
   }
   if (cell !== '' || row.length > 0) throw new Error('the file does not end with a line break');
@@ -39,7 +39,7 @@ const env = envFor(kind);
 const { anvil, client, workload, built } = await setupErc20Chain(t, 12);
 const logger = createLogger({ level: 'silent', format: 'json' });
 
-t.test('--csv-out-dir: one append-only file per entity, row by row as the chain\'s transfers, nothing repeated after a restart', async (t) => {
+t.test("--csv-out-dir: one append-only file per entity, row by row as the chain's transfers, nothing repeated after a restart", async (t) => {
   const dir = await copyProject(t, built);
   const out = join(dir, 'csv');
   const schema = uniqueSchemaName('idx_csv');
@@ -66,15 +66,29 @@ t.test('--csv-out-dir: one append-only file per entity, row by row as the chain\
 
   t.same((await readdir(out)).sort(), ['Account.csv', 'StarterEntity.csv', 'Transfer.csv'], 'one file per entity; no _metadata or _poi');
 
-  const logs = await client.request<{ topics: string[]; data: string; blockNumber: string; transactionHash: string; logIndex: string; address: string }[]>('eth_getLogs', [
-    { fromBlock: '0x1', toBlock: `0x${workload.toBlock.toString(16)}`, address: workload.token, topics: [toEventSelector('Transfer(address,address,uint256)')] },
-  ]);
+  const logs = await client.request<{ topics: string[]; data: string; blockNumber: string; transactionHash: string; logIndex: string; address: string }[]>(
+    'eth_getLogs',
+    [
+      {
+        fromBlock: '0x1',
+        toBlock: `0x${workload.toBlock.toString(16)}`,
+        address: workload.token,
+        topics: [toEventSelector('Transfer(address,address,uint256)')],
+      },
+    ],
+  );
   const heights = [...new Set(logs.map((l) => Number(l.blockNumber)))];
-  const blocks = await client.batch<{ number: string; timestamp: string; hash: string }>(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [`0x${h.toString(16)}`, false] })));
+  const blocks = await client.batch<{ number: string; timestamp: string; hash: string }>(
+    heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [`0x${h.toString(16)}`, false] })),
+  );
   const timestampOf = new Map(blocks.map((b) => [Number(b.number), String(Number(b.timestamp))]));
 
   const transfers = parseCsv(await readFile(join(out, 'Transfer.csv'), 'utf8'));
-  t.same(transfers[0], ['id', 'blockHeight', 'timestamp', 'fromId', 'toId', 'value', 'transactionHash', 'contractAddress', '__block_number'], 'Transfer header');
+  t.same(
+    transfers[0],
+    ['id', 'blockHeight', 'timestamp', 'fromId', 'toId', 'value', 'transactionHash', 'contractAddress', '__block_number'],
+    'Transfer header',
+  );
   const expectedTransfers: string[][] = [];
   const expectedAccounts: string[][] = [];
   const balances = new Map<string, bigint>();
@@ -84,15 +98,27 @@ t.test('--csv-out-dir: one append-only file per entity, row by row as the chain\
     expectedAccounts.push([account, String(balance), height]);
   };
   for (const l of logs) {
-    const { args } = decodeEventLog({ abi: testErc20Abi, eventName: 'Transfer', topics: l.topics as [`0x${string}`], data: l.data as `0x${string}` }) as { args: { from: string; to: string; value: bigint } };
+    const { args } = decodeEventLog({ abi: testErc20Abi, eventName: 'Transfer', topics: l.topics as [`0x${string}`], data: l.data as `0x${string}` }) as {
+      args: { from: string; to: string; value: bigint };
+    };
     const height = String(Number(l.blockNumber));
     const [from, to] = [getAddress(args.from), getAddress(args.to)];
-    expectedTransfers.push([`${l.transactionHash}-${Number(l.logIndex)}`, height, timestampOf.get(Number(height))!, from, to, String(args.value), l.transactionHash, getAddress(l.address), height]);
+    expectedTransfers.push([
+      `${l.transactionHash}-${Number(l.logIndex)}`,
+      height,
+      timestampOf.get(Number(height))!,
+      from,
+      to,
+      String(args.value),
+      l.transactionHash,
+      getAddress(l.address),
+      height,
+    ]);
     move(from, -args.value, height);
     move(to, args.value, height);
   }
   t.equal(transfers.length - 1, workload.transfers + workload.senders.length, 'a row per transfer and mint, none repeated or lost across the restart');
-  t.same(transfers.slice(1), expectedTransfers, 'every Transfer row equals its log: Date as a Unix timestamp, __block_number the log\'s block');
+  t.same(transfers.slice(1), expectedTransfers, "every Transfer row equals its log: Date as a Unix timestamp, __block_number the log's block");
 
   const accounts = parseCsv(await readFile(join(out, 'Account.csv'), 'utf8'));
   t.same(accounts[0], ['id', 'balance', '__block_number'], 'Account header: the derived fields have no column');
@@ -101,6 +127,10 @@ t.test('--csv-out-dir: one append-only file per entity, row by row as the chain\
   const starters = parseCsv(await readFile(join(out, 'StarterEntity.csv'), 'utf8'));
   t.same(starters[0], ['id', 'blockHeight', '__block_number']);
   const fifth = starters.slice(1).map((r) => Number(r[2]));
-  t.same(fifth, Array.from({ length: Math.floor(workload.toBlock / 5) }, (_, i) => 5 * (i + 1)), 'a StarterEntity row every fifth block');
+  t.same(
+    fifth,
+    Array.from({ length: Math.floor(workload.toBlock / 5) }, (_, i) => 5 * (i + 1)),
+    'a StarterEntity row every fifth block',
+  );
   t.ok(starters.slice(1).every((r) => r[1] === r[2]));
 });

@@ -61,14 +61,30 @@ if (!process.env.DB_HOST) {
   });
   const s = quoteIdent(schema);
   const opts = (c: typeof a, extra: string[] = []) => nodeOptions(c.dir, c.url, ['--db-schema', schema, '--multi-chain', '--proof-of-index', ...extra]);
-  const index = (c: typeof a, stopAtHeight: number) => runNode({ options: opts(c), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight } });
+  const index = (c: typeof a, stopAtHeight: number) =>
+    runNode({ options: opts(c), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight } });
   const rows = async (chainId: string) => ({
-    transfers: await execute(db.kysely, `select id, block_height::text, from_id, to_id, value::text, __block_range::text r from ${s}.transfers where __chain = $1 order by id, lower(__block_range)`, [chainId]),
-    accounts: await execute(db.kysely, `select id, balance::text, __block_range::text r from ${s}.accounts where __chain = $1 order by id, lower(__block_range)`, [chainId]),
-    starters: await execute(db.kysely, `select id, block_height::text, __block_range::text r from ${s}.starter_entities where __chain = $1 order by id`, [chainId]),
+    transfers: await execute(
+      db.kysely,
+      `select id, block_height::text, from_id, to_id, value::text, __block_range::text r from ${s}.transfers where __chain = $1 order by id, lower(__block_range)`,
+      [chainId],
+    ),
+    accounts: await execute(
+      db.kysely,
+      `select id, balance::text, __block_range::text r from ${s}.accounts where __chain = $1 order by id, lower(__block_range)`,
+      [chainId],
+    ),
+    starters: await execute(db.kysely, `select id, block_height::text, __block_range::text r from ${s}.starter_entities where __chain = $1 order by id`, [
+      chainId,
+    ]),
   });
   const meta = async (chainId: string) =>
-    Object.fromEntries((await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${s}.${quoteIdent(`_metadata_${chainId}`)}`)).map((r) => [r.key, r.value]));
+    Object.fromEntries(
+      (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${s}.${quoteIdent(`_metadata_${chainId}`)}`)).map((r) => [
+        r.key,
+        r.value,
+      ]),
+    );
   const poi = (chainId: string) => execute(db.kysely, `select id, encode(hash, 'hex') h from ${s}.${quoteIdent(`_poi_${chainId}`)} order by id`);
 
   t.test('two chains index into one schema at once: shared entity tables, metadata and _poi per chain', async (t) => {
@@ -78,10 +94,16 @@ if (!process.env.DB_HOST) {
     t.match(mb, { chain: '31338', genesisHash: b.genesis, lastProcessedHeight: b.workload.toBlock });
     const [shared] = await execute<{ value: { entities: unknown[] } }>(db.kysely, `select value from ${s}._metadata where key = 'schema'`);
     t.equal(shared?.value.entities.length, 3, 'the shared entity model is where idx-query reads it');
-    for (const [c, chainId] of [[a, '31337'], [b, '31338']] as const) {
+    for (const [c, chainId] of [
+      [a, '31337'],
+      [b, '31338'],
+    ] as const) {
       const r = await rows(chainId);
       t.equal(r.transfers.length, c.workload.transfers + c.workload.senders.length, `chain ${chainId}: every transfer and mint`);
-      t.ok(r.transfers.every((x) => String(x.id).startsWith(`${chainId}-`)), `chain ${chainId}: its rows are marked with it`);
+      t.ok(
+        r.transfers.every((x) => String(x.id).startsWith(`${chainId}-`)),
+        `chain ${chainId}: its rows are marked with it`,
+      );
       t.ok((await poi(chainId)).length > 0, `chain ${chainId}: its own _poi rows`);
     }
   });
@@ -91,7 +113,10 @@ if (!process.env.DB_HOST) {
     const target = a.workload.fromBlock + 3;
     await reindex({ ...opts(a), idx: a.dir }, target, logger, env);
     const after = await rows('31337');
-    t.ok(after.transfers.every((x) => Number(x.block_height) <= target) && after.transfers.length < before.a.transfers.length, 'chain 31337 lost its rows above the target');
+    t.ok(
+      after.transfers.every((x) => Number(x.block_height) <= target) && after.transfers.length < before.a.transfers.length,
+      'chain 31337 lost its rows above the target',
+    );
     t.same(await rows('31338'), before.b, 'chain 31338 kept every row, although its heights overlap');
     t.same(await meta('31338'), before.mb, 'and its metadata');
     t.same(await poi('31338'), before.pb, 'and its _poi');
@@ -101,8 +126,14 @@ if (!process.env.DB_HOST) {
     t.same(await rows('31337'), before.a, 'chain 31337 resumed to the same rows');
 
     await forceClean({ ...opts(a), idx: a.dir }, logger, env);
-    t.same(await rows('31337'), { transfers: [], accounts: [], starters: [] }, 'force-clean removed chain 31337\'s rows');
-    const tables = (await execute<{ table_name: string }>(db.kysely, `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`, [schema])).map((r) => r.table_name);
+    t.same(await rows('31337'), { transfers: [], accounts: [], starters: [] }, "force-clean removed chain 31337's rows");
+    const tables = (
+      await execute<{ table_name: string }>(
+        db.kysely,
+        `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`,
+        [schema],
+      )
+    ).map((r) => r.table_name);
     t.same(tables, ['_metadata', '_metadata_31338', '_migrations', '_poi', '_poi_31338'], 'and its own tables');
     t.same(await rows('31338'), before.b, 'chain 31338 is untouched');
   });
@@ -119,7 +150,14 @@ if (!process.env.DB_HOST) {
     });
     const controller = new AbortController();
     const follow = (c: typeof a) =>
-      runNode({ options: opts(c, ['--unfinalized-blocks']), logger: watching, version: 'test', env, signal: controller.signal, settings: { pollIntervalMs: 50 } });
+      runNode({
+        options: opts(c, ['--unfinalized-blocks']),
+        logger: watching,
+        version: 'test',
+        env,
+        signal: controller.signal,
+        settings: { pollIntervalMs: 50 },
+      });
     const running = [follow(a), follow(b)];
     t.teardown(() => controller.abort());
     const failed = Promise.race(running.map((r) => r.then(() => new Promise<never>(() => {}))));
@@ -137,7 +175,8 @@ if (!process.env.DB_HOST) {
     const before = { b: await rows('31338'), pb: await poi('31338') };
 
     // chain 31337: a branch of 4 blocks of transfers, indexed, then replaced by 5 blocks of others
-    const more = (blocks: number, seed: number) => makeErc20Workload(a.client, { blocks, transfersPerBlock: 3, approvalsPerBlock: 0, senders: 4, recipients: 10, seed, token: a.workload.token });
+    const more = (blocks: number, seed: number) =>
+      makeErc20Workload(a.client, { blocks, transfersPerBlock: 3, approvalsPerBlock: 0, senders: 4, recipients: 10, seed, token: a.workload.token });
     const snapshot = await a.client.request<string>('evm_snapshot');
     await more(4, 50);
     await caughtUp(a, '31337', 0);
@@ -153,7 +192,11 @@ if (!process.env.DB_HOST) {
       { fromBlock: '0x0', toBlock: `0x${final.toString(16)}`, address: a.workload.token, topics: [toEventSelector('Transfer(address,address,uint256)')] },
     ]);
     const ids = (await rows('31337')).transfers.filter((x) => String(x.r).endsWith(',)')).map((x) => String(x.id));
-    t.same(ids.sort(), logs.map((l) => `31337-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(), 'chain 31337 holds exactly the transfers of its final branch');
+    t.same(
+      ids.sort(),
+      logs.map((l) => `31337-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(),
+      'chain 31337 holds exactly the transfers of its final branch',
+    );
     t.same(await rows('31338'), before.b, 'chain 31338 kept every row');
     t.same(await poi('31338'), before.pb, 'and its _poi');
   });
@@ -171,32 +214,63 @@ if (!process.env.DB_HOST) {
     const chainYaml = (c: typeof a, chainId: string) => manifestToYaml({ ...(raw as object), network: { chainId, endpoint: [c.url] } });
     await writeFile(join(dir, 'ethereum.yaml'), chainYaml(a, '31337'));
     await writeFile(join(dir, 'polygon.yaml'), chainYaml(b, '31338'));
-    await writeFile(join(dir, 'subquery-multichain.yaml'), 'specVersion: 1.0.0\nquery: { name: "@subql/query", version: "*" }\nprojects:\n  - ethereum.yaml\n  - polygon.yaml\n');
+    await writeFile(
+      join(dir, 'subquery-multichain.yaml'),
+      'specVersion: 1.0.0\nquery: { name: "@subql/query", version: "*" }\nprojects:\n  - ethereum.yaml\n  - polygon.yaml\n',
+    );
 
     const stop = Math.min(a.workload.toBlock, b.workload.toBlock);
     const args = (extra: string[]) => {
-      const cmd = parseNodeArgs(['-f', dir, '-p', String(freePortGuess()), '--log-level', 'warn', ...extra], { program: 'idx-node', version: 'test', variant: 'base', cores: 2, write: () => {} });
+      const cmd = parseNodeArgs(['-f', dir, '-p', String(freePortGuess()), '--log-level', 'warn', ...extra], {
+        program: 'idx-node',
+        version: 'test',
+        variant: 'base',
+        cores: 2,
+        write: () => {},
+      });
       if (cmd.command !== 'run') throw new Error('expected a run command');
       return cmd.options;
     };
-    const run = (options: NodeOptions) => runNode({ options, logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight: stop } });
+    const run = (options: NodeOptions) =>
+      runNode({ options, logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight: stop } });
 
-    await t.rejects(run(args([])), { code: 'MULTI_CHAIN_FLAG_NEEDED', message: /is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain/ });
+    await t.rejects(run(args([])), {
+      code: 'MULTI_CHAIN_FLAG_NEEDED',
+      message: /is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain/,
+    });
     await run(args(['--multi-chain']));
 
-    for (const [c, chainId] of [[a, '31337'], [b, '31338']] as const) {
-      const meta = Object.fromEntries((await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${mcs}.${quoteIdent(`_metadata_${chainId}`)}`)).map((r) => [r.key, r.value]));
+    for (const [c, chainId] of [
+      [a, '31337'],
+      [b, '31338'],
+    ] as const) {
+      const meta = Object.fromEntries(
+        (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${mcs}.${quoteIdent(`_metadata_${chainId}`)}`)).map((r) => [
+          r.key,
+          r.value,
+        ]),
+      );
       t.match(meta, { chain: chainId, genesisHash: c.genesis, lastProcessedHeight: stop }, `chain ${chainId}: its own metadata`);
       const logs = await c.client.request<{ transactionHash: string; logIndex: string }[]>('eth_getLogs', [
         { fromBlock: '0x0', toBlock: `0x${stop.toString(16)}`, address: c.workload.token, topics: [toEventSelector('Transfer(address,address,uint256)')] },
       ]);
       const ids = await execute<{ id: string }>(db.kysely, `select id from ${mcs}.transfers where __chain = $1 and upper_inf(__block_range)`, [chainId]);
-      t.same(ids.map((r) => r.id).sort(), logs.map((l) => `${chainId}-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(), `chain ${chainId}: every transfer, in the shared table`);
+      t.same(
+        ids.map((r) => r.id).sort(),
+        logs.map((l) => `${chainId}-${l.transactionHash}-${hexToNumber(l.logIndex)}`).sort(),
+        `chain ${chainId}: every transfer, in the shared table`,
+      );
     }
 
     // force-clean of the folder removes every chain's data and tables, as each chain's own force-clean would
     await forceClean({ ...args(['--multi-chain']), idx: dir }, logger, env);
-    const tables = (await execute<{ table_name: string }>(db.kysely, `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`, [folder])).map((r) => r.table_name);
+    const tables = (
+      await execute<{ table_name: string }>(
+        db.kysely,
+        `select table_name from information_schema.tables where table_schema = $1 and table_name like '\\_%' order by 1`,
+        [folder],
+      )
+    ).map((r) => r.table_name);
     t.same(tables, ['_metadata', '_migrations', '_poi'], 'no chain tables are left');
     t.same(await execute(db.kysely, `select id from ${mcs}.transfers`), [], 'nor rows');
   });

@@ -21,7 +21,14 @@ for (const kind of BACKENDS) {
     const dir = await copyProject(t, built);
     const [migrated, fresh] = [uniqueSchemaName('idx_migr'), uniqueSchemaName('idx_migr')];
     const index = (schema: string, stopAtHeight: number, extra: string[] = []) =>
-      runNode({ options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...extra]), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight } });
+      runNode({
+        options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...extra]),
+        logger,
+        version: 'test',
+        env,
+        signal: new AbortController().signal,
+        settings: { stopAtHeight },
+      });
     t.teardown(async () => {
       const db = await openDb(kind, dir);
       for (const s of [migrated, fresh]) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`);
@@ -60,17 +67,40 @@ for (const kind of BACKENDS) {
     await index(fresh, workload.toBlock);
     const db = await openDb(kind, dir);
     try {
-      const meta = async (key: string) => (await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(migrated)}._metadata where key = $1`, [key]))[0]?.value;
+      const meta = async (key: string) =>
+        (await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(migrated)}._metadata where key = $1`, [key]))[0]?.value;
       t.equal(await meta('schemaMigrationCount'), 1, 'one migration recorded; an unchanged start migrates nothing');
       const model = (await meta('schema')) as { entities: { name: string; fields: { name: string }[] }[] };
-      t.same(model.entities.map((e) => e.name), ['StarterEntity', 'Account', 'Transfer', 'Note'], 'the stored model is the new one');
+      t.same(
+        model.entities.map((e) => e.name),
+        ['StarterEntity', 'Account', 'Transfer', 'Note'],
+        'the stored model is the new one',
+      );
       t.ok(model.entities[2]!.fields.some((f) => f.name === 'memo'));
       t.same(await erc20Tables(db, migrated), await erc20Tables(db, fresh), 'indexing went on from where it stood: every version row equals a fresh index');
-      const indexes = (await execute<{ indexname: string }>(db.kysely, `select indexname from pg_indexes where schemaname = $1 and tablename = 'transfers' order by indexname`, [migrated])).map((r) => r.indexname);
-      const freshIndexes = (await execute<{ indexname: string }>(db.kysely, `select indexname from pg_indexes where schemaname = $1 and tablename = 'transfers' order by indexname`, [fresh])).map((r) => r.indexname);
+      const indexes = (
+        await execute<{ indexname: string }>(
+          db.kysely,
+          `select indexname from pg_indexes where schemaname = $1 and tablename = 'transfers' order by indexname`,
+          [migrated],
+        )
+      ).map((r) => r.indexname);
+      const freshIndexes = (
+        await execute<{ indexname: string }>(
+          db.kysely,
+          `select indexname from pg_indexes where schemaname = $1 and tablename = 'transfers' order by indexname`,
+          [fresh],
+        )
+      ).map((r) => r.indexname);
       t.same(indexes, freshIndexes, 'the same indexes as a fresh schema');
       const columns = async (s: string) =>
-        (await execute<{ c: string }>(db.kysely, `select table_name || '.' || column_name || ':' || data_type c from information_schema.columns where table_schema = $1 order by 1`, [s])).map((r) => r.c);
+        (
+          await execute<{ c: string }>(
+            db.kysely,
+            `select table_name || '.' || column_name || ':' || data_type c from information_schema.columns where table_schema = $1 order by 1`,
+            [s],
+          )
+        ).map((r) => r.c);
       t.same(await columns(migrated), await columns(fresh), 'the same tables and columns as a fresh schema');
     } finally {
       await db.close();

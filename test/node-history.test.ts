@@ -25,7 +25,14 @@ for (const kind of BACKENDS) {
     // With --unfinalized-blocks the node indexes to the head and keeps the hashes of the top 65 blocks.
     const args = ['--unfinalized-blocks', '--proof-of-index'];
     const index = (schema: string) =>
-      runNode({ options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...args]), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight: best } });
+      runNode({
+        options: nodeOptions(dir, anvil.url, ['--db-schema', schema, ...args]),
+        logger,
+        version: 'test',
+        env,
+        signal: new AbortController().signal,
+        settings: { stopAtHeight: best },
+      });
     /** PGlite allows one open per folder: open for each look, between runs. */
     const withDb = async <T>(fn: (db: Db) => Promise<T>): Promise<T> => {
       const db = await openDb(kind, dir);
@@ -36,12 +43,18 @@ for (const kind of BACKENDS) {
       }
     };
     const [whole, schema] = [uniqueSchemaName('idx_hist'), uniqueSchemaName('idx_hist')];
-    t.teardown(() => withDb(async (db) => { for (const s of [whole, schema]) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`); }));
+    t.teardown(() =>
+      withDb(async (db) => {
+        for (const s of [whole, schema]) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`);
+      }),
+    );
     await index(whole);
     await index(schema);
 
     const meta = async (db: Db, s: string) =>
-      Object.fromEntries((await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${quoteIdent(s)}._metadata`)).map((r) => [r.key, r.value])) as Record<string, any>;
+      Object.fromEntries(
+        (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${quoteIdent(s)}._metadata`)).map((r) => [r.key, r.value]),
+      ) as Record<string, any>;
     // One height among the transfers (below the kept hashes), one among the kept hashes, in random order.
     const targets = [between(workload.fromBlock, workload.toBlock - 1), between(best - 60, best - 1)].sort(() => Math.random() - 0.5);
     for (const target of targets) {
@@ -50,7 +63,10 @@ for (const kind of BACKENDS) {
         const m = await meta(db, schema);
         t.equal(m.lastProcessedHeight, target, `reindex ${target}: lastProcessedHeight moved back`);
         const kept = m.unfinalizedBlocks as { blockHeight: number }[];
-        t.ok(kept.every((b) => b.blockHeight <= target), `reindex ${target}: no kept hash above it`);
+        t.ok(
+          kept.every((b) => b.blockHeight <= target),
+          `reindex ${target}: no kept hash above it`,
+        );
         if (target >= best - 64) t.equal(kept[kept.length - 1]?.blockHeight, target, `reindex ${target}: the hashes up to it stay`);
         t.ok(m.lastFinalizedVerifiedHeight <= target, `reindex ${target}: lastFinalizedVerifiedHeight not above it`);
         const [poi] = await execute<{ max: string | null }>(db.kysely, `select max(id)::text max from ${quoteIdent(schema)}._poi`);
@@ -68,9 +84,17 @@ for (const kind of BACKENDS) {
     }
     await withDb(async (db) => {
       t.same(await erc20Tables(db, schema), await erc20Tables(db, whole), 'every version row equals the uninterrupted run');
-      const poi = (s: string) => execute(db.kysely, `select id, encode(chain_block_hash, 'hex') c, encode(hash, 'hex') h, encode(parent_hash, 'hex') p from ${quoteIdent(s)}._poi order by id`);
+      const poi = (s: string) =>
+        execute(
+          db.kysely,
+          `select id, encode(chain_block_hash, 'hex') c, encode(hash, 'hex') h, encode(parent_hash, 'hex') p from ${quoteIdent(s)}._poi order by id`,
+        );
       t.same(await poi(schema), await poi(whole), 'the _poi chain equals the uninterrupted run');
-      const keep = (m: Record<string, any>) => ({ lastProcessedHeight: m.lastProcessedHeight, unfinalizedBlocks: m.unfinalizedBlocks, lastCreatedPoiHeight: m.lastCreatedPoiHeight });
+      const keep = (m: Record<string, any>) => ({
+        lastProcessedHeight: m.lastProcessedHeight,
+        unfinalizedBlocks: m.unfinalizedBlocks,
+        lastCreatedPoiHeight: m.lastCreatedPoiHeight,
+      });
       t.same(keep(await meta(db, schema)), keep(await meta(db, whole)), 'the kept hashes and heights equal the uninterrupted run');
     });
   });
@@ -79,7 +103,14 @@ for (const kind of BACKENDS) {
     const dir = await copyProject(t, built);
     const [a, b] = [uniqueSchemaName('idx_hist'), uniqueSchemaName('idx_hist')];
     const index = (schema: string, stopAtHeight: number) =>
-      runNode({ options: nodeOptions(dir, anvil.url, ['--db-schema', schema]), logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight } });
+      runNode({
+        options: nodeOptions(dir, anvil.url, ['--db-schema', schema]),
+        logger,
+        version: 'test',
+        env,
+        signal: new AbortController().signal,
+        settings: { stopAtHeight },
+      });
     const schemaExists = async (s: string) => {
       const db = await openDb(kind, dir);
       try {
@@ -98,10 +129,14 @@ for (const kind of BACKENDS) {
     await index(b, early);
     {
       const db = await openDb(kind, dir);
-      const height = async (s: string) => (await execute<{ value: number }>(db.kysely, `select value from ${quoteIdent(s)}._metadata where key = 'lastProcessedHeight'`))[0]?.value;
+      const height = async (s: string) =>
+        (await execute<{ value: number }>(db.kysely, `select value from ${quoteIdent(s)}._metadata where key = 'lastProcessedHeight'`))[0]?.value;
       t.equal(await height(b), early, 'the new schema was indexed from the start block');
       t.equal(await height(a), workload.toBlock, 'the other schema is untouched');
-      const [count] = await execute<{ n: number; max: string }>(db.kysely, `select count(*)::int n, max(block_height)::text max from ${quoteIdent(b)}.transfers`);
+      const [count] = await execute<{ n: number; max: string }>(
+        db.kysely,
+        `select count(*)::int n, max(block_height)::text max from ${quoteIdent(b)}.transfers`,
+      );
       t.equal(count?.n, 20 * 3 + 10, 'the new schema holds the mints and the transfers up to its height only');
       await db.close();
     }

@@ -35,12 +35,17 @@ const nothing: Lie = () => [];
 async function liar(t: Test, lie: Lie, when: (n: number) => boolean) {
   let n = 0;
   let lies = 0;
-  const proxy = await startRpcProxy(t, anvil.url, () => undefined, (call: JsonRpcRequest, result) => {
-    if (call.method !== 'eth_getLogs' || !Array.isArray(result) || result.length < 4) return result;
-    if (!when(n++)) return result;
-    lies++;
-    return lie(result as WireLog[]);
-  });
+  const proxy = await startRpcProxy(
+    t,
+    anvil.url,
+    () => undefined,
+    (call: JsonRpcRequest, result) => {
+      if (call.method !== 'eth_getLogs' || !Array.isArray(result) || result.length < 4) return result;
+      if (!when(n++)) return result;
+      lies++;
+      return lie(result as WireLog[]);
+    },
+  );
   return { url: proxy.url, lies: () => lies };
 }
 
@@ -71,7 +76,7 @@ const truth = await index(t, [anvil.url]);
 t.equal(truth.error, undefined);
 t.ok(truth.tables!.transfers.length >= 10 * 20, 'the honest run indexed the workload');
 
-t.test('a log whose topics are not in its block\'s bloom is refused and fetched again', async (t) => {
+t.test("a log whose topics are not in its block's bloom is refused and fetched again", async (t) => {
   const proxy = await liar(t, redirect, (n) => n % 2 === 0);
   const run = await index(t, [proxy.url]);
   t.equal(run.error, undefined);
@@ -85,7 +90,10 @@ t.test('a lie that persists stops the node with an error naming the endpoint and
   const run = await index(t, [proxy.url]);
   t.ok(run.error instanceof IdxError, String(run.error));
   t.equal((run.error as IdxError).code, 'RPC_ANSWER_CONTRADICTS_HEADER');
-  t.match((run.error as Error).message, new RegExp(`^block \\d+: .*logsBloom \\(logs from ${proxy.url.replace(/[.]/g, '\\.')}, header from ${proxy.url.replace(/[.]/g, '\\.')}\\)`));
+  t.match(
+    (run.error as Error).message,
+    new RegExp(`^block \\d+: .*logsBloom \\(logs from ${proxy.url.replace(/[.]/g, '\\.')}, header from ${proxy.url.replace(/[.]/g, '\\.')}\\)`),
+  );
 });
 
 t.test('with an honest endpoint beside the liar, the node asks the honest one again', async (t) => {
@@ -114,7 +122,10 @@ t.test('--verify-receipts stops on altered data that persists, naming the endpoi
   const proxy = await liar(t, inflate, () => true);
   const run = await index(t, [proxy.url], ['--verify-receipts']);
   t.equal((run.error as IdxError).code, 'RPC_ANSWER_CONTRADICTS_HEADER', String(run.error));
-  t.match((run.error as Error).message, new RegExp(`^block \\d+: log \\d+ differs from the block's receipts \\(logs from ${proxy.url.replace(/[.]/g, '\\.')}, `));
+  t.match(
+    (run.error as Error).message,
+    new RegExp(`^block \\d+: log \\d+ differs from the block's receipts \\(logs from ${proxy.url.replace(/[.]/g, '\\.')}, `),
+  );
 });
 
 t.test('--verify-receipts indexes an honest endpoint as without it', async (t) => {

@@ -65,7 +65,10 @@ for (const kind of BACKENDS) {
         : new RegExp(`schema "${schema}" on PostgreSQL at .* is being written by idx-node pid ${pid} on `),
     );
     const logger = createLogger({ level: 'silent', format: 'json' });
-    await t.rejects(forceClean({ ...nodeOptions(dir, anvil.url, ['--db-schema', schema]), idx: dir }, logger, env), { code: 'DB_LOCKED', message: new RegExp(`pid ${pid}`) });
+    await t.rejects(forceClean({ ...nodeOptions(dir, anvil.url, ['--db-schema', schema]), idx: dir }, logger, env), {
+      code: 'DB_LOCKED',
+      message: new RegExp(`pid ${pid}`),
+    });
 
     process.kill(pid, 'SIGKILL');
     const killed = await first;

@@ -65,9 +65,11 @@ for (const kind of BACKENDS) {
       const deadline = Date.now() + 60_000;
       for (;;) {
         if (failed !== undefined) throw failed;
-        const meta = port === undefined ? undefined : ((await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json())) as { lastProcessedHeight?: number });
+        const meta =
+          port === undefined ? undefined : ((await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json())) as { lastProcessedHeight?: number });
         if ((meta?.lastProcessedHeight ?? -1) >= height && reorgs.length >= reorgCount) return;
-        if (Date.now() > deadline) throw new Error(`the node did not reach block ${height} after ${reorgCount} reorgs (at ${meta?.lastProcessedHeight}, reorgs: ${reorgs.join(' | ')})`);
+        if (Date.now() > deadline)
+          throw new Error(`the node did not reach block ${height} after ${reorgCount} reorgs (at ${meta?.lastProcessedHeight}, reorgs: ${reorgs.join(' | ')})`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -131,14 +133,23 @@ for (const kind of BACKENDS) {
     const tables = await erc20Tables(db, followed);
     t.ok(tables.transfers.length > 0);
     t.same(tables, await erc20Tables(db, fresh), 'every version row equals a fresh index of the final chain');
-    const poi = (s: string) => execute(db.kysely, `select id, encode(chain_block_hash, 'hex') c, encode(hash, 'hex') h, encode(parent_hash, 'hex') p from ${quoteIdent(s)}._poi order by id`);
+    const poi = (s: string) =>
+      execute(
+        db.kysely,
+        `select id, encode(chain_block_hash, 'hex') c, encode(hash, 'hex') h, encode(parent_hash, 'hex') p from ${quoteIdent(s)}._poi order by id`,
+      );
     t.same(await poi(followed), await poi(fresh), 'the _poi chain equals a fresh index');
 
-    const [kept] = await execute<{ value: { blockHeight: number; blockHash: string }[] }>(db.kysely, `select value from ${quoteIdent(followed)}._metadata where key = 'unfinalizedBlocks'`);
+    const [kept] = await execute<{ value: { blockHeight: number; blockHash: string }[] }>(
+      db.kysely,
+      `select value from ${quoteIdent(followed)}._metadata where key = 'unfinalizedBlocks'`,
+    );
     const blocks = kept?.value ?? [];
     t.ok(blocks.length > 50, `the hashes of the blocks above finality are kept (${blocks.length})`);
     t.equal(blocks[blocks.length - 1]?.blockHeight, final);
-    const chain = await client.batch<{ hash: string }>(blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [`0x${b.blockHeight.toString(16)}`, false] })));
+    const chain = await client.batch<{ hash: string }>(
+      blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [`0x${b.blockHeight.toString(16)}`, false] })),
+    );
     t.same(
       blocks.map((b) => b.blockHash),
       chain.map((b) => b.hash),

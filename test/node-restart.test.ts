@@ -38,9 +38,16 @@ for (const kind of BACKENDS) {
     const second = await runNodeCli(killed, env, args, { until: workload.toBlock });
     t.match(second.output, /resuming after block \d+/);
     // The reference's fetch line, in block order (ranges are fetched ahead but logged as they are processed).
-    const ranges = [...second.output.matchAll(/<fetch> INFO fetch block \[(\d+),(\d+)\], total (\d+) blocks/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3])]);
+    const ranges = [...second.output.matchAll(/<fetch> INFO fetch block \[(\d+),(\d+)\], total (\d+) blocks/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+      Number(m[3]),
+    ]);
     t.ok(ranges.length > 0, 'fetch lines are printed');
-    t.ok(ranges.every(([from, to, total], i) => total === to! - from! + 1 && (i === 0 || from === ranges[i - 1]![1]! + 1)), 'consecutive ranges, in order, with their block counts');
+    t.ok(
+      ranges.every(([from, to, total], i) => total === to! - from! + 1 && (i === 0 || from === ranges[i - 1]![1]! + 1)),
+      'consecutive ranges, in order, with their block counts',
+    );
     t.equal(second.code, 0, 'SIGTERM stops the node cleanly');
 
     const refDb = await openDb(kind, reference);

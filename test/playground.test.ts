@@ -42,7 +42,13 @@ async function main(t: Test) {
   await installNotifyTriggers(node.kysely, model, options);
   const store = createEntityStore({ db: node.kysely, schema, model, historical: true, timestampField: true });
   await store.setMetadata({ schema: model });
-  const set = (id: string, height: number, balance: bigint): StoreOperation => ({ entity: 'Account', id, height, op: 'set', data: { id, name: `name-${id}`, balance } });
+  const set = (id: string, height: number, balance: bigint): StoreOperation => ({
+    entity: 'Account',
+    id,
+    height,
+    op: 'set',
+    data: { id, name: `name-${id}`, balance },
+  });
   await store.flush({ operations: [set('alice', 1, 10n ** 24n), set('bob', 1, 5n)] });
 
   const socket = await publishPgliteSocket(node, dir);
@@ -50,11 +56,23 @@ async function main(t: Test) {
   const db = await openPgliteSocketDb(dir);
   t.teardown(() => db.close());
   const settings = { 'editor.theme': 'dark', headers: { 'x-idx-playground': 'yes' }, 'schema.polling.enable': false };
-  const cmd = parseQueryArgs(['-n', schema, '--playground', '--subscription', '--playground-settings', JSON.stringify(settings), '--port', String(20000 + Math.floor(Math.random() * 20000))], {
-    version: 't',
-    cwd: process.cwd(),
-    write: () => {},
-  });
+  const cmd = parseQueryArgs(
+    [
+      '-n',
+      schema,
+      '--playground',
+      '--subscription',
+      '--playground-settings',
+      JSON.stringify(settings),
+      '--port',
+      String(20000 + Math.floor(Math.random() * 20000)),
+    ],
+    {
+      version: 't',
+      cwd: process.cwd(),
+      write: () => {},
+    },
+  );
   if (cmd.command !== 'run') throw new Error('expected run');
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', format: 'json', write: (l) => void lines.push(l) });
@@ -68,7 +86,16 @@ async function main(t: Test) {
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => context.close());
   const requested: string[] = [];
@@ -95,7 +122,10 @@ async function main(t: Test) {
     await page.click('.graphiql-execute-button');
     const response = await waitForResponse(page, (text) => text.includes('"totalCount": 2'));
     t.match(response, /"balance": "1000000000000000000000000"/, 'the sample query answered from the indexed rows');
-    t.ok(graphqlHeaders.some((h) => h['x-idx-playground'] === 'yes'), 'headers from --playground-settings are sent');
+    t.ok(
+      graphqlHeaders.some((h) => h['x-idx-playground'] === 'yes'),
+      'headers from --playground-settings are sent',
+    );
   });
 
   await t.test('a subscription from the playground receives changes', async (t) => {
@@ -121,8 +151,14 @@ async function main(t: Test) {
   t.test('nothing was fetched from anywhere but the query service', async (t) => {
     const foreign = requested.filter((u) => !/^(https?|wss?):\/\/localhost:\d+\//.test(u) && !u.startsWith('data:'));
     t.same(foreign, []);
-    t.ok(requested.some((u) => u.endsWith('/_playground/graphiql.min.js')), 'GraphiQL came from the service');
-    t.ok(requested.some((u) => u.startsWith('ws://localhost:')), 'the subscription went over the service\'s own WebSocket');
+    t.ok(
+      requested.some((u) => u.endsWith('/_playground/graphiql.min.js')),
+      'GraphiQL came from the service',
+    );
+    t.ok(
+      requested.some((u) => u.startsWith('ws://localhost:')),
+      "the subscription went over the service's own WebSocket",
+    );
     t.same(pageErrors, [], 'no script errors');
   });
 }

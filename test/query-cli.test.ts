@@ -16,7 +16,11 @@ interface Run {
 }
 
 /** `idx-query` as a user runs it; `whileUp` runs once it says where it serves, then it gets SIGTERM. */
-function runQueryCli(args: readonly string[], env: Record<string, string | undefined>, whileUp?: (url: string) => Promise<void>): Promise<Run & { failure?: unknown }> {
+function runQueryCli(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  whileUp?: (url: string) => Promise<void>,
+): Promise<Run & { failure?: unknown }> {
   const child = spawn(process.execPath, [BIN('idx-query'), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let failure: unknown;
@@ -26,7 +30,9 @@ function runQueryCli(args: readonly string[], env: Record<string, string | undef
     const m = /serving GraphQL .* at (http:\/\/localhost:\d+)\//.exec(output);
     if (m && whileUp && !started) {
       started = true;
-      whileUp(m[1]!).catch((e: unknown) => (failure = e)).finally(() => child.kill('SIGTERM'));
+      whileUp(m[1]!)
+        .catch((e: unknown) => (failure = e))
+        .finally(() => child.kill('SIGTERM'));
     }
   };
   child.stdout.on('data', onData);
@@ -55,44 +61,72 @@ t.test('bad options exit 1 naming the flag; --help and --version exit 0', async 
   t.match(version.output, /^\d+\.\d+\.\d+/);
 });
 
-t.test('serves a PostgreSQL schema the node wrote; a missing project is a clear error', { skip: process.env.DB_HOST ? false : 'needs DB_HOST (PostgreSQL)' }, async (t) => {
-  const env = { DB_HOST: process.env.DB_HOST, DB_PORT: process.env.DB_PORT, DB_USER: process.env.DB_USER, DB_PASS: process.env.DB_PASS, DB_DATABASE: process.env.DB_DATABASE };
-  const db = await createDb({ env });
-  const schema = uniqueSchemaName('idx_qcli');
-  t.teardown(async () => {
-    await dropProjectSchema(db.kysely, schema);
-    await db.close();
-  });
-  // What the node leaves behind: tables, versions and the model in _metadata.
-  const model = parseSchema('type Transfer @entity { id: ID!, value: BigInt!, memo: String }');
-  await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true });
-  const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
-  await store.setMetadata({ schema: model, lastProcessedHeight: 7, chain: '31337' });
-  await store.flush({
-    operations: [
-      { entity: 'Transfer', id: 'a', height: 5, op: 'set', data: { id: 'a', value: 10n ** 30n, memo: 'first' } },
-      { entity: 'Transfer', id: 'a', height: 7, op: 'set', data: { id: 'a', value: 1n, memo: 'second' } },
-    ],
-  });
-
-  const missing = await runQueryCli(['-n', `${schema}_nope`, '--port', String(freePortGuess())], env);
-  t.equal(missing.code, 1);
-  t.match(missing.output, new RegExp(`has idx-node indexed project "${schema}_nope" yet\\?`));
-
-  const dir = await mkdtemp(join(tmpdir(), 'idx-qcli-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const logPath = join(dir, 'query.log');
-  const served = await runQueryCli(['-n', schema, '--port', String(freePortGuess()), '--log-path', logPath, '--log-rotate', '--output-fmt', 'json'], env, async (url) => {
-    const res = await fetch(`${url}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ now: transfer(id: "a") { value memo } then: transfer(id: "a", blockHeight: "6") { value memo } _metadata { lastProcessedHeight } }' }),
+t.test(
+  'serves a PostgreSQL schema the node wrote; a missing project is a clear error',
+  { skip: process.env.DB_HOST ? false : 'needs DB_HOST (PostgreSQL)' },
+  async (t) => {
+    const env = {
+      DB_HOST: process.env.DB_HOST,
+      DB_PORT: process.env.DB_PORT,
+      DB_USER: process.env.DB_USER,
+      DB_PASS: process.env.DB_PASS,
+      DB_DATABASE: process.env.DB_DATABASE,
+    };
+    const db = await createDb({ env });
+    const schema = uniqueSchemaName('idx_qcli');
+    t.teardown(async () => {
+      await dropProjectSchema(db.kysely, schema);
+      await db.close();
     });
-    t.same(await res.json(), { data: { now: { value: '1', memo: 'second' }, then: { value: '1000000000000000000000000000000', memo: 'first' }, _metadata: { lastProcessedHeight: 7 } } });
-    t.equal((await fetch(`${url}/health`)).status, 200);
-  });
-  t.equal(served.failure, undefined);
-  t.equal(served.code, 0, 'SIGTERM stops it cleanly');
-  const logged = (await readFile(logPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { level: string; category: string; message: string });
-  t.ok(logged.some((l) => l.category === 'query' && /serving GraphQL for schema/.test(l.message)), '--log-path gets the log, as JSON with --output-fmt json');
-});
+    // What the node leaves behind: tables, versions and the model in _metadata.
+    const model = parseSchema('type Transfer @entity { id: ID!, value: BigInt!, memo: String }');
+    await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true });
+    const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
+    await store.setMetadata({ schema: model, lastProcessedHeight: 7, chain: '31337' });
+    await store.flush({
+      operations: [
+        { entity: 'Transfer', id: 'a', height: 5, op: 'set', data: { id: 'a', value: 10n ** 30n, memo: 'first' } },
+        { entity: 'Transfer', id: 'a', height: 7, op: 'set', data: { id: 'a', value: 1n, memo: 'second' } },
+      ],
+    });
+
+    const missing = await runQueryCli(['-n', `${schema}_nope`, '--port', String(freePortGuess())], env);
+    t.equal(missing.code, 1);
+    t.match(missing.output, new RegExp(`has idx-node indexed project "${schema}_nope" yet\\?`));
+
+    const dir = await mkdtemp(join(tmpdir(), 'idx-qcli-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const logPath = join(dir, 'query.log');
+    const served = await runQueryCli(
+      ['-n', schema, '--port', String(freePortGuess()), '--log-path', logPath, '--log-rotate', '--output-fmt', 'json'],
+      env,
+      async (url) => {
+        const res = await fetch(`${url}/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query: '{ now: transfer(id: "a") { value memo } then: transfer(id: "a", blockHeight: "6") { value memo } _metadata { lastProcessedHeight } }',
+          }),
+        });
+        t.same(await res.json(), {
+          data: {
+            now: { value: '1', memo: 'second' },
+            then: { value: '1000000000000000000000000000000', memo: 'first' },
+            _metadata: { lastProcessedHeight: 7 },
+          },
+        });
+        t.equal((await fetch(`${url}/health`)).status, 200);
+      },
+    );
+    t.equal(served.failure, undefined);
+    t.equal(served.code, 0, 'SIGTERM stops it cleanly');
+    const logged = (await readFile(logPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; category: string; message: string });
+    t.ok(
+      logged.some((l) => l.category === 'query' && /serving GraphQL for schema/.test(l.message)),
+      '--log-path gets the log, as JSON with --output-fmt json',
+    );
+  },
+);

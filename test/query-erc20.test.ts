@@ -53,7 +53,11 @@ for (const kind of BACKENDS) {
       const examples = [...readme, ...docs];
       for (const { query, variables, operationName, where } of examples) {
         if (/^\s*subscription\b/.test(query)) continue;
-        const res = await fetch(`${defaults.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables, operationName }) });
+        const res = await fetch(`${defaults.url}/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables, operationName }),
+        });
         const body = (await res.json()) as { data?: unknown; errors?: unknown };
         t.same({ status: res.status, errors: body.errors }, { status: 200, errors: undefined }, where);
         t.ok(body.data, `${where} answers data`);
@@ -81,7 +85,11 @@ for (const kind of BACKENDS) {
     await t.test('time travel: balances at a height equal balanceOf at that height', async (t) => {
       const h = workload.fromBlock + 10;
       const who = workload.recipients.slice(0, 5).map((a) => a.toLowerCase());
-      const data = await gqlData(url, `query($h: String!, $ids: [String!]) { accounts(blockHeight: $h, filter: {id: {inInsensitive: $ids}}) { nodes { id balance } } }`, { h: String(h), ids: who });
+      const data = await gqlData(
+        url,
+        `query($h: String!, $ids: [String!]) { accounts(blockHeight: $h, filter: {id: {inInsensitive: $ids}}) { nodes { id balance } } }`,
+        { h: String(h), ids: who },
+      );
       for (const n of data.accounts.nodes) t.equal(n.balance, String(await balanceOf(client, workload.token, n.id, h)), `${n.id} at ${h}`);
     });
 
@@ -93,13 +101,20 @@ for (const kind of BACKENDS) {
         // The statement the service runs for a page, captured and explained.
         const plan = async (args: Record<string, unknown>, height?: bigint) => {
           let captured: { text: string; params: readonly unknown[] } | undefined;
-          const ctx = createQueryContext({ db: db.kysely, schema, tables, settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 }, metadata: { read: async () => ({}) } });
+          const ctx = createQueryContext({
+            db: db.kysely,
+            schema,
+            tables,
+            settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
+            metadata: { read: async () => ({}) },
+          });
           ctx.sql = async (text: string, params: readonly unknown[]) => ((captured = { text, params }), []);
           await new ConnectionSource(ctx, transfersTable, args, height).page();
           const [row] = await execute<{ 'QUERY PLAN': unknown }>(db.kysely, `explain (analyze, format json) ${captured!.text}`, captured!.params);
           return JSON.stringify(row!['QUERY PLAN']);
         };
-        const scanned = (json: string) => Math.max(...[...json.matchAll(/"Node Type":\s*"Index Scan[^"]*",[^{}]*?"Actual Rows":\s*(\d+)/g)].map((m) => Number(m[1])));
+        const scanned = (json: string) =>
+          Math.max(...[...json.matchAll(/"Node Type":\s*"Index Scan[^"]*",[^{}]*?"Actual Rows":\s*(\d+)/g)].map((m) => Number(m[1])));
         for (const [label, args, height] of [
           ['live, by block', { first: 20, orderBy: ['BLOCK_HEIGHT_ASC'] }, undefined],
           ['live, by block descending', { first: 20, orderBy: ['BLOCK_HEIGHT_DESC'] }, undefined],
@@ -121,7 +136,11 @@ for (const kind of BACKENDS) {
       const viaGet = await gql(url, `query($n: Int) { transfers(first: $n) { nodes { id } } }`, { n: 2 }, 'GET');
       t.equal(viaGet.status, 200);
       t.equal(viaGet.data.transfers.nodes.length, 2, 'GET with variables');
-      const viaGraphqlPath = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ accounts(first: 1) { totalCount } }' }) });
+      const viaGraphqlPath = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ accounts(first: 1) { totalCount } }' }),
+      });
       t.equal(viaGraphqlPath.status, 200, '/graphql answers too');
       const syntax = await gql(url, `{ transfers(first: 1) { nodes { id }`);
       t.match(syntax, { status: 400, errors: [{ extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
@@ -132,13 +151,29 @@ for (const kind of BACKENDS) {
       const health = await fetch(`${url}/health`);
       t.equal(health.status, 200, '/health: the database answers');
       const missing = await fetch(`${url}/nope`);
-      t.same({ status: missing.status, body: await missing.json() }, { status: 404, body: { statusCode: 404, message: 'Cannot GET /nope', error: 'Not Found' } });
+      t.same(
+        { status: missing.status, body: await missing.json() },
+        { status: 404, body: { statusCode: 404, message: 'Cannot GET /nope', error: 'Not Found' } },
+      );
       const cors = await fetch(`${url}/`, { method: 'OPTIONS', headers: { origin: 'http://example.com', 'access-control-request-method': 'POST' } });
       t.ok(cors.headers.get('access-control-allow-origin'), 'CORS preflight answered');
-      const meta = await gqlData(url, `{ _metadata { lastProcessedHeight targetHeight chain genesisHash specName indexerNodeVersion queryNodeVersion historicalStateEnabled rowCountEstimate { table estimate } dbSize } _metadatas { totalCount nodes { chain } } other: _metadata(chainId: "1") { chain } }`);
-      t.match(meta._metadata, { lastProcessedHeight: workload.toBlock, chain: '31337', specName: 'ethereum', indexerNodeVersion: 'test', queryNodeVersion: 'test', historicalStateEnabled: true });
+      const meta = await gqlData(
+        url,
+        `{ _metadata { lastProcessedHeight targetHeight chain genesisHash specName indexerNodeVersion queryNodeVersion historicalStateEnabled rowCountEstimate { table estimate } dbSize } _metadatas { totalCount nodes { chain } } other: _metadata(chainId: "1") { chain } }`,
+      );
+      t.match(meta._metadata, {
+        lastProcessedHeight: workload.toBlock,
+        chain: '31337',
+        specName: 'ethereum',
+        indexerNodeVersion: 'test',
+        queryNodeVersion: 'test',
+        historicalStateEnabled: true,
+      });
       t.match(meta._metadata.genesisHash, /^0x[0-9a-f]{64}$/);
-      t.same(meta._metadata.rowCountEstimate.map((r: any) => r.table), ['accounts', 'starter_entities', 'transfers']);
+      t.same(
+        meta._metadata.rowCountEstimate.map((r: any) => r.table),
+        ['accounts', 'starter_entities', 'transfers'],
+      );
       t.ok(Number(meta._metadata.dbSize) > 0);
       t.same(meta._metadatas, { totalCount: 1, nodes: [{ chain: '31337' }] });
       t.equal(meta.other, null, '_metadata of another chain');
@@ -162,7 +197,10 @@ for (const kind of BACKENDS) {
       t.same((await gqlData(q.url, meta))._metadata, { lastProcessedHeight: 999_999, targetHeight: 1_000_000, indexerHealthy: true }, 'live figures of /meta');
       healthy = false;
       const sick = await fetch(`${q.url}/health`);
-      t.same({ status: sick.status, body: await sick.json() }, { status: 500, body: { status: 500, error: `the indexer at http://127.0.0.1:${nodePort} is not healthy: fetching blocks failed` } });
+      t.same(
+        { status: sick.status, body: await sick.json() },
+        { status: 500, body: { status: 500, error: `the indexer at http://127.0.0.1:${nodePort} is not healthy: fetching blocks failed` } },
+      );
       t.equal((await gqlData(q.url, meta))._metadata.indexerHealthy, false);
       await new Promise((r) => node.close(r));
       const gone = await fetch(`${q.url}/health`);

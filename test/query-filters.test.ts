@@ -46,7 +46,10 @@ for (const kind of BACKENDS) {
     const dir = await copyProject(t, zoo);
     const schema = uniqueSchemaName('idx_zoo');
     const flat = uniqueSchemaName('idx_zoo_flat');
-    for (const [s, extra] of [[schema, []], [flat, ['--disable-historical']]] as const) {
+    for (const [s, extra] of [
+      [schema, []],
+      [flat, ['--disable-historical']],
+    ] as const) {
       await indexInProcess(kind, dir, anvil.url, ['--db-schema', s, ...extra], workload.toBlock);
     }
     const db = await openIndexedDb(t, kind, dir, [schema, flat]);
@@ -57,7 +60,20 @@ for (const kind of BACKENDS) {
         `select id, block_height::int as bh, log_index, kind::text, from_id, to_id, value::text, big, ratio, at, memo, data
            from ${s}.transfers t where upper_inf(__block_range)`,
       )
-    ).map((r): Tx => ({ id: r.id, bh: r.bh, logIndex: r.log_index, kind: r.kind, from: r.from_id, to: r.to_id, value: BigInt(r.value), big: r.big, ratio: r.ratio, at: new Date(r.at), memo: r.memo, data: r.data }));
+    ).map((r): Tx => ({
+      id: r.id,
+      bh: r.bh,
+      logIndex: r.log_index,
+      kind: r.kind,
+      from: r.from_id,
+      to: r.to_id,
+      value: BigInt(r.value),
+      big: r.big,
+      ratio: r.ratio,
+      at: new Date(r.at),
+      memo: r.memo,
+      data: r.data,
+    }));
     const accounts = (await execute<Record<string, any>>(db.kysely, `select id, sent_count, tags from ${s}.accounts where upper_inf(__block_range)`)).map(
       (r): Acct => ({ id: r.id, sentCount: r.sent_count, tags: r.tags }),
     );
@@ -68,9 +84,17 @@ for (const kind of BACKENDS) {
     const def = await startQueryService(t, db, schema);
 
     const transferIds = async (filter: unknown) =>
-      sortIds((await gqlData(all.url, `query($f: TransferFilter) { transfers(filter: $f, first: 1000) { nodes { id } } }`, { f: filter })).transfers.nodes.map((n: any) => n.id));
+      sortIds(
+        (await gqlData(all.url, `query($f: TransferFilter) { transfers(filter: $f, first: 1000) { nodes { id } } }`, { f: filter })).transfers.nodes.map(
+          (n: any) => n.id,
+        ),
+      );
     const accountIds = async (filter: unknown) =>
-      sortIds((await gqlData(all.url, `query($f: AccountFilter) { accounts(filter: $f, first: 1000) { nodes { id } } }`, { f: filter })).accounts.nodes.map((n: any) => n.id));
+      sortIds(
+        (await gqlData(all.url, `query($f: AccountFilter) { accounts(filter: $f, first: 1000) { nodes { id } } }`, { f: filter })).accounts.nodes.map(
+          (n: any) => n.id,
+        ),
+      );
 
     await t.test('every filter operator on transfers', async (t) => {
       const someTime = txs.map((x) => x.at.getTime()).sort((a, b) => a - b)[Math.floor(txs.length / 2)]!;
@@ -110,7 +134,11 @@ for (const kind of BACKENDS) {
         ['memo distinctFromInsensitive', { memo: { distinctFromInsensitive: 'EVEN 2%' } }, (x) => lower(x.memo) !== 'even 2%'],
         ['memo notDistinctFromInsensitive', { memo: { notDistinctFromInsensitive: 'EVEN 2%' } }, (x) => lower(x.memo) === 'even 2%'],
         ['memo inInsensitive', { memo: { inInsensitive: ['EVEN 2%', 'ODD_1%'] } }, (x) => ['even 2%', 'odd_1%'].includes(lower(x.memo)!)],
-        ['memo notInInsensitive', { memo: { notInInsensitive: ['EVEN 2%', 'ODD_1%'] } }, (x) => x.memo !== null && !['even 2%', 'odd_1%'].includes(lower(x.memo)!)],
+        [
+          'memo notInInsensitive',
+          { memo: { notInInsensitive: ['EVEN 2%', 'ODD_1%'] } },
+          (x) => x.memo !== null && !['even 2%', 'odd_1%'].includes(lower(x.memo)!),
+        ],
         ['memo lessThanInsensitive', { memo: { lessThanInsensitive: 'EVEN 2' } }, (x) => cmp(lower(x.memo), (c) => c < 0, 'even 2')],
         ['memo lessThanOrEqualToInsensitive', { memo: { lessThanOrEqualToInsensitive: 'EVEN 2%' } }, (x) => cmp(lower(x.memo), (c) => c <= 0, 'even 2%')],
         ['memo greaterThanInsensitive', { memo: { greaterThanInsensitive: 'ODD_1' } }, (x) => cmp(lower(x.memo), (c) => c > 0, 'odd_1')],
@@ -141,7 +169,11 @@ for (const kind of BACKENDS) {
         ['and', { and: [{ big: { equalTo: false } }, { logIndex: { lessThan: 5 } }] }, (x) => !x.big && x.logIndex < 5],
         ['or', { or: [{ kind: { equalTo: 'MINT' } }, { logIndex: { equalTo: 19 } }] }, (x) => x.kind === 'MINT' || x.logIndex === 19],
         ['not', { not: { memo: { isNull: true } } }, (x) => x.memo !== null],
-        ['two fields at once', { memo: { startsWith: 'Even' }, ratio: { lessThan: 2 } }, (x) => x.memo?.startsWith('Even') === true && x.ratio !== null && x.ratio < 2],
+        [
+          'two fields at once',
+          { memo: { startsWith: 'Even' }, ratio: { lessThan: 2 } },
+          (x) => x.memo?.startsWith('Even') === true && x.ratio !== null && x.ratio < 2,
+        ],
       ];
       for (const [name, filter, keep] of cases) {
         const expected = sortIds(txs.filter(keep).map((x) => x.id));
@@ -151,12 +183,19 @@ for (const kind of BACKENDS) {
 
     await t.test('list, JSON and relation filters on accounts', async (t) => {
       const sentBy = (id: string) => txs.filter((x) => x.from === id);
-      const profiles = await execute<{ account_id: string; note: string | null; meta: any }>(db.kysely, `select account_id, note, meta from ${s}.profiles where upper_inf(__block_range)`);
+      const profiles = await execute<{ account_id: string; note: string | null; meta: any }>(
+        db.kysely,
+        `select account_id, note, meta from ${s}.profiles where upper_inf(__block_range)`,
+      );
       const profile = new Map(profiles.map((p) => [p.account_id, p]));
       const cases: [string, unknown, (a: Acct) => boolean][] = [
         ['tags isNull', { tags: { isNull: true } }, (a) => a.tags === null],
         ['tags contains', { tags: { contains: ['even'] } }, (a) => a.tags?.includes('even') === true],
-        ['tags containedBy', { tags: { containedBy: ['even', 'a', 'b', 'c'] } }, (a) => a.tags !== null && a.tags.every((x) => ['even', 'a', 'b', 'c'].includes(x))],
+        [
+          'tags containedBy',
+          { tags: { containedBy: ['even', 'a', 'b', 'c'] } },
+          (a) => a.tags !== null && a.tags.every((x) => ['even', 'a', 'b', 'c'].includes(x)),
+        ],
         ['tags overlaps', { tags: { overlaps: ['odd', 'zz'] } }, (a) => a.tags?.some((x) => ['odd', 'zz'].includes(x)) === true],
         ['tags anyEqualTo', { tags: { anyEqualTo: 'f' } }, (a) => a.tags?.includes('f') === true],
         ['tags anyNotEqualTo', { tags: { anyNotEqualTo: 'even' } }, (a) => a.tags?.some((x) => x !== 'even') === true],
@@ -166,7 +205,11 @@ for (const kind of BACKENDS) {
         ['sent every', { sent: { every: { big: { equalTo: true } } } }, (a) => sentBy(a.id).every((x) => x.big)],
         ['sentExist false', { sentExist: false }, (a) => sentBy(a.id).length === 0],
         ['sentExist true', { sentExist: true }, (a) => sentBy(a.id).length > 0],
-        ['received some and sent none', { received: { some: { logIndex: { equalTo: 0 } } }, sentExist: false }, (a) => txs.some((x) => x.to === a.id && x.logIndex === 0) && sentBy(a.id).length === 0],
+        [
+          'received some and sent none',
+          { received: { some: { logIndex: { equalTo: 0 } } }, sentExist: false },
+          (a) => txs.some((x) => x.to === a.id && x.logIndex === 0) && sentBy(a.id).length === 0,
+        ],
         ['one-to-one derived: profile', { profile: { note: { isNull: false } } }, (a) => profile.get(a.id)?.note != null],
         ['profileExists', { profileExists: true }, (a) => profile.has(a.id)],
         ['profile JSON contains', { profile: { meta: { contains: { zero: true } } } }, (a) => profile.get(a.id)?.meta.zero === true],
@@ -186,10 +229,16 @@ for (const kind of BACKENDS) {
     });
 
     await t.test('ordering and cursor pagination both ways', async (t) => {
-      const byMemo = [...txs].sort((a, b) => (a.memo === b.memo ? 0 : a.memo === null ? 1 : b.memo === null ? -1 : a.memo < b.memo ? -1 : 1) || (a.id < b.id ? -1 : 1));
+      const byMemo = [...txs].sort(
+        (a, b) => (a.memo === b.memo ? 0 : a.memo === null ? 1 : b.memo === null ? -1 : a.memo < b.memo ? -1 : 1) || (a.id < b.id ? -1 : 1),
+      );
       const kindRank = (k: string) => (k === 'MINT' ? 0 : 1);
-      const byKindValue = [...txs].sort((a, b) => kindRank(b.kind) - kindRank(a.kind) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) || (a.id < b.id ? -1 : 1));
-      const byMemoDescNullsLast = [...txs].sort((a, b) => (a.memo === b.memo ? 0 : a.memo === null ? 1 : b.memo === null ? -1 : a.memo > b.memo ? -1 : 1) || (a.id > b.id ? -1 : 1));
+      const byKindValue = [...txs].sort(
+        (a, b) => kindRank(b.kind) - kindRank(a.kind) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) || (a.id < b.id ? -1 : 1),
+      );
+      const byMemoDescNullsLast = [...txs].sort(
+        (a, b) => (a.memo === b.memo ? 0 : a.memo === null ? 1 : b.memo === null ? -1 : a.memo > b.memo ? -1 : 1) || (a.id > b.id ? -1 : 1),
+      );
       const orders: [string, string, Tx[]][] = [
         ['MEMO_ASC (NULLs last)', 'orderBy: [MEMO_ASC]', byMemo],
         ['KIND_DESC, VALUE_ASC', 'orderBy: [KIND_DESC, VALUE_ASC]', byKindValue],
@@ -200,25 +249,45 @@ for (const kind of BACKENDS) {
         const forward: string[] = [];
         let after: string | null = null;
         for (let pages = 0; pages < 100; pages++) {
-          const data: any = await gqlData(all.url, `query($after: Cursor) { transfers(first: 37, after: $after${args ? `, ${args}` : ''}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`, { after });
+          const data: any = await gqlData(
+            all.url,
+            `query($after: Cursor) { transfers(first: 37, after: $after${args ? `, ${args}` : ''}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`,
+            { after },
+          );
           forward.push(...data.transfers.edges.map((e: any) => e.node.id));
           t.equal(data.transfers.pageInfo.hasPreviousPage, after !== null);
           if (!data.transfers.pageInfo.hasNextPage) break;
           after = data.transfers.pageInfo.endCursor;
         }
-        t.same(forward, expected.map((x) => x.id), `${name}: forward pages`);
+        t.same(
+          forward,
+          expected.map((x) => x.id),
+          `${name}: forward pages`,
+        );
         const backward: string[] = [];
         let before: string | null = null;
         for (let pages = 0; pages < 100; pages++) {
-          const data: any = await gqlData(all.url, `query($before: Cursor) { transfers(last: 37, before: $before${args ? `, ${args}` : ''}) { nodes { id } pageInfo { hasPreviousPage startCursor } } }`, { before });
+          const data: any = await gqlData(
+            all.url,
+            `query($before: Cursor) { transfers(last: 37, before: $before${args ? `, ${args}` : ''}) { nodes { id } pageInfo { hasPreviousPage startCursor } } }`,
+            { before },
+          );
           backward.unshift(...data.transfers.nodes.map((n: any) => n.id));
           if (!data.transfers.pageInfo.hasPreviousPage) break;
           before = data.transfers.pageInfo.startCursor;
         }
-        t.same(backward, expected.map((x) => x.id), `${name}: backward pages`);
+        t.same(
+          backward,
+          expected.map((x) => x.id),
+          `${name}: backward pages`,
+        );
       }
       const offset = await gqlData(all.url, `{ transfers(first: 5, offset: 10, orderBy: [MEMO_ASC]) { nodes { id } pageInfo { hasPreviousPage } } }`);
-      t.same(offset.transfers.nodes.map((n: any) => n.id), byMemo.slice(10, 15).map((x) => x.id), 'offset');
+      t.same(
+        offset.transfers.nodes.map((n: any) => n.id),
+        byMemo.slice(10, 15).map((x) => x.id),
+        'offset',
+      );
       t.equal(offset.transfers.pageInfo.hasPreviousPage, true);
       const distinct = await gqlData(all.url, `{ transfers(distinct: [FROM_ID], first: 1000) { totalCount nodes { fromId } } }`);
       const senders = new Set(txs.map((x) => x.from));
@@ -252,25 +321,37 @@ for (const kind of BACKENDS) {
           { h: String(h), id: one.id },
         );
         t.same(sortIds(data.pendings.nodes.map((n: any) => n.id)), sortIds([...pending.keys()]), `pendings at ${h}: created and removed`);
-        const byId = await gqlData(all.url, `query($h: String!) { ${everPending.map((id, i) => `p${i}: pending(id: "${id}", blockHeight: $h) { id since }`).join(' ')} }`, { h: String(h) });
+        const byId = await gqlData(
+          all.url,
+          `query($h: String!) { ${everPending.map((id, i) => `p${i}: pending(id: "${id}", blockHeight: $h) { id since }`).join(' ')} }`,
+          { h: String(h) },
+        );
         t.same(
           everPending.filter((_id, i) => byId[`p${i}`] !== null),
           everPending.filter((id) => pending.has(id)),
           `pending(id, blockHeight) at ${h}: a removed row is gone, a re-created one is back`,
         );
-        t.ok(data.pendings.nodes.every((n: any) => n.since === pending.get(n.id)), `pending.since at ${h}`);
+        t.ok(
+          data.pendings.nodes.every((n: any) => n.since === pending.get(n.id)),
+          `pending.since at ${h}`,
+        );
         t.equal(data.transfers.totalCount, ordered.filter((x) => x.bh <= h).length, `transfers at ${h}`);
         const sent = ordered.filter((x) => x.bh <= h && x.from === one.id).length;
         if (sent === 0 && data.account === null) continue;
         t.equal(data.account?.sentCount, sent, `account.sentCount at ${h}`);
         t.equal(data.account?.sent.totalCount, sent, `nested connection at ${h}`);
-        t.ok(data.account?.sent.nodes.every((n: any) => n.from.sentCount === sent), `nested relation of a nested connection at ${h}`);
+        t.ok(
+          data.account?.sent.nodes.every((n: any) => n.from.sentCount === sent),
+          `nested relation of a nested connection at ${h}`,
+        );
       }
       t.ok(removals > 10, `rows were removed (${removals} times) and made again`);
       const live = await gqlData(all.url, `{ pendings(first: 1000) { totalCount } }`);
       const [count] = await execute<{ n: string }>(db.kysely, `select count(*) as n from ${s}.pendings where upper_inf(__block_range)`);
       t.equal(live.pendings.totalCount, Number(count!.n), 'without blockHeight: the live rows');
-      const early = await gqlData(all.url, `query($id: String!) { transfer(id: $id, blockHeight: "1") { id } now: transfer(id: $id) { id } }`, { id: ordered.at(-1)!.id });
+      const early = await gqlData(all.url, `query($id: String!) { transfer(id: $id, blockHeight: "1") { id } now: transfer(id: $id) { id } }`, {
+        id: ordered.at(-1)!.id,
+      });
       t.same(early, { transfer: null, now: { id: ordered.at(-1)!.id } }, 'a row does not exist before its block');
       const bad = await gql(all.url, `{ transfers(blockHeight: "soon") { totalCount } }`);
       t.equal(bad.errors?.[0]?.extensions?.code, 'BAD_USER_INPUT');
@@ -284,7 +365,10 @@ for (const kind of BACKENDS) {
       t.equal(agg.count, txs.length);
       t.same(agg.distinctCount, { fromId: String(new Set(txs.map((x) => x.from)).size), kind: '2' });
       t.equal(agg.sum.value, sum(txs).toString(), 'sum is exact');
-      t.equal(Number(agg.sum.logIndex), txs.reduce((a, x) => a + x.logIndex, 0));
+      t.equal(
+        Number(agg.sum.logIndex),
+        txs.reduce((a, x) => a + x.logIndex, 0),
+      );
       t.equal(agg.min.logIndex, 0, 'min of an Int is an Int');
       t.equal(agg.max.value, txs.reduce((a, x) => (x.value > a ? x.value : a), 0n).toString());
       t.equal(agg.max.ratio, Math.max(...txs.map((x) => x.ratio ?? -1)));
@@ -310,20 +394,35 @@ for (const kind of BACKENDS) {
         all.url,
         `{ transfers { groupedAggregates(groupBy: [KIND], having: {sum: {value: {greaterThan: "0"}}}) { keys count sum { value } } } }`,
       );
-      const expected = ['MINT', 'TRANSFER'].map((k) => ({ keys: [k], count: txs.filter((x) => x.kind === k).length, sum: { value: sum(txs.filter((x) => x.kind === k)).toString() } }));
+      const expected = ['MINT', 'TRANSFER'].map((k) => ({
+        keys: [k],
+        count: txs.filter((x) => x.kind === k).length,
+        sum: { value: sum(txs.filter((x) => x.kind === k)).toString() },
+      }));
       t.same(grouped.transfers.groupedAggregates, expected, 'groupedAggregates by an enum');
-      const having = await gqlData(all.url, `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {distinctCount: {toId: {greaterThan: "15"}}}) { keys count } } }`);
+      const having = await gqlData(
+        all.url,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {distinctCount: {toId: {greaterThan: "15"}}}) { keys count } } }`,
+      );
       const busy = [...new Set(txs.map((x) => x.from))].filter((f) => new Set(txs.filter((x) => x.from === f).map((x) => x.to)).size > 15);
       t.same(sortIds(having.transfers.groupedAggregates.map((g: any) => g.keys[0])), sortIds(busy), 'having on distinctCount');
       const days = await gqlData(all.url, `{ transfers { groupedAggregates(groupBy: [AT_TRUNCATED_TO_DAY, KIND]) { keys count } } }`);
-      t.equal(days.transfers.groupedAggregates.reduce((a: number, g: any) => a + g.count, 0), txs.length, 'timestamps truncated to the day');
+      t.equal(
+        days.transfers.groupedAggregates.reduce((a: number, g: any) => a + g.count, 0),
+        txs.length,
+        'timestamps truncated to the day',
+      );
       const unsafeHaving = await gql(def.url, `{ transfers { groupedAggregates(groupBy: [KIND], having: {sum: {value: {greaterThan: "0"}}}) { keys } } }`);
       t.equal(unsafeHaving.errors?.[0]?.extensions?.code, 'UNSAFE_AGGREGATE_DISABLED', 'having sum needs --unsafe too');
 
       const nested = await gqlData(all.url, `{ accounts(first: 1000) { nodes { id sent { totalCount aggregates { count sum { value } } } } } }`);
       const mismatches = nested.accounts.nodes.filter((n: any) => {
         const mine = txs.filter((x) => x.from === n.id);
-        return n.sent.totalCount !== mine.length || n.sent.aggregates.count !== mine.length || (mine.length > 0 && n.sent.aggregates.sum.value !== sum(mine).toString());
+        return (
+          n.sent.totalCount !== mine.length ||
+          n.sent.aggregates.count !== mine.length ||
+          (mine.length > 0 && n.sent.aggregates.sum.value !== sum(mine).toString())
+        );
       });
       t.same(mismatches, [], 'aggregates of nested connections, per parent');
 
@@ -339,20 +438,45 @@ for (const kind of BACKENDS) {
       t.equal(overLast.errors?.[0]?.extensions?.code, 'QUERY_LIMIT_EXCEEDED');
       const page = await gqlData(def.url, `{ transfers { nodes { id } } }`);
       t.equal(page.transfers.nodes.length, 100, 'without first: a page of --query-limit');
-      const ordinary = await gql(def.url, `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC) { totalCount nodes { id value blockHeight from { id balance } to { id balance } } pageInfo { endCursor hasNextPage } } _metadata { lastProcessedHeight } }`);
-      t.same({ status: ordinary.status, errors: ordinary.errors }, { status: 200, errors: undefined }, 'an ordinary page (16 fields, 6 of them objects) is within the default complexity 10');
+      const ordinary = await gql(
+        def.url,
+        `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC) { totalCount nodes { id value blockHeight from { id balance } to { id balance } } pageInfo { endCursor hasNextPage } } _metadata { lastProcessedHeight } }`,
+      );
+      t.same(
+        { status: ordinary.status, errors: ordinary.errors },
+        { status: 200, errors: undefined },
+        'an ordinary page (16 fields, 6 of them objects) is within the default complexity 10',
+      );
       const nested = await gql(def.url, `{ accounts { nodes { sent { nodes { id } } } } }`);
       t.equal(nested.errors, undefined, 'complexity counts fields, not rows: pages are bounded by --query-limit');
-      const wide = await gql(def.url, `{ ${'abcdef'.split('').map((a) => `${a}: transfers(first: 1) { nodes { id from { id } } }`).join(' ')} }`);
+      const wide = await gql(
+        def.url,
+        `{ ${'abcdef'
+          .split('')
+          .map((a) => `${a}: transfers(first: 1) { nodes { id from { id } } }`)
+          .join(' ')} }`,
+      );
       t.equal(wide.status, 400);
-      t.match(wide.errors?.[0], { extensions: { code: 'QUERY_TOO_COMPLEX', complexity: 18, limit: 10 }, message: /complexity 18 exceeds the limit 10 \(--query-complexity\)/ });
-      const viaFragment = await gql(def.url, `query { ...F } fragment F on Query { ${'abcdefghijk'.split('').map((a) => `${a}: transfers { ...G }`).join(' ')} } fragment G on TransfersConnection { nodes { id } }`);
+      t.match(wide.errors?.[0], {
+        extensions: { code: 'QUERY_TOO_COMPLEX', complexity: 18, limit: 10 },
+        message: /complexity 18 exceeds the limit 10 \(--query-complexity\)/,
+      });
+      const viaFragment = await gql(
+        def.url,
+        `query { ...F } fragment F on Query { ${'abcdefghijk'
+          .split('')
+          .map((a) => `${a}: transfers { ...G }`)
+          .join(' ')} } fragment G on TransfersConnection { nodes { id } }`,
+      );
       t.equal(viaFragment.errors?.[0]?.extensions?.code, 'QUERY_TOO_COMPLEX', 'fragments and aliases count');
     });
 
     await t.test('without historical state', async (t) => {
       const q = await startQueryService(t, db, flat, ['--query-limit', '1000']);
-      const data = await gqlData(q.url, `{ transfers { totalCount } pendings(first: 1000) { nodes { id } } accounts(first: 1, orderBy: SENT_COUNT_DESC) { nodes { sentCount sent { totalCount } } } }`);
+      const data = await gqlData(
+        q.url,
+        `{ transfers { totalCount } pendings(first: 1000) { nodes { id } } accounts(first: 1, orderBy: SENT_COUNT_DESC) { nodes { sentCount sent { totalCount } } } }`,
+      );
       t.equal(data.transfers.totalCount, txs.length);
       const [live] = await execute<{ n: string }>(db.kysely, `select count(*) as n from ${s}.pendings where upper_inf(__block_range)`);
       t.equal(data.pendings.nodes.length, Number(live!.n), 'removed rows are gone');

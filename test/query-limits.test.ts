@@ -19,7 +19,11 @@ exitWhenDone();
 // over HTTP and graphql-ws alike (docs/graphql.md, Limits).
 const backends = createTestBackends(t);
 const model = schemaModel([
-  entity('Account', { name: 'String', balance: 'BigInt', sent: { type: { kind: 'entity', entity: 'Transfer' }, derivedFrom: 'from', list: true, nullable: false } }),
+  entity('Account', {
+    name: 'String',
+    balance: 'BigInt',
+    sent: { type: { kind: 'entity', entity: 'Transfer' }, derivedFrom: 'from', list: true, nullable: false },
+  }),
   entity('Transfer', { from: { type: { kind: 'entity', entity: 'Account' } }, value: 'BigInt', note: 'String' }),
 ]);
 const op = (e: string, id: string, height: number, data: EntityData): StoreOperation => ({ entity: e, id, height, op: 'set', data: { id, ...data } });
@@ -27,11 +31,14 @@ const op = (e: string, id: string, height: number, data: EntityData): StoreOpera
 /** One operation over graphql-ws: its result, or the errors the server refused it with. */
 function overWs(client: Client, query: string, variables: Record<string, unknown> = {}): Promise<Omit<GqlAnswer, 'status'>> {
   return new Promise((resolve) => {
-    client.subscribe({ query, variables }, {
-      next: (r) => resolve(r as Omit<GqlAnswer, 'status'>),
-      error: (e) => resolve({ errors: Array.isArray(e) ? e : [{ message: String((e as Error).message ?? e) }] }),
-      complete: () => undefined,
-    });
+    client.subscribe(
+      { query, variables },
+      {
+        next: (r) => resolve(r as Omit<GqlAnswer, 'status'>),
+        error: (e) => resolve({ errors: Array.isArray(e) ? e : [{ message: String((e as Error).message ?? e) }] }),
+        complete: () => undefined,
+      },
+    );
   });
 }
 
@@ -62,7 +69,9 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
     await store.setMetadata({ schema: model });
     // 150 accounts of distinct names; 100 transfers of 100 KB notes (10 MB a page)
     await store.flush({ operations: Array.from({ length: 150 }, (_v, i) => op('Account', `a${i}`, 1, { name: `n${i}`, balance: BigInt(i) })) });
-    await store.flush({ operations: Array.from({ length: 100 }, (_v, i) => op('Transfer', `t${i}`, 2, { fromId: `a${i}`, value: 1n, note: String(i % 10).repeat(100_000) })) });
+    await store.flush({
+      operations: Array.from({ length: 100 }, (_v, i) => op('Transfer', `t${i}`, 2, { fromId: `a${i}`, value: 1n, note: String(i % 10).repeat(100_000) })),
+    });
     // an indexer that never answers: `_metadata` then waits on it, outside any SQL
     const stuck = createServer(() => undefined);
     await listenOnFreePort(stuck, 0);
@@ -72,10 +81,15 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
     const { url, port } = running;
     const client = createClient({ url: `ws://localhost:${port}/`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
     t.teardown(() => client.dispose());
-    const both = async (query: string, variables?: Record<string, unknown>) => [{ via: 'HTTP', ...(await gql(url, query, variables)) }, { via: 'ws', ...(await overWs(client, query, variables)) }];
+    const both = async (query: string, variables?: Record<string, unknown>) => [
+      { via: 'HTTP', ...(await gql(url, query, variables)) },
+      { via: 'ws', ...(await overWs(client, query, variables)) },
+    ];
 
     await t.test("GraphiQL's introspection query answers under the defaults", async (t) => {
-      for (const a of await both(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, schemaDescription: true, specifiedByUrl: true, directiveIsRepeatable: true }))) {
+      for (const a of await both(
+        getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, schemaDescription: true, specifiedByUrl: true, directiveIsRepeatable: true }),
+      )) {
         t.equal(a.errors, undefined, a.via);
         t.ok(a.data.__schema.types.length > 20, `${a.via}: the schema's types`);
       }
@@ -129,17 +143,36 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
 
     await t.test('groupedAggregates answers at most --query-limit groups', async (t) => {
       for (const a of await both('{ accounts { groupedAggregates(groupBy: [NAME]) { keys } } }')) {
-        t.match(a.errors?.[0], { message: /more than 100 groups \(--query-limit\)/, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } }, `${a.via}: 150 groups refused`);
+        t.match(
+          a.errors?.[0],
+          { message: /more than 100 groups \(--query-limit\)/, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } },
+          `${a.via}: 150 groups refused`,
+        );
       }
       const few = await gql(url, '{ accounts(filter: { balance: { lessThan: "100" } }) { groupedAggregates(groupBy: [NAME]) { keys } } }');
       t.equal(few.data?.accounts.groupedAggregates.length, 100, '100 groups answer');
       // nested, per parent: a0…a2 sent one transfer each (t0…t2, notes of one digit repeated)
       const nested = await gql(url, '{ accounts(first: 3, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [VALUE]) { keys count } } } } }');
-      t.same(nested.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates), [[{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }]], 'nested groups');
+      t.same(
+        nested.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates),
+        [[{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }], [{ keys: ['1'], count: 1 }]],
+        'nested groups',
+      );
       const small = await startSubscriptionService(t, b, ['--aggregate', '--query-limit', '2']);
-      const over = await gql(small.url, '{ accounts(first: 2, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [ID]) { keys } } } } groupedAggregates: transfers { groupedAggregates(groupBy: [ID]) { keys } } }');
-      t.match(over.errors?.[0], { message: /more than 2 groups/, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } }, '--query-limit 2: 100 transfer groups refused');
-      t.same(over.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates.length), [1, 1], 'nested groups within the limit answer');
+      const over = await gql(
+        small.url,
+        '{ accounts(first: 2, orderBy: ID_ASC) { nodes { id sent { groupedAggregates(groupBy: [ID]) { keys } } } } groupedAggregates: transfers { groupedAggregates(groupBy: [ID]) { keys } } }',
+      );
+      t.match(
+        over.errors?.[0],
+        { message: /more than 2 groups/, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } },
+        '--query-limit 2: 100 transfer groups refused',
+      );
+      t.same(
+        over.data?.accounts.nodes.map((n: any) => n.sent.groupedAggregates.length),
+        [1, 1],
+        'nested groups within the limit answer',
+      );
     });
 
     await t.test('values the database would refuse get clean errors', async (t) => {

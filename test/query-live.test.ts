@@ -32,7 +32,10 @@ interface Proc {
 }
 
 function start(bin: string, args: readonly string[], env: Record<string, string | undefined>): Proc {
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN(bin), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN(bin), ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const waiters = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -73,7 +76,9 @@ function start(bin: string, args: readonly string[], env: Record<string, string 
 }
 
 async function metaHeight(port: number): Promise<number | undefined> {
-  const meta = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json()).catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
+  const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+    .then((r) => r.json())
+    .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
   return meta?.lastProcessedHeight;
 }
 
@@ -130,7 +135,7 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
   const query = start('idx-query', ['-f', dir, '-n', schema, '--subscription', '--port', String(freePortGuess())], env);
   t.teardown(() => query.stop());
   const url = (await query.waitFor(/serving GraphQL .* at (http:\/\/localhost:\d+)\//))[1]!;
-  if (kind === 'pglite') t.match(query.output(), /embedded database of idx-node \(pid \d+\)/, 'the query service reads the node\'s embedded database');
+  if (kind === 'pglite') t.match(query.output(), /embedded database of idx-node \(pid \d+\)/, "the query service reads the node's embedded database");
 
   const first = await gqlData<{ transfers: { totalCount: number } }>(url, '{ transfers { totalCount } }');
   t.ok(first.transfers.totalCount >= workload.transfers, `answers queries (${first.transfers.totalCount} transfers)`);
@@ -145,24 +150,39 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
   };
   const errors: unknown[] = [];
   for (const s of Object.values(streams)) {
-    ws.subscribe<Record<string, Payload>>({ query: s.query }, { next: (r) => (r.errors ? errors.push(r.errors) : s.events.push(Object.values(r.data!)[0]!)), error: (e) => errors.push(e), complete: () => undefined });
+    ws.subscribe<Record<string, Payload>>(
+      { query: s.query },
+      { next: (r) => (r.errors ? errors.push(r.errors) : s.events.push(Object.values(r.data!)[0]!)), error: (e) => errors.push(e), complete: () => undefined },
+    );
   }
   const notifier = await notifierFor(kind, dir);
   t.teardown(() => notifier.end().catch(() => undefined));
-  await until('the subscriptions to listen', async () => {
-    for (const table of ['transfers', 'accounts', 'starter_entities']) {
-      await notifier.query('select pg_notify($1, $2)', [notifyChannel(schema, table), JSON.stringify({ id: PROBE, mutation_type: 'UPDATE', _entity: null })]);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-    return Object.values(streams).every((s) => s.events.some((p) => p.id === PROBE));
-  }, 30_000);
+  await until(
+    'the subscriptions to listen',
+    async () => {
+      for (const table of ['transfers', 'accounts', 'starter_entities']) {
+        await notifier.query('select pg_notify($1, $2)', [notifyChannel(schema, table), JSON.stringify({ id: PROBE, mutation_type: 'UPDATE', _entity: null })]);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      return Object.values(streams).every((s) => s.events.some((p) => p.id === PROBE));
+    },
+    30_000,
+  );
   await new Promise((r) => setTimeout(r, 300));
   for (const s of Object.values(streams)) s.events.splice(0, s.events.length, ...s.events.filter((p) => p.id !== PROBE));
   // the node is idle here: nothing past the first workload is final yet
   const listenedFrom = (await metaHeight(nodePort))!;
 
   // the chain moves on: the node indexes new blocks while the subscriptions listen
-  const more = await makeErc20Workload(client, { token: workload.token, blocks: 12, transfersPerBlock: 5, approvalsPerBlock: 1, senders: 10, recipients: 100, seed: 7 });
+  const more = await makeErc20Workload(client, {
+    token: workload.token,
+    blocks: 12,
+    transfersPerBlock: 5,
+    approvalsPerBlock: 1,
+    senders: 10,
+    recipients: 100,
+    seed: 7,
+  });
   await client.request('anvil_mine', ['0x40']);
   await until('the node to index the new blocks', async () => ((await metaHeight(nodePort)) ?? 0) >= more.toBlock);
   const inRange = (p: Payload) => Number(p._entity?.blockHeight) >= more.fromBlock && Number(p._entity?.blockHeight) <= more.toBlock;
@@ -171,13 +191,21 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
 
   const transfers = streams.transfers.events.filter(inRange);
   t.equal(transfers.length, more.transfers, 'one INSERT per new Transfer');
-  t.ok(transfers.every((p) => p.mutation_type === 'INSERT' && typeof p._entity?.value === 'string' && typeof (p._entity?.from as { id?: string })?.id === 'string'), 'with the row and its relations');
+  t.ok(
+    transfers.every(
+      (p) => p.mutation_type === 'INSERT' && typeof p._entity?.value === 'string' && typeof (p._entity?.from as { id?: string })?.id === 'string',
+    ),
+    'with the row and its relations',
+  );
   t.equal(new Set(transfers.map((p) => p.id)).size, transfers.length, 'no transfer twice');
 
   // the last UPDATE of each account carries its balance now
   const lastBalance = new Map<string, string>();
   for (const p of streams.accounts.events) lastBalance.set(p.id, String(p._entity?.balance));
-  t.ok(streams.accounts.events.length > 0 && streams.accounts.events.every((p) => p.mutation_type === 'UPDATE'), `account UPDATEs (${streams.accounts.events.length})`);
+  t.ok(
+    streams.accounts.events.length > 0 && streams.accounts.events.every((p) => p.mutation_type === 'UPDATE'),
+    `account UPDATEs (${streams.accounts.events.length})`,
+  );
   const some = [...lastBalance.keys()].slice(0, 5);
   for (const id of some) {
     const { account } = await gqlData<{ account: { balance: string } }>(url, 'query ($id: String!) { account(id: $id) { balance } }', { id });
@@ -191,7 +219,10 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
   const deletes = starters.filter((p) => p.mutation_type === 'DELETE').map((p) => p.id);
   t.ok(expectedDeletes.length > 0, `blocks ${listenedFrom + 1}..${indexedTo} removed StarterEntities`);
   t.same(deletes, expectedDeletes, 'a DELETE for each removed StarterEntity, in order');
-  t.ok(starters.some((p) => p.mutation_type === 'INSERT'), 'and INSERTs for the new ones');
+  t.ok(
+    starters.some((p) => p.mutation_type === 'INSERT'),
+    'and INSERTs for the new ones',
+  );
   t.same(errors, [], 'no subscription errors');
 
   await ws.dispose();
@@ -209,7 +240,13 @@ async function notifierFor(kind: BackendKind, dir: string): Promise<pg.Client> {
     config = { host: e.host, port: e.port, user: 'postgres', database: 'postgres' };
   } else {
     const env = envFor('postgres');
-    config = { host: env.DB_HOST, port: Number(env.DB_PORT || 5432), user: env.DB_USER || 'postgres', password: env.DB_PASS, database: env.DB_DATABASE || 'postgres' };
+    config = {
+      host: env.DB_HOST,
+      port: Number(env.DB_PORT || 5432),
+      user: env.DB_USER || 'postgres',
+      password: env.DB_PASS,
+      database: env.DB_DATABASE || 'postgres',
+    };
   }
   const c = new pg.Client(config);
   c.on('error', () => undefined); // the node going away at the end

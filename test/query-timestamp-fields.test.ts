@@ -19,7 +19,13 @@ t.test('fields createdAt/updatedAt are written by the store and answered, filter
     const options = { schema: b.schema, historical: true, timestampField: true };
     await prepareProjectSchema(b.db.kysely, model, options);
     const store = createEntityStore({ db: b.db.kysely, model, ...options });
-    const set = (entity: string, id: string, height: number, data: Record<string, unknown>): StoreOperation => ({ entity, id, height, op: 'set', data: { id, ...data } });
+    const set = (entity: string, id: string, height: number, data: Record<string, unknown>): StoreOperation => ({
+      entity,
+      id,
+      height,
+      op: 'set',
+      data: { id, ...data },
+    });
     await store.setMetadata({ schema: model, lastProcessedHeight: 3 });
     await store.flush({
       operations: [
@@ -45,7 +51,11 @@ t.test('fields createdAt/updatedAt are written by the store and answered, filter
     );
     t.same(data.domain, { createdAt: '1600000000', updatedAt: '2022-01-01T00:00:00.000Z' });
     t.same(data.then, { updatedAt: '2020-09-13T12:26:40.000Z' }, 'time travel reads the field of the older version');
-    t.same(data.newest.nodes, [{ id: 'b', createdAt: '100000000000000000000' }, { id: 'a', createdAt: '1600000000' }, { id: 'c', createdAt: '5' }]);
+    t.same(data.newest.nodes, [
+      { id: 'b', createdAt: '100000000000000000000' },
+      { id: 'a', createdAt: '1600000000' },
+      { id: 'c', createdAt: '5' },
+    ]);
     t.same(data.recent.nodes, [{ id: 'a' }]);
     t.same(data.byTime.nodes, [{ id: 'c' }]);
     t.same(data.domains.groupedAggregates.map((g: { keys: string[] }) => g.keys[0]).sort(), ['100000000000000000000', '1600000000', '5']);

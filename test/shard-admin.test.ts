@@ -35,16 +35,26 @@ t.test(`${kind}: admin_setEndHeight and admin_setStartHeight follow every head a
   t.equal((await shard.admin('admin_setEndHeight', [hex(6)])).result, true, 'a hex quantity is a block number too');
   t.same(await info(), { desiredChainDataStart: 0, desiredChainDataEnd: 6 });
   t.equal((await call(shard.url, 'eth_blockNumber')).result, hex(6), 'latest is the new head as soon as the call returns');
-  t.same((await call(shard.url, 'eth_getBlockByNumber', [hex(7), false])).error, { code: 4444, message: 'pruned history unavailable: requested 7, latest available 6' });
+  t.same((await call(shard.url, 'eth_getBlockByNumber', [hex(7), false])).error, {
+    code: 4444,
+    message: 'pruned history unavailable: requested 7, latest available 6',
+  });
   await shard.pruned();
-  t.same([...(await shard.store.hashes(Array.from({ length: H + 1 }, (_, i) => i))).keys()].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6], 'the blocks above the head are removed');
+  t.same(
+    [...(await shard.store.hashes(Array.from({ length: H + 1 }, (_, i) => i))).keys()].sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5, 6],
+    'the blocks above the head are removed',
+  );
 
   // tail: only forward, below the head, only synced blocks
   t.match(await shard.admin('admin_setStartHeight', [6]), refusal(/below the head 6/), 'the tail must stay below the head');
   t.match(await shard.admin('admin_setStartHeight', [0]), refusal(/only moves forward/), 'the tail only moves forward');
   t.equal((await shard.admin('admin_setStartHeight', [3])).result, true);
   t.same(await info(), { desiredChainDataStart: 3, desiredChainDataEnd: 6 });
-  t.same((await call(shard.url, 'eth_getBlockByNumber', [hex(2), false])).error, { code: 4444, message: 'pruned history unavailable: requested 2, earliest available 3' });
+  t.same((await call(shard.url, 'eth_getBlockByNumber', [hex(2), false])).error, {
+    code: 4444,
+    message: 'pruned history unavailable: requested 2, earliest available 3',
+  });
   t.ok(await sameAsUpstream(shard.url, 0), 'genesis is still served');
   t.ok(await sameAsUpstream(shard.url, 3));
   t.match(await shard.admin('admin_setStartHeight', [2]), refusal(/only moves forward: it is 3/));
@@ -98,7 +108,16 @@ t.test('the admin methods: refused on the public endpoint; on the loopback admin
   await waitForHeight(shard.url, 1);
   const info = { desiredChainDataStart: 0, desiredChainDataEnd: null };
   for (const method of ['admin_setEndHeight', 'admin_setStartHeight']) {
-    t.match(await call(shard.url, method, [1]), { error: { code: -32601, message: new RegExp(`${method} is not served on this endpoint: call it on idx-shard's admin endpoint \\(--admin-port.*--admin-secret-file`) } }, `${method} on the public port`);
+    t.match(
+      await call(shard.url, method, [1]),
+      {
+        error: {
+          code: -32601,
+          message: new RegExp(`${method} is not served on this endpoint: call it on idx-shard's admin endpoint \\(--admin-port.*--admin-secret-file`),
+        },
+      },
+      `${method} on the public port`,
+    );
   }
   t.same((await call(shard.url, 'idx_dataInfo')).result, info, 'idx_dataInfo stays public, and nothing changed');
 
@@ -121,10 +140,16 @@ t.test('the admin methods: refused on the public endpoint; on the loopback admin
   t.same((await shard.admin('idx_dataInfo')).result, { desiredChainDataStart: 0, desiredChainDataEnd: H + 10 });
   t.match(await shard.admin('eth_blockNumber'), { error: { code: -32601 } }, 'the admin endpoint serves no data methods');
 
-  const lan = Object.values(networkInterfaces()).flat().find((a) => a !== undefined && !a.internal && a.family === 'IPv4');
+  const lan = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && !a.internal && a.family === 'IPv4');
   if (lan !== undefined) {
     const port = new URL(shard.adminUrl).port;
     await t.rejects(fetch(`http://${lan.address}:${port}`, { method: 'POST', body: '{}' }), `the admin endpoint does not answer on ${lan.address}`);
-    t.match(await call(`http://${lan.address}:${new URL(shard.url).port}`, 'eth_chainId'), { result: /^0x/ }, 'the public one does (every interface by default)');
+    t.match(
+      await call(`http://${lan.address}:${new URL(shard.url).port}`, 'eth_chainId'),
+      { result: /^0x/ },
+      'the public one does (every interface by default)',
+    );
   }
 });

@@ -32,7 +32,10 @@ t.test(`${kind}: idx-node over two shards [0, ${split}] and [${split + 1}, ∞) 
   const direct = await index(t, [anvil.url]);
   const sharded = await index(t, [low.url, high.url]);
   t.ok(direct.transfers.length > 0, `${direct.transfers.length} transfers indexed`);
-  t.ok(direct.transfers.some((r) => Number(r.block_height) <= split) && direct.transfers.some((r) => Number(r.block_height) > split), 'on both sides of the split');
+  t.ok(
+    direct.transfers.some((r) => Number(r.block_height) <= split) && direct.transfers.some((r) => Number(r.block_height) > split),
+    'on both sides of the split',
+  );
   t.same(sharded.transfers, direct.transfers, 'the same transfers');
   t.same(sharded.accounts, direct.accounts, 'the same account versions');
   t.same(sharded.starters, direct.starters, 'the block handler saw the same blocks');

@@ -79,7 +79,11 @@ for (const kind of BACKENDS) {
     t.equal(ours.text, theirs.text, 'a batch of all of them');
     t.same((await call(shard.url, 'idx_dataInfo')).result, { desiredChainDataStart: 0, desiredChainDataEnd: null }, 'idx_dataInfo: the head unset');
     t.match(await call(shard.url, 'eth_getBlockByNumber', ['pending', false]), { result: { number: hex(head) } }, 'pending is latest');
-    t.match(await call(shard.url, 'eth_getBlockByNumber', ['finalized', false]), { result: { number: (await client.request<{ number: string }>('eth_getBlockByNumber', ['finalized', false])).number } }, 'finalized comes from the upstream');
+    t.match(
+      await call(shard.url, 'eth_getBlockByNumber', ['finalized', false]),
+      { result: { number: (await client.request<{ number: string }>('eth_getBlockByNumber', ['finalized', false])).number } },
+      'finalized comes from the upstream',
+    );
   });
 }
 
@@ -114,7 +118,11 @@ t.test('JSON-RPC 2.0 envelope: parse errors, invalid requests, unknown methods, 
     const answer = method.startsWith('admin_') ? await shard.admin(method, params) : await call(shard.url, method, params);
     t.match(answer, { error: { code: -32602, message: /\S/ } }, `${method} ${JSON.stringify(params)}`);
   }
-  t.match(await post(shard.url, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: { a: 1 } }), { json: { error: { code: -32602 } } }, 'params by name are refused');
+  t.match(
+    await post(shard.url, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: { a: 1 } }),
+    { json: { error: { code: -32602 } } },
+    'params by name are refused',
+  );
 
   const mixed = await post(shard.url, [
     { jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] },
@@ -122,8 +130,15 @@ t.test('JSON-RPC 2.0 envelope: parse errors, invalid requests, unknown methods, 
     { jsonrpc: '2.0', id: 'b', method: 'nope', params: [] },
     42,
   ]);
-  t.same(mixed.json.map((a: { id: unknown }) => a.id), ['a', 'b', null], 'a batch answers every call but the notification, invalid members included');
-  const notes = await post(shard.url, [{ jsonrpc: '2.0', method: 'eth_chainId', params: [] }, { jsonrpc: '2.0', method: 'nope' }]);
+  t.same(
+    mixed.json.map((a: { id: unknown }) => a.id),
+    ['a', 'b', null],
+    'a batch answers every call but the notification, invalid members included',
+  );
+  const notes = await post(shard.url, [
+    { jsonrpc: '2.0', method: 'eth_chainId', params: [] },
+    { jsonrpc: '2.0', method: 'nope' },
+  ]);
   t.equal(notes.status, 204, 'a batch of notifications: HTTP 204');
   t.equal(notes.text, '', 'and no body');
   const note = await post(shard.url, { jsonrpc: '2.0', method: 'admin_setStartHeight', params: ['bad'] });
@@ -133,7 +148,14 @@ t.test('JSON-RPC 2.0 envelope: parse errors, invalid requests, unknown methods, 
 t.test('a shard of [tail, head]: 4444 outside, tags, genesis, hash lookups, getLogs limits', async (t) => {
   const tail = workload.fromBlock + 2;
   const end = workload.fromBlock + 8;
-  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), [`-shardstart=${tail}`, `-shardend=${end}`, '--max-log-range', '3', '--max-log-results', '7']);
+  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), [
+    `-shardstart=${tail}`,
+    `-shardend=${end}`,
+    '--max-log-range',
+    '3',
+    '--max-log-results',
+    '7',
+  ]);
   await waitForHeight(shard.url, end);
   t.match(await call(shard.url, 'idx_dataInfo'), { result: { desiredChainDataStart: tail, desiredChainDataEnd: end } });
   t.equal((await call(shard.url, 'eth_blockNumber')).result, hex(end), 'latest is the head');
@@ -150,22 +172,39 @@ t.test('a shard of [tail, head]: 4444 outside, tags, genesis, hash lookups, getL
   const outsideTx = (await client.request<{ transactions: string[] }>('eth_getBlockByNumber', [hex(tail - 1), false])).transactions[0]!;
   t.match(await call(shard.url, 'eth_getTransactionByHash', [outsideTx]), { result: null }, 'a transaction outside the range is unknown');
   t.match(await call(shard.url, 'eth_getTransactionReceipt', [outsideTx]), { result: null });
-  t.match(await call(shard.url, 'eth_getBlockByHash', [(await client.request<{ hash: string }>('eth_getBlockByNumber', [hex(end + 1), false])).hash, false]), { result: null });
+  t.match(await call(shard.url, 'eth_getBlockByHash', [(await client.request<{ hash: string }>('eth_getBlockByNumber', [hex(end + 1), false])).hash, false]), {
+    result: null,
+  });
   const inside = { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [hex(tail + 1), true] };
   t.equal((await post(shard.url, inside)).text, (await post(anvil.url, inside)).text, 'inside the range: as the upstream');
 
   t.match(await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(tail - 1), toBlock: hex(tail) }]), { error: { code: 4444, message: /earliest available/ } });
   t.match(await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(end), toBlock: hex(end + 1) }]), { error: { code: 4444, message: /latest available/ } });
   const wide = await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(tail), toBlock: hex(tail + 4) }]);
-  t.same(wide.error, { code: -32005, message: `exceed maximum block range: 3 blocks per eth_getLogs, asked for 5; try with this block range [${hex(tail)}, ${hex(tail + 2)}]` });
+  t.same(wide.error, {
+    code: -32005,
+    message: `exceed maximum block range: 3 blocks per eth_getLogs, asked for 5; try with this block range [${hex(tail)}, ${hex(tail + 2)}]`,
+  });
   const many = await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(tail), toBlock: hex(tail + 2) }]);
-  t.same(many.error, { code: -32005, message: `query returned more than 7 results. Try with this block range [${hex(tail)}, ${hex(tail)}].`, data: { from: hex(tail), to: hex(tail) } }, '5 logs a block: only the first block fits');
+  t.same(
+    many.error,
+    {
+      code: -32005,
+      message: `query returned more than 7 results. Try with this block range [${hex(tail)}, ${hex(tail)}].`,
+      data: { from: hex(tail), to: hex(tail) },
+    },
+    '5 logs a block: only the first block fits',
+  );
 
   // the node's own client reads these refusals and narrows its queries until it has every log
   const source = createEthereumSource(createRpcClient({ endpoints: [{ url: shard.url }] }));
   const logs = await source.getLogs({ fromBlock: tail, toBlock: end, topics: [[TRANSFER]] });
   t.equal(logs.length, (end - tail + 1) * 4, 'every Transfer of the range, through the limits');
-  t.same(logs.map((l) => l.blockNumber), [...logs.map((l) => l.blockNumber)].sort((a, b) => a - b), 'in chain order');
+  t.same(
+    logs.map((l) => l.blockNumber),
+    [...logs.map((l) => l.blockNumber)].sort((a, b) => a - b),
+    'in chain order',
+  );
 });
 
 t.test('batch amplification is bounded: answers stop at --max-response-bytes with -32003 and the shard keeps answering others', async (t) => {
@@ -189,20 +228,47 @@ t.test('batch amplification is bounded: answers stop at --max-response-bytes wit
   t.equal(batch.length, 1000, 'every call is answered');
   const full = batch.filter((a) => Array.isArray(a.result));
   t.ok(full.length >= 1 && full.length <= Math.floor(200_000 / size), `${full.length} full answers fit`);
-  t.ok(batch.slice(full.length).every((a) => a.error?.code === -32003 && /answers of this batch reached this server's limit of 200000 bytes/.test(a.error.message)), 'the rest are -32003 response too large');
+  t.ok(
+    batch
+      .slice(full.length)
+      .every((a) => a.error?.code === -32003 && /answers of this batch reached this server's limit of 200000 bytes/.test(a.error.message)),
+    'the rest are -32003 response too large',
+  );
   t.ok((await batchAnswer).text.length < 200_000 + 1000 * 250, 'the whole answer stays near the bound');
   t.ok(elapsed < 5000, `the batch took ${Math.round(elapsed)} ms`);
 
-  t.equal((await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }])).result.length, one.json.result.length, 'a single call under the bound is answered in full');
+  t.equal(
+    (await call(shard.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }])).result.length,
+    one.json.result.length,
+    'a single call under the bound is answered in full',
+  );
   const big = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), ['--max-response-bytes', String(size - 100)]);
   await waitForHeight(big.url, head);
   const over = await call(big.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }]);
-  t.match(over, { error: { code: -32005, message: new RegExp(`^query returned more than ${size - 100} bytes of logs \\(\\d+ logs fit\\)\\. Try with this block range \\[${hex(workload.fromBlock)}, 0x[0-9a-f]+\\]\\.$`) } }, 'one eth_getLogs over the bound: refused with the range that fits, as the result count');
+  t.match(
+    over,
+    {
+      error: {
+        code: -32005,
+        message: new RegExp(
+          `^query returned more than ${size - 100} bytes of logs \\(\\d+ logs fit\\)\\. Try with this block range \\[${hex(workload.fromBlock)}, 0x[0-9a-f]+\\]\\.$`,
+        ),
+      },
+    },
+    'one eth_getLogs over the bound: refused with the range that fits, as the result count',
+  );
   const narrower = await call(big.url, 'eth_getLogs', [{ fromBlock: over.error.data.from, toBlock: over.error.data.to }]);
   t.ok(Array.isArray(narrower.result) && narrower.result.length > 0, 'and that range is answered');
   const logs = await createEthereumSource(createRpcClient({ endpoints: [{ url: big.url }] })).getLogs({ fromBlock: workload.fromBlock, toBlock: head });
   t.equal(logs.length, one.json.result.length, "idx-node's client narrows its queries until it has every log");
   const blocks = await call(big.url, 'eth_getBlockByNumber', [hex(workload.startBlock), true]);
   t.ok(blocks.result !== undefined, 'other answers under the bound pass');
-  t.match(await post(shard.url, Array.from({ length: 2001 }, (_, id) => ({ ...getLogs, id }))), { json: { error: { code: -32600, message: /at most 2000 per batch/ } } }, '--max-batch-calls');
+  t.match(
+    await post(
+      shard.url,
+      Array.from({ length: 2001 }, (_, id) => ({ ...getLogs, id })),
+    ),
+    { json: { error: { code: -32600, message: /at most 2000 per batch/ } } },
+    '--max-batch-calls',
+  );
 });

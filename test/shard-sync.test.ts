@@ -28,13 +28,30 @@ async function sameData(t: Test, shardUrl: string, upstream: string, from: numbe
 function runShardCli(place: ShardPlace, upstream: string, port: number, args: readonly string[]) {
   const child = spawn(
     process.execPath,
-    [BIN('idx-shard'), '--upstream', upstream, '--data-dir', place.dataDir, '--db-schema', place.schema, '-p', String(port), '--poll-interval', '50', '--output-fmt', 'json', ...args],
+    [
+      BIN('idx-shard'),
+      '--upstream',
+      upstream,
+      '--data-dir',
+      place.dataDir,
+      '--db-schema',
+      place.schema,
+      '-p',
+      String(port),
+      '--poll-interval',
+      '50',
+      '--output-fmt',
+      'json',
+      ...args,
+    ],
     { env: { PATH: process.env.PATH, ...envFor(place.kind) }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited, output: () => output };
 }
 
@@ -93,7 +110,10 @@ t.test(`${kind}: upstream reorgs near the head replace the orphaned blocks`, asy
   await waitForSameHash(shard.url, anvil.url, 9);
   await sameData(t, shard.url, anvil.url, 0, 9);
   t.match(await call(shard.url, 'eth_getTransactionByHash', [orphanTx]), { result: null }, 'an orphaned transaction is gone');
-  t.ok(shard.lines.some((l) => /reorganised: blocks 6\.\.8 were orphaned/.test(l)), 'the reorg is logged');
+  t.ok(
+    shard.lines.some((l) => /reorganised: blocks 6\.\.8 were orphaned/.test(l)),
+    'the reorg is logged',
+  );
 
   // a competing block at the same height: found by the check of the newest block
   const again = await client.request('evm_snapshot');
@@ -111,11 +131,16 @@ t.test(`${kind}: an upstream without eth_getBlockReceipts: receipts are fetched 
   const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
   await makeErc20Workload(client, { blocks: 6, transfersPerBlock: 3, approvalsPerBlock: 1, senders: 2, recipients: 3 });
   const head = Number(await client.request('eth_blockNumber'));
-  const proxy = await startRpcProxy(t, anvil.url, (c) => (c.method === 'eth_getBlockReceipts' ? { error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' } } : undefined));
+  const proxy = await startRpcProxy(t, anvil.url, (c) =>
+    c.method === 'eth_getBlockReceipts' ? { error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' } } : undefined,
+  );
   const shard = await startShard(t, proxy.url, await shardPlace(t, kind), ['--batch-size', '4']);
   await waitForHeight(shard.url, head);
   await sameData(t, shard.url, anvil.url, 0, head);
-  t.ok(shard.lines.some((l) => /no eth_getBlockReceipts/.test(l)), 'the fallback is logged once');
+  t.ok(
+    shard.lines.some((l) => /no eth_getBlockReceipts/.test(l)),
+    'the fallback is logged once',
+  );
   t.ok(proxy.bodies.some((b) => JSON.stringify(b).includes('eth_getTransactionReceipt')));
 });
 
@@ -128,7 +153,10 @@ async function mineAt(client: RpcClient, seconds: number): Promise<void> {
 async function waitForSameHash(shardUrl: string, upstream: string, height: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const [ours, theirs] = await Promise.all([call(shardUrl, 'eth_getBlockByNumber', [hex(height), false]), call(upstream, 'eth_getBlockByNumber', [hex(height), false])]);
+    const [ours, theirs] = await Promise.all([
+      call(shardUrl, 'eth_getBlockByNumber', [hex(height), false]),
+      call(upstream, 'eth_getBlockByNumber', [hex(height), false]),
+    ]);
     if (ours.result?.hash !== undefined && ours.result.hash === theirs.result?.hash) return;
     if (Date.now() > deadline) throw new Error(`block ${height} of the shard is ${ours.result?.hash}, the upstream's ${theirs.result?.hash}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -84,7 +84,10 @@ t.test('source maps point into the TypeScript, in both modes', async (t) => {
     const code = await readFile(join(dir, 'dist', 'index.js'), 'utf8');
     t.match(code, /\/\/# sourceMappingURL=index\.js\.map\s*$/);
     const raw = JSON.parse(await readFile(join(dir, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent: string[] };
-    t.ok(raw.sourcesContent.some((s) => s.includes('throw new Error("boom")')), `${mode}: the map carries the sources`);
+    t.ok(
+      raw.sourcesContent.some((s) => s.includes('throw new Error("boom")')),
+      `${mode}: the map carries the sources`,
+    );
     const exports = evaluateBundle(code, {}, 'index.js');
     let stack = '';
     try {
@@ -196,7 +199,10 @@ t.test('a Node module the sandbox does not provide builds, with a warning', asyn
   const reporter = collecting();
   await buildProject({ location: dir, reporter });
   t.match(await readFile(join(dir, 'dist', 'index.js'), 'utf8'), /require\(["']fs["']\)/);
-  t.match(reporter.warnings.join('\n'), /src\/index\.ts imports "fs": the sandbox provides only assert, buffer, crypto, events, path, stream, url, util; .*--unsafe/);
+  t.match(
+    reporter.warnings.join('\n'),
+    /src\/index\.ts imports "fs": the sandbox provides only assert, buffer, crypto, events, path, stream, url, util; .*--unsafe/,
+  );
 });
 
 t.test('code without visible side effects runs as written: a busy-wait loop is kept, in both modes', async (t) => {
@@ -211,7 +217,8 @@ t.test('code without visible side effects runs as written: a busy-wait loop is k
       '}',
     ].join('\n'),
     // a loop in a helper module, and an unused export beside it
-    'src/spin.ts': 'export function spin(ms: number): void {\n  const until = Date.now() + ms;\n  for (;;) { if (Date.now() >= until) break; }\n}\nexport const unused = 1;\n',
+    'src/spin.ts':
+      'export function spin(ms: number): void {\n  const until = Date.now() + ms;\n  for (;;) { if (Date.now() >= until) break; }\n}\nexport const unused = 1;\n',
   });
   for (const mode of ['production', 'development'] as const) {
     await buildProject({ location: dir, mode, reporter: collecting() });

@@ -53,8 +53,7 @@ export async function buildProject(options: BuildProjectOptions): Promise<BuildP
   if (!existsSync(index)) {
     throw new IdxError(
       'BUILD_ENTRY_NOT_FOUND',
-      `${index} does not exist: idx build always bundles src/index.ts, which exports the handlers the manifest names ` +
-        '(is --location the project folder?)',
+      `${index} does not exist: idx build always bundles src/index.ts, which exports the handlers the manifest names ` + '(is --location the project folder?)',
     );
   }
 
@@ -71,8 +70,10 @@ export async function buildProject(options: BuildProjectOptions): Promise<BuildP
   // Only what the build reads must be valid; the rest (network, addresses, filters…) is for idx-node to refuse.
   const warnNodeOnly = options.reporter.warn;
   let manifest: string | undefined;
-  const multichainFile = given === undefined ? MULTICHAIN_FILE_NAMES.find((name) => existsSync(join(root, name))) : MULTICHAIN_FILE_NAMES.find((name) => name === given);
-  const projectTs = given === undefined ? (existsSync(join(root, 'project.ts')) ? 'project.ts' : undefined) : multichainFile === undefined && isTs(given) ? given : undefined;
+  const multichainFile =
+    given === undefined ? MULTICHAIN_FILE_NAMES.find((name) => existsSync(join(root, name))) : MULTICHAIN_FILE_NAMES.find((name) => name === given);
+  const projectTs =
+    given === undefined ? (existsSync(join(root, 'project.ts')) ? 'project.ts' : undefined) : multichainFile === undefined && isTs(given) ? given : undefined;
   if (projectTs !== undefined) {
     const project = await loadProject(root, { manifestFile: projectTs, warnNodeOnly });
     manifest = await writeManifestYaml(outputDir, projectTs, project.raw, options.reporter);
@@ -80,7 +81,8 @@ export async function buildProject(options: BuildProjectOptions): Promise<BuildP
   if (multichainFile !== undefined) {
     // Each chain's project.ts-style manifest is written out as YAML too, and a .ts multichain manifest lists those.
     const { multichain, projects } = await loadProjects(root, { manifestFile: multichainFile, warnNodeOnly });
-    for (const project of projects.filter((p) => isTs(p.manifestPath))) await writeManifestYaml(outputDir, relative(root, project.manifestPath), project.raw, options.reporter);
+    for (const project of projects.filter((p) => isTs(p.manifestPath)))
+      await writeManifestYaml(outputDir, relative(root, project.manifestPath), project.raw, options.reporter);
     if (isTs(multichainFile)) {
       const raw = { ...(toPlainData(multichain!.raw) as object), projects: multichain!.manifest.projects.map((p) => (isTs(p) ? yamlName(p) : p)) };
       manifest = await writeManifestYaml(outputDir, multichainFile, raw, options.reporter);

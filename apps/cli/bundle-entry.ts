@@ -70,7 +70,8 @@ export async function bundleEntry(options: BundleEntryOptions): Promise<void> {
         // rollup leaves an unresolved package import external with a warning; in the sandbox it
         // would fail at run time, so it fails the build here
         if (log.code === 'UNRESOLVED_IMPORT') handler('error', { ...log, message: unresolvedMessage(root, log) });
-        else if (log.code === 'CIRCULAR_DEPENDENCY' && (log.ids ?? []).some((id) => id.includes('node_modules'))) return; // libraries' own affair
+        else if (log.code === 'CIRCULAR_DEPENDENCY' && (log.ids ?? []).some((id) => id.includes('node_modules')))
+          return; // libraries' own affair
         else if (level === 'warn') warnings.push(describeLog(root, log));
       },
     });
@@ -207,7 +208,13 @@ function minifyPlugin(): Plugin {
 }
 
 function unresolvedMessage(root: string, log: RollupLog): string {
-  const source = log.exporter ?? /"([^"]+)"|'([^']+)'/.exec(log.message)?.slice(1).find((x) => x !== undefined) ?? '?';
+  const source =
+    log.exporter ??
+    /"([^"]+)"|'([^']+)'/
+      .exec(log.message)
+      ?.slice(1)
+      .find((x) => x !== undefined) ??
+    '?';
   const hint =
     source.startsWith('.') || source.startsWith('/')
       ? 'no such file (tried the extensions .ts, .js, .json and index files)'

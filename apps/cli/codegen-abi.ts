@@ -79,7 +79,12 @@ function named<T extends { name: string }>(items: T[], base: (i: T) => string, s
     if (seen.has(sig)) continue; // an ABI listing the same item twice
     seen.add(sig);
     const overloaded = (count.get(item.name) ?? 0) > 1;
-    const suffix = overloaded ? `_${sig.slice(sig.indexOf('(') + 1, -1).replace(/[^A-Za-z0-9]+/g, '_').replace(/_+$/, '')}` : '';
+    const suffix = overloaded
+      ? `_${sig
+          .slice(sig.indexOf('(') + 1, -1)
+          .replace(/[^A-Za-z0-9]+/g, '_')
+          .replace(/_+$/, '')}`
+      : '';
     result.push([item, identifier(base(item) + suffix)]);
   }
   return result;

@@ -93,7 +93,11 @@ export function renderContract(abi: Abi, name: string): Map<string, string> {
 
 /** `contracts/index.ts` and the declaration of the runtime module, for all contracts. */
 export function renderContractsIndex(names: readonly string[]): Map<string, string> {
-  const index = [GENERATED_HEADER, ...names.flatMap((n) => [`export type { ${n} } from "./${n}";`, `export { ${n}__factory } from "./factories/${n}__factory";`]), ''];
+  const index = [
+    GENERATED_HEADER,
+    ...names.flatMap((n) => [`export type { ${n} } from "./${n}";`, `export { ${n}__factory } from "./factories/${n}__factory";`]),
+    '',
+  ];
   const runtime = [
     GENERATED_HEADER,
     `// idx build bundles this module (idx's contract runtime) into the project's dist.`,

@@ -64,7 +64,7 @@ function renderEntity(entity: EntityModel): string {
   if (jsonTypes.length > 0) out.push(`import type { ${jsonTypes.join(', ')} } from "../interfaces";`);
   out.push(
     '',
-    "// The sandbox provides `store`; declared here so that models typecheck whatever globals the project declares.",
+    '// The sandbox provides `store`; declared here so that models typecheck whatever globals the project declares.',
     'declare const store: rt.Store;',
     '',
     `export type ${name}Props = Omit<${name}, NonNullable<rt.FunctionPropertyNames<${name}>> | "_name">;`,

@@ -5,10 +5,31 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { idxCli, projectFolder } from '../../test/support/idx-cli.ts';
 
-const event = (name: string, inputs: [string, string][]) => ({ type: 'event', name, anonymous: false, inputs: inputs.map(([n, type]) => ({ name: n, type, indexed: false })) });
-const ERC20 = [event('Transfer', [['from', 'address'], ['to', 'address'], ['value', 'uint256']])];
-const BRIDGE = [event('Deposited', [['account', 'address'], ['amount', 'uint256']])];
-const POOL = [event('Swap', [['sender', 'address'], ['amount0', 'int256']])];
+const event = (name: string, inputs: [string, string][]) => ({
+  type: 'event',
+  name,
+  anonymous: false,
+  inputs: inputs.map(([n, type]) => ({ name: n, type, indexed: false })),
+});
+const ERC20 = [
+  event('Transfer', [
+    ['from', 'address'],
+    ['to', 'address'],
+    ['value', 'uint256'],
+  ]),
+];
+const BRIDGE = [
+  event('Deposited', [
+    ['account', 'address'],
+    ['amount', 'uint256'],
+  ]),
+];
+const POOL = [
+  event('Swap', [
+    ['sender', 'address'],
+    ['amount0', 'int256'],
+  ]),
+];
 
 const chain = (chainId: string, assets: Record<string, string>, abi: string, extra = '') => `
 specVersion: 1.0.0
@@ -19,7 +40,9 @@ dataSources:
   - kind: ethereum/Runtime
     startBlock: 1
     options: { abi: ${abi}, address: "0x5FbDB2315678afecb367f032d93F642f64180aa3" }
-    assets: { ${Object.entries(assets).map(([name, file]) => `${name}: { file: ${file} }`).join(', ')} }
+    assets: { ${Object.entries(assets)
+      .map(([name, file]) => `${name}: { file: ${file} }`)
+      .join(', ')} }
     mapping:
       file: ./dist/index.js
       handlers:
@@ -64,7 +87,11 @@ t.test('codegen in a multichain folder: entity classes once, the ABIs of every c
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stderr, '');
   const types = join(dir, 'src', 'types');
-  t.same((await readdir(join(types, 'abi-interfaces'))).sort(), ['Bridge.ts', 'Erc20.ts', 'Pool.ts'], 'the union of the chains\' ABIs; one Erc20 for the two copies');
+  t.same(
+    (await readdir(join(types, 'abi-interfaces'))).sort(),
+    ['Bridge.ts', 'Erc20.ts', 'Pool.ts'],
+    "the union of the chains' ABIs; one Erc20 for the two copies",
+  );
   t.match(await readFile(join(types, 'abi-interfaces', 'Bridge.ts'), 'utf8'), /DepositedLog/);
   t.match(await readFile(join(types, 'abi-interfaces', 'Pool.ts'), 'utf8'), /SwapLog/);
   const contracts = await readFile(join(types, 'contracts', 'index.ts'), 'utf8');
@@ -74,7 +101,10 @@ t.test('codegen in a multichain folder: entity classes once, the ABIs of every c
   t.match(r.stdout, /generated 1 entity, 3 ABI interface\(s\)/);
 
   // -f naming the multichain manifest, and -l naming it, do the same
-  for (const args of [['codegen', '-l', dir, '-f', 'subquery-multichain.yaml'], ['codegen', '-l', join(dir, 'subquery-multichain.yaml')]]) {
+  for (const args of [
+    ['codegen', '-l', dir, '-f', 'subquery-multichain.yaml'],
+    ['codegen', '-l', join(dir, 'subquery-multichain.yaml')],
+  ]) {
     await rm(types, { recursive: true });
     t.equal((await idxCli(args)).code, 0, args.join(' '));
     t.same((await readdir(join(types, 'abi-interfaces'))).sort(), ['Bridge.ts', 'Erc20.ts', 'Pool.ts']);
@@ -83,17 +113,31 @@ t.test('codegen in a multichain folder: entity classes once, the ABIs of every c
   // idx build bundles the shared mapping once, which uses the generated types
   const b = await idxCli(['build', '-l', dir]);
   t.equal(b.code, 0, b.stderr);
-  t.same((await readdir(join(dir, 'dist'))).filter((f) => f.endsWith('.js')), ['index.js']);
+  t.same(
+    (await readdir(join(dir, 'dist'))).filter((f) => f.endsWith('.js')),
+    ['index.js'],
+  );
 });
 
 t.test('codegen in a multichain folder: chains must agree on the schema and on same-named ABIs', async (t) => {
-  const clash = await projectFolder(t, { ...multichainFiles(), 'abis/polygon/erc20.json': JSON.stringify([...ERC20, event('Approval', [['owner', 'address']])]) }, 'idx-multichain-');
+  const clash = await projectFolder(
+    t,
+    { ...multichainFiles(), 'abis/polygon/erc20.json': JSON.stringify([...ERC20, event('Approval', [['owner', 'address']])]) },
+    'idx-multichain-',
+  );
   const r = await idxCli(['codegen', '-l', clash]);
   t.equal(r.code, 1);
-  t.match(r.stderr, /error: .*abis\/(polygon\/)?erc20\.json and .*abis\/(polygon\/)?erc20\.json both give the ABI interface name Erc20 but hold different ABIs/);
+  t.match(
+    r.stderr,
+    /error: .*abis\/(polygon\/)?erc20\.json and .*abis\/(polygon\/)?erc20\.json both give the ABI interface name Erc20 but hold different ABIs/,
+  );
 
   const files = multichainFiles();
-  const schemas = await projectFolder(t, { ...files, 'polygon.yaml': files['polygon.yaml']!.replace('./schema.graphql', './polygon.graphql'), 'polygon.graphql': SCHEMA }, 'idx-multichain-');
+  const schemas = await projectFolder(
+    t,
+    { ...files, 'polygon.yaml': files['polygon.yaml']!.replace('./schema.graphql', './polygon.graphql'), 'polygon.graphql': SCHEMA },
+    'idx-multichain-',
+  );
   const s = await idxCli(['codegen', '-l', schemas]);
   t.equal(s.code, 1);
   t.match(s.stderr, /share one schema, but .*ethereum\.yaml names .*schema\.graphql and .*polygon\.yaml names .*polygon\.graphql/);
@@ -117,7 +161,8 @@ t.test('build of a multichain project written in TypeScript writes each manifest
       'export default project;',
     ].join('\n');
   const dir = await projectFolder(t, {
-    'subquery-multichain.ts': 'export default { specVersion: "1.0.0", query: { name: "@subql/query", version: "*" }, projects: ["./chains/ethereum.ts", "polygon.yaml"] };\n',
+    'subquery-multichain.ts':
+      'export default { specVersion: "1.0.0", query: { name: "@subql/query", version: "*" }, projects: ["./chains/ethereum.ts", "polygon.yaml"] };\n',
     'chains/ethereum.ts': chainTs('1'),
     'polygon.yaml': chain('137', { erc20: './abis/erc20.json' }, 'erc20'),
     'chains/schema.graphql': SCHEMA,

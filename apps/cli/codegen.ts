@@ -123,7 +123,10 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
       const abi = abiOf(json);
       if (abi === undefined) {
         if (!isAbi) continue; // some other JSON asset
-        throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} is not an ABI (expected a JSON array of ABI items, or an object with an "abi" array)`);
+        throw new IdxError(
+          'ABI_INVALID',
+          `${path}.assets.${assetName}: ${file} is not an ABI (expected a JSON array of ABI items, or an object with an "abi" array)`,
+        );
       }
       const name = abiInterfaceName(file);
       const clash = [...done.entries()].find(([, d]) => d.name === name);
@@ -131,7 +134,10 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
       if (clash !== undefined) {
         // Chains often carry their own copy of one contract's ABI: the same ABI is one interface.
         if (clash[1].abi === JSON.stringify(abi)) continue;
-        throw new IdxError('ABI_NAME_CLASH', `${file} and ${clash[0]} both give the ABI interface name ${name} but hold different ABIs; rename one of the files`);
+        throw new IdxError(
+          'ABI_NAME_CLASH',
+          `${file} and ${clash[0]} both give the ABI interface name ${name} but hold different ABIs; rename one of the files`,
+        );
       }
       files.set(`abi-interfaces/${name}.ts`, renderAbiInterface(abi, file));
       for (const [path, text] of renderContract(abi, name)) files.set(path, text);

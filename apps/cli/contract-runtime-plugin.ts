@@ -18,7 +18,10 @@ export function contractRuntimePlugin(): Plugin {
         const file = fileURLToPath(new URL(`./contract-runtime${ext}`, import.meta.url));
         if (existsSync(file)) return file;
       }
-      throw new IdxError('IDX_INSTALL_INCOMPLETE', `idx's contract runtime (contract-runtime.js beside ${fileURLToPath(import.meta.url)}) is missing; reinstall idx`);
+      throw new IdxError(
+        'IDX_INSTALL_INCOMPLETE',
+        `idx's contract runtime (contract-runtime.js beside ${fileURLToPath(import.meta.url)}) is missing; reinstall idx`,
+      );
     },
   };
 }

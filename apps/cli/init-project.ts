@@ -71,8 +71,6 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
     const replacement = file === 'package.json' ? name.toLowerCase() : name;
     await writeFile(path, text.replaceAll(TEMPLATE_NAME, replacement));
   }
-  options.reporter.info(
-    `created ${name} in ${dir}\nnext:\n  cd ${relative(options.cwd ?? process.cwd(), dir) || '.'}\n  idx codegen\n  idx build`,
-  );
+  options.reporter.info(`created ${name} in ${dir}\nnext:\n  cd ${relative(options.cwd ?? process.cwd(), dir) || '.'}\n  idx codegen\n  idx build`);
   return { dir, name };
 }

@@ -56,7 +56,10 @@ export function createProgram(io: CliIo): Command {
 
   // subcommands inherit neither exitOverride nor output settings from their parent
   for (const cmd of program.commands) {
-    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) }).showHelpAfterError(`(run idx ${cmd.name()} --help for usage)`);
+    cmd
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+      .showHelpAfterError(`(run idx ${cmd.name()} --help for usage)`);
   }
   return program;
 }

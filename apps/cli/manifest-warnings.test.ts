@@ -30,12 +30,16 @@ const PROJECT_TS = [
 const FIELDS = ['network.endpoint[0]', 'network.endpoint[1]', 'dataSources[0].options.address', 'dataSources[1].options.address'];
 
 t.test('codegen and build go on past fields only idx-node reads, warning about each; idx-node still refuses them', async (t) => {
-  const dir = await projectFolder(t, {
-    'project.ts': PROJECT_TS,
-    'schema.graphql': 'type Transfer @entity {\n  id: ID!\n}\n',
-    'abis/token.json': ABI,
-    'src/index.ts': 'export async function handleTransfer(): Promise<void> {}\n',
-  }, 'idx-warnings-');
+  const dir = await projectFolder(
+    t,
+    {
+      'project.ts': PROJECT_TS,
+      'schema.graphql': 'type Transfer @entity {\n  id: ID!\n}\n',
+      'abis/token.json': ABI,
+      'src/index.ts': 'export async function handleTransfer(): Promise<void> {}\n',
+    },
+    'idx-warnings-',
+  );
   const manifest = join(dir, 'project.ts');
   const expectWarnings = (stderr: string, command: string) => {
     const lines = stderr.trim().split('\n');
@@ -61,25 +65,32 @@ t.test('codegen and build go on past fields only idx-node reads, warning about e
   // idx-node's loading refuses the manifest, naming the same fields
   const err = (await loadProject(dir).catch((e: unknown) => e)) as ValidationError;
   t.equal(err.code, 'VALIDATION_FAILED');
-  t.same(err.problems.map((p) => p.path), FIELDS);
+  t.same(
+    err.problems.map((p) => p.path),
+    FIELDS,
+  );
   t.match(err.message, `${manifest} is invalid`);
 });
 
 t.test('codegen still fails on what it reads', async (t) => {
-  const dir = await projectFolder(t, {
-    'project.yaml': [
-      'specVersion: 1.0.0',
-      'schema: { file: ./schema.graphql }',
-      'network: { chainId: "1", endpoint: "https://a.example,https://b.example" }',
-      'dataSources:',
-      '  - kind: ethereum/Runtime',
-      '    options: { abi: tokn, address: "0xSomething" }',
-      '    assets: { token: { file: ./abis/token.json } }',
-      '    mapping: { file: ./dist/index.js, handlers: [{ kind: ethereum/EventHandler, handler: handleTransfer }] }',
-    ].join('\n'),
-    'schema.graphql': 'type Transfer @entity {\n  id: ID!\n}\n',
-    'abis/token.json': ABI,
-  }, 'idx-warnings-');
+  const dir = await projectFolder(
+    t,
+    {
+      'project.yaml': [
+        'specVersion: 1.0.0',
+        'schema: { file: ./schema.graphql }',
+        'network: { chainId: "1", endpoint: "https://a.example,https://b.example" }',
+        'dataSources:',
+        '  - kind: ethereum/Runtime',
+        '    options: { abi: tokn, address: "0xSomething" }',
+        '    assets: { token: { file: ./abis/token.json } }',
+        '    mapping: { file: ./dist/index.js, handlers: [{ kind: ethereum/EventHandler, handler: handleTransfer }] }',
+      ].join('\n'),
+      'schema.graphql': 'type Transfer @entity {\n  id: ID!\n}\n',
+      'abis/token.json': ABI,
+    },
+    'idx-warnings-',
+  );
   const r = await idxCli(['codegen', '-l', dir]);
   t.equal(r.code, 1);
   t.match(r.stderr, /error: .*project\.yaml is invalid:\n {2}- dataSources\[0\]\.options\.abi:6:21: "tokn" is not an entry of assets/);

@@ -15,7 +15,8 @@ t.test('idx build follows compilerOptions.paths of tsconfig.json', async (t) => 
   const dir = await mkdtemp(join(tmpdir(), 'idx-paths-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const files: Record<string, string> = {
-    'tsconfig.json': '{\n  "compilerOptions": {\n    // SubQuery projects sometimes alias their folders\n    "baseUrl": ".",\n    "paths": { "@lib/*": ["src/lib/*"], "config": ["./src/config.ts"], },\n  },\n}\n',
+    'tsconfig.json':
+      '{\n  "compilerOptions": {\n    // SubQuery projects sometimes alias their folders\n    "baseUrl": ".",\n    "paths": { "@lib/*": ["src/lib/*"], "config": ["./src/config.ts"], },\n  },\n}\n',
     'src/index.ts': 'import { twice } from "@lib/math";\nimport { factor } from "config";\nexport const handle = (): number => twice(factor);\n',
     'src/lib/math.ts': 'export const twice = (n: number): number => n * 2;\n',
     'src/config.ts': 'export const factor = 21;\n',

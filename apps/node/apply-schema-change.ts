@@ -22,7 +22,10 @@ export async function applySchemaChange(
 ): Promise<string[]> {
   const { schema } = options;
   await runMigrations(db, schema);
-  const rows = await execute<{ key: string; value: unknown }>(db, `select key, value from ${qualified(schema, '_metadata')} where key in ('schema', 'schemaMigrationCount')`);
+  const rows = await execute<{ key: string; value: unknown }>(
+    db,
+    `select key, value from ${qualified(schema, '_metadata')} where key in ('schema', 'schemaMigrationCount')`,
+  );
   const stored = rows.find((r) => r.key === 'schema')?.value as SchemaModel | null | undefined;
   // jsonb keeps no key order, and JSON drops undefined keys: compare as JSON values.
   if (stored === undefined || stored === null || isDeepStrictEqual(stored, JSON.parse(JSON.stringify(model)))) return [];
@@ -40,6 +43,8 @@ export async function applySchemaChange(
   const count = Number(rows.find((r) => r.key === 'schemaMigrationCount')?.value ?? 0) + 1;
   const started = Date.now();
   await migrateEntitySchema(db, stored, model, changes, { ...options, metadata: { schema: model, schemaMigrationCount: count } });
-  options.logger.child('node').info(`migrated schema "${schema}" in ${Date.now() - started} ms (migration ${count}):\n${lines.map((l) => `  - ${l}`).join('\n')}`);
+  options.logger
+    .child('node')
+    .info(`migrated schema "${schema}" in ${Date.now() - started} ms (migration ${count}):\n${lines.map((l) => `  - ${l}`).join('\n')}`);
   return lines;
 }

@@ -36,7 +36,9 @@ export function createBlockExtrasLoader(source: ChainSource, options: BlockExtra
   let range: FetchedRange | undefined;
 
   const changed = (height: number) =>
-    new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its transactions or logs were fetched (a reorganisation); index it again`, { retryable: true });
+    new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its transactions or logs were fetched (a reorganisation); index it again`, {
+      retryable: true,
+    });
 
   async function loadTransactions(target: FetchedRange): Promise<void> {
     const heights = [...target.blocks.values()].filter((b) => b.transactions === undefined).map((b) => b.height);
@@ -68,10 +70,12 @@ export function createBlockExtrasLoader(source: ChainSource, options: BlockExtra
     },
     async load(height, want) {
       const target = range;
-      if (target === undefined || !target.blocks.has(height)) throw new IdxError('BLOCK_NOT_IN_RANGE', `block ${height} is not being processed: its transactions and logs cannot be loaded`);
+      if (target === undefined || !target.blocks.has(height))
+        throw new IdxError('BLOCK_NOT_IN_RANGE', `block ${height} is not being processed: its transactions and logs cannot be loaded`);
       if (want.transactions) {
         await loadTransactions(target);
-        if (!learned.transactions) options.onLearn?.('the mappings read transactions (log.transaction or block.transactions): fetching full transactions with the blocks from now on');
+        if (!learned.transactions)
+          options.onLearn?.('the mappings read transactions (log.transaction or block.transactions): fetching full transactions with the blocks from now on');
         learned.transactions = true;
       }
       if (want.logs) {

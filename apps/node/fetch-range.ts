@@ -85,7 +85,9 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
     list.sort((a, b) => a.logIndex - b.logIndex);
     const block = blocks.get(height);
     if (block === undefined || list.some((l) => l.blockHash !== block.hash)) {
-      throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its logs were fetched (a reorganisation); fetching again`, { retryable: true });
+      throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its logs were fetched (a reorganisation); fetching again`, {
+        retryable: true,
+      });
     }
   }
   const complete = new Set<number>();

@@ -58,18 +58,36 @@ t.test('the indexer rides out an endpoint that answers null for a block for long
           misses++;
           throw notFound;
         }
-        return { ...range, logCount: 0, logs: new Map(), logsComplete: false, blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])) };
+        return {
+          ...range,
+          logCount: 0,
+          logs: new Map(),
+          logsComplete: false,
+          blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
+        };
       },
     },
     store,
     cache: createStoreCache(store, { queryLimit: 100, getCacheSize: 0 }),
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [{ kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } }],
+    dataSources: [
+      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
+    ],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger,
     status: createIndexerStatus(),
-    settings: { batchSize: 5, flushAsync: false, flushIntervalMs: 0, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 5, fetchRetry: { baseMs: 1, maxWaitMs: 4 } },
+    settings: {
+      batchSize: 5,
+      flushAsync: false,
+      flushIntervalMs: 0,
+      flushThreshold: 1000,
+      unfinalizedBlocks: false,
+      blockConfirmations: 0,
+      pollIntervalMs: 10,
+      stopAtHeight: 5,
+      fetchRetry: { baseMs: 1, maxWaitMs: 4 },
+    },
   });
   await indexer.run(new AbortController().signal);
   t.equal(misses, 8);

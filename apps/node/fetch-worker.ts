@@ -15,7 +15,10 @@ parentPort!.on('message', async (req: FetchRequest) => {
     res = { id: req.id, fetched: await fetchRange(source, req.plan, req.range, data.fetch) };
   } catch (err) {
     const e = err as Error;
-    res = { id: req.id, error: { message: e.message, code: err instanceof IdxError ? err.code : 'FETCH_WORKER_FAILED', retryable: err instanceof IdxError && err.retryable } };
+    res = {
+      id: req.id,
+      error: { message: e.message, code: err instanceof IdxError ? err.code : 'FETCH_WORKER_FAILED', retryable: err instanceof IdxError && err.retryable },
+    };
   }
   parentPort!.postMessage(res);
 });

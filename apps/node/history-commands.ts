@@ -17,7 +17,7 @@ export async function forceClean(options: NodeOptions & { idx: string }, logger:
   const multichain = await findMultichain(options.idx);
   if (multichain !== undefined) {
     // every chain's rows and tables go, one chain at a time, as each chain's own force-clean would
-    requireMultiChainFlag(options, multichain, 'remove all its chains\' data');
+    requireMultiChainFlag(options, multichain, "remove all its chains' data");
     const dbSchema = multichainSchemaName(options, multichain);
     for (const idx of multichain.projectPaths) await forceClean({ ...options, idx, dbSchema }, logger, env);
     return;

@@ -92,10 +92,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--allow-schema-migration', 'allow automated schema migration on project upgrade', false))
     .addOption(new Option('--batch-size <n>', 'blocks per fetch; overrides the config file (default: 100)').argParser(positiveInt))
     .addOption(
-      new Option(
-        '--block-confirmations <n>',
-        variant === 'ethereum' ? 'blocks behind head treated as finalised' : 'only for idx-node-ethereum; no effect here',
-      )
+      new Option('--block-confirmations <n>', variant === 'ethereum' ? 'blocks behind head treated as finalised' : 'only for idx-node-ethereum; no effect here')
         .argParser(positiveInt)
         .default(200),
     )
@@ -127,21 +124,21 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--timestamp-field', 'keep created_at and updated_at columns', true))
     .addOption(flag('--unfinalized-blocks', 'index blocks before finalisation, rolling back forks', false))
     .addOption(flag('--unsafe', 'lift the sandbox restrictions (any import, network, unsafeApi)', false))
-    .addOption(flag('--verify-receipts', 'check fetched logs against every block header\'s receipts root (more RPC calls)', false))
+    .addOption(flag('--verify-receipts', "check fetched logs against every block header's receipts root (more RPC calls)", false))
     .addOption(new Option('-w, --workers <n>', 'additional worker threads for fetching; 0 = main thread only').argParser(nonNegativeInt).default(0));
 }
 
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
-  const program = createProgram(ctx.program, 'Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project\'s mappings.', ctx)
+  const program = createProgram(ctx.program, "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project's mappings.", ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
   addNodeOptions(program, ctx.variant).action(() => {
     result = { command: 'run', options: program.opts<NodeOptions>(), warnings: [] };
   });
 
-  addNodeOptions(program.command('force-clean').description('drop the project\'s schema and all indexed data, then exit'), ctx.variant)
+  addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), ctx.variant)
     .helpOption('--help', 'show options')
     .action(function (this: Command) {
       result = { command: 'force-clean', options: this.opts<NodeOptions>(), warnings: [] };

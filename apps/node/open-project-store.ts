@@ -45,7 +45,10 @@ export async function prepareProjectStore(
   const { model, schema, historical, chainId } = o;
   const { timestampField, allowSchemaMigration } = o.options;
   if (chainId !== undefined && db.pglite !== undefined) {
-    throw new IdxError('MULTI_CHAIN_NEEDS_POSTGRES', '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema');
+    throw new IdxError(
+      'MULTI_CHAIN_NEEDS_POSTGRES',
+      '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema',
+    );
   }
   await applySchemaChange(db.kysely, model, { schema, historical, timestampField, allowMigration: allowSchemaMigration, logger: o.logger });
   await prepareProjectSchema(db.kysely, model, { schema, historical, timestampField });

@@ -3,7 +3,14 @@ import { createIndexerStatus } from './indexer-status.ts';
 import { formatDuration, progressLine } from './progress-line.ts';
 
 t.test('the progress line gives height, target, rates and ETA', async (t) => {
-  const status = { ...createIndexerStatus(), lastProcessedHeight: 500, currentProcessingHeight: 600, targetHeight: 2600, blocksProcessed: 600, eventsProcessed: 12000 };
+  const status = {
+    ...createIndexerStatus(),
+    lastProcessedHeight: 500,
+    currentProcessingHeight: 600,
+    targetHeight: 2600,
+    blocksProcessed: 600,
+    eventsProcessed: 12000,
+  };
   const { line, sample } = progressLine(status, { at: 0, blocks: 100, events: 2000 }, 10_000);
   t.equal(line, 'indexed to 500/2600 (processing 600), 50.0 blocks/s, 1000.0 events/s, ETA 40s');
   t.same(sample, { at: 10_000, blocks: 600, events: 12000 });

@@ -58,36 +58,48 @@ t.test('a multichain folder is refused with a clear error where it cannot run', 
   const dir = await folder();
   await t.rejects(run(['-f', dir]), {
     code: 'MULTI_CHAIN_FLAG_NEEDED',
-    message: /subquery-multichain\.yaml is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain \(the schema is --db-schema, by default "idx-run-multichain-\w+"\), or give one chain with -f .*ethereum\.yaml/,
+    message:
+      /subquery-multichain\.yaml is a multichain project \(.*ethereum\.yaml, .*polygon\.yaml\): index all its chains into one schema with --multi-chain \(the schema is --db-schema, by default "idx-run-multichain-\w+"\), or give one chain with -f .*ethereum\.yaml/,
   });
   await t.rejects(run(['-f', dir, '--multi-chain'], {}), { code: 'MULTI_CHAIN_NEEDS_POSTGRES' });
   t.notOk(existsSync(join(dir, '.idx-data')), 'no embedded database was opened');
   await t.rejects(run(['-f', dir, '--multi-chain', '--network-endpoint', 'http://127.0.0.1:2']), {
     code: 'MULTICHAIN_FLAG_UNSUPPORTED',
-    message: /--network-endpoint would apply to every chain of .*subquery-multichain\.yaml; set it in each chain's manifest, or run one idx-node -f <chain manifest> --multi-chain --db-schema=idx-run-multichain-\w+ per chain/,
+    message:
+      /--network-endpoint would apply to every chain of .*subquery-multichain\.yaml; set it in each chain's manifest, or run one idx-node -f <chain manifest> --multi-chain --db-schema=idx-run-multichain-\w+ per chain/,
   });
 
   const twice = await folder({ 'polygon.yaml': chain('1', 'http://127.0.0.1:1') });
   await t.rejects(run(['-f', twice, '--multi-chain']), { code: 'MULTICHAIN_CHAIN_REPEATED', message: /ethereum\.yaml and polygon\.yaml are both for chain 1/ });
 
   const invalid = await folder({ 'polygon.yaml': chain('137', 'https://a.example,https://b.example') });
-  await t.rejects(run(['-f', invalid, '--multi-chain']), { code: 'VALIDATION_FAILED', message: /polygon\.yaml is invalid:\n {2}- network\.endpoint\[0\]:\d+:\d+: .*several URLs in one string/ });
+  await t.rejects(run(['-f', invalid, '--multi-chain']), {
+    code: 'VALIDATION_FAILED',
+    message: /polygon\.yaml is invalid:\n {2}- network\.endpoint\[0\]:\d+:\d+: .*several URLs in one string/,
+  });
 });
 
-t.test("a chain that fails stops the others, and its error names the chain and its manifest", async (t) => {
+t.test('a chain that fails stops the others, and its error names the chain and its manifest', async (t) => {
   const dir = await folder();
-  await t.rejects(run(['-f', dir, '--multi-chain', '--db-schema', 'never_created']), { code: 'CHAIN_UNREACHABLE', message: /^chain (1|137) \((ethereum|polygon)\.yaml|.*\/(ethereum|polygon)\.yaml\): cannot reach the chain/ });
+  await t.rejects(run(['-f', dir, '--multi-chain', '--db-schema', 'never_created']), {
+    code: 'CHAIN_UNREACHABLE',
+    message: /^chain (1|137) \((ethereum|polygon)\.yaml|.*\/(ethereum|polygon)\.yaml\): cannot reach the chain/,
+  });
 });
 
 t.test('force-clean of a multichain folder needs --multi-chain; reindex needs one chain', async (t) => {
   const dir = await folder();
   const cmd = parse(['force-clean', '-f', dir]);
   if (cmd.command !== 'force-clean') throw new Error('expected force-clean');
-  await t.rejects(forceClean({ ...cmd.options, idx: dir }, logger, {}), { code: 'MULTI_CHAIN_FLAG_NEEDED', message: /: remove all its chains' data with --multi-chain/ });
+  await t.rejects(forceClean({ ...cmd.options, idx: dir }, logger, {}), {
+    code: 'MULTI_CHAIN_FLAG_NEEDED',
+    message: /: remove all its chains' data with --multi-chain/,
+  });
   const re = parse(['reindex', '-f', dir, '--multi-chain', '--targetHeight', '5']);
   if (re.command !== 'reindex') throw new Error('expected reindex');
   await t.rejects(reindex({ ...re.options, idx: dir }, 5, logger, {}), {
     code: 'MULTICHAIN_REINDEX_ONE_CHAIN',
-    message: /reindex rewinds one chain: give its manifest, e.g\. idx-node reindex -f .*ethereum\.yaml --multi-chain --db-schema=idx-run-multichain-\w+ --targetHeight=5/,
+    message:
+      /reindex rewinds one chain: give its manifest, e.g\. idx-node reindex -f .*ethereum\.yaml --multi-chain --db-schema=idx-run-multichain-\w+ --targetHeight=5/,
   });
 });

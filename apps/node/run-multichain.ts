@@ -16,7 +16,10 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
   const { options } = ctx;
   const schema = multichainSchemaName(options, multichain);
   requireMultiChainFlag(options, multichain);
-  for (const [flag, given] of [['--network-endpoint', options.networkEndpoint.length > 0], ['--network-dictionary', options.networkDictionary !== undefined]] as const) {
+  for (const [flag, given] of [
+    ['--network-endpoint', options.networkEndpoint.length > 0],
+    ['--network-dictionary', options.networkDictionary !== undefined],
+  ] as const) {
     if (given) {
       throw new IdxError(
         'MULTICHAIN_FLAG_UNSUPPORTED',
@@ -26,7 +29,10 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
   }
   // Before any chain opens it: every chain would otherwise open the one embedded database of the folder.
   if (ctx.env.DB_HOST === undefined || ctx.env.DB_HOST === '') {
-    throw new IdxError('MULTI_CHAIN_NEEDS_POSTGRES', '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema');
+    throw new IdxError(
+      'MULTI_CHAIN_NEEDS_POSTGRES',
+      '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema',
+    );
   }
   // Every manifest is checked before any chain starts.
   const projects = await Promise.all(multichain.projectPaths.map((p) => loadProject(p)));
@@ -38,7 +44,10 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
   for (const [i, c] of chains.entries()) {
     const first = chains.findIndex((o) => o.chainId === c.chainId);
     if (first !== i) {
-      throw new IdxError('MULTICHAIN_CHAIN_REPEATED', `${multichain.manifestPath}: ${multichain.manifest.projects[first]} and ${multichain.manifest.projects[i]} are both for chain ${c.chainId}; each chain keeps its own metadata in the shared schema, so list each chain once`);
+      throw new IdxError(
+        'MULTICHAIN_CHAIN_REPEATED',
+        `${multichain.manifestPath}: ${multichain.manifest.projects[first]} and ${multichain.manifest.projects[i]} are both for chain ${c.chainId}; each chain keeps its own metadata in the shared schema, so list each chain once`,
+      );
     }
   }
 
@@ -65,9 +74,10 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
         signal: controller.signal,
       }).catch((err: unknown) => {
         stop();
-        const named = err instanceof IdxError
-          ? new IdxError(err.code, `chain ${chainId} (${shown(project.manifestPath)}): ${err.message}`, { cause: err, retryable: err.retryable })
-          : err;
+        const named =
+          err instanceof IdxError
+            ? new IdxError(err.code, `chain ${chainId} (${shown(project.manifestPath)}): ${err.message}`, { cause: err, retryable: err.retryable })
+            : err;
         firstError ??= named; // the cause; the others stopped because of it
         throw named;
       }),
@@ -85,7 +95,11 @@ export function multichainSchemaName(options: Pick<NodeOptions, 'dbSchema' | 'id
 }
 
 /** A multichain project only makes sense with `--multi-chain`: say so, and how to use one chain instead. */
-export function requireMultiChainFlag(options: Pick<NodeOptions, 'dbSchema' | 'idxName' | 'multiChain'>, multichain: LoadedMultichain, doing = 'index all its chains into one schema'): void {
+export function requireMultiChainFlag(
+  options: Pick<NodeOptions, 'dbSchema' | 'idxName' | 'multiChain'>,
+  multichain: LoadedMultichain,
+  doing = 'index all its chains into one schema',
+): void {
   if (options.multiChain) return;
   throw new IdxError(
     'MULTI_CHAIN_FLAG_NEEDED',

@@ -70,7 +70,12 @@ const memoryPressure = () => {
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
 
 /** Dictionaries to try, best first: from `--dictionary-resolver`, else `--network-dictionary`, else the manifest. */
-async function dictionaryUrls(options: NodeOptions, network: { chainId: string; dictionary?: string | string[] }, genesisHash: string, log: Logger): Promise<string[]> {
+async function dictionaryUrls(
+  options: NodeOptions,
+  network: { chainId: string; dictionary?: string | string[] },
+  genesisHash: string,
+  log: Logger,
+): Promise<string[]> {
   if (options.dictionaryResolver !== undefined) {
     try {
       const urls = await resolveDictionaries(options.dictionaryResolver, { chainId: network.chainId, genesisHash }, options.dictionaryTimeout);
@@ -106,7 +111,12 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const metrics = createNodeMetrics(status);
 
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
-  const rpc = { endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })), timeoutMs: 30_000, retries: 3, routeByRange: true };
+  const rpc = {
+    endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })),
+    timeoutMs: 30_000,
+    retries: 3,
+    routeByRange: true,
+  };
   const client = createRpcClient(rpc);
   const source = createEthereumSource(client);
   let genesisHash: string | undefined;
@@ -192,7 +202,10 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       schema: files.model,
     });
     // The entity tables are shared: their model also goes where a single-chain schema keeps it, for idx-query.
-    if (chainId !== undefined) await createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField }).setMetadata({ schema: files.model });
+    if (chainId !== undefined)
+      await createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField }).setMetadata({
+        schema: files.model,
+      });
     log.info(`indexing ${project.manifestPath} into schema "${schema}" of ${db.description}`);
     let exporter: CsvExporter | undefined;
     if (options.csvOutDir !== undefined) {
@@ -208,7 +221,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       log.info(`serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${dbPort}`) : `${host}:${dbPort}`}`);
     }
 
-    const cache = createStoreCache(store, { queryLimit: options.queryLimit, getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize, model: files.model });
+    const cache = createStoreCache(store, {
+      queryLimit: options.queryLimit,
+      getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize,
+      model: files.model,
+    });
     const scope = createBlockScope();
     const extras = createBlockExtrasLoader(source, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });
     sandbox = await createSandbox({
@@ -235,7 +252,10 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       .flatMap((ds) => ds.mapping.handlers.map((h) => h.handler))
       .filter((h) => !sandbox!.handlers.includes(h));
     if (missing.length > 0) {
-      throw new IdxError('HANDLER_NOT_FOUND', `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`);
+      throw new IdxError(
+        'HANDLER_NOT_FOUND',
+        `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
+      );
     }
 
     const fetchOptions = { verifyReceipts: options.verifyReceipts };
@@ -280,11 +300,14 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
 
     health = { healthy: true };
     let sample = { at: Date.now(), blocks: 0, events: 0 };
-    const progress = setInterval(() => {
-      const next = progressLine(status, sample, Date.now());
-      sample = next.sample;
-      logger.child('progress').info(next.line);
-    }, (ctx.progressEverySeconds ?? 5) * 1000);
+    const progress = setInterval(
+      () => {
+        const next = progressLine(status, sample, Date.now());
+        sample = next.sample;
+        logger.child('progress').info(next.line);
+      },
+      (ctx.progressEverySeconds ?? 5) * 1000,
+    );
     progress.unref();
     try {
       await indexer.run(stop.signal);

@@ -17,7 +17,11 @@ const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
 const honest = createEthereumSource(client);
 const work = await makeErc20Workload(client, { blocks: 4, transfersPerBlock: 6, approvalsPerBlock: 1, senders: 6, recipients: 40 });
 const range = { from: work.startBlock, to: work.toBlock };
-const transfers: FetchPlan = { logs: { fromBlock: range.from, toBlock: range.to, address: [work.token], topics: [[TRANSFER]] }, transactions: false, blockHeights: [] };
+const transfers: FetchPlan = {
+  logs: { fromBlock: range.from, toBlock: range.to, address: [work.token], topics: [[TRANSFER]] },
+  transactions: false,
+  blockHeights: [],
+};
 
 /** The honest source, counting calls, with some answers replaced. */
 function source(lie: { getLogs?: (n: number, logs: EthLog[]) => EthLog[]; getBlockLogs?: (n: number, lists: EthLog[][]) => EthLog[][] } = {}) {
@@ -47,7 +51,7 @@ function source(lie: { getLogs?: (n: number, logs: EthLog[]) => EthLog[]; getBlo
 t.test('when the headers agree, no call is added', async (t) => {
   const s = source();
   const fetched = await fetchRange(s.source, transfers, range);
-  t.equal(fetched.logCount, 4 * 6 + 6, 'the workload\'s transfers and the mints');
+  t.equal(fetched.logCount, 4 * 6 + 6, "the workload's transfers and the mints");
   t.same(s.calls, ['getLogs', 'getBlocks']);
 });
 
@@ -70,7 +74,10 @@ t.test('an empty answer the second asking contradicts is refused, and the endpoi
   const err = await fetchRange(s.source, plan, range).catch((e: unknown) => e);
   t.ok(err instanceof IdxError && err.retryable, 'a retryable error');
   t.equal((err as IdxError).code, 'RPC_ANSWER_CONTRADICTS_HEADER');
-  t.match((err as Error).message, `block ${work.fromBlock + 1}: asked twice, the endpoints answered 0 and then 6 logs although the block's logsBloom admits the filter`);
+  t.match(
+    (err as Error).message,
+    `block ${work.fromBlock + 1}: asked twice, the endpoints answered 0 and then 6 logs although the block's logsBloom admits the filter`,
+  );
 });
 
 t.test('with every log of a block fetched, logs that do not make up its bloom are asked again', async (t) => {
@@ -81,7 +88,10 @@ t.test('with every log of a block fetched, logs that do not make up its bloom ar
   const s = source({ getBlockLogs: (n, lists) => (n === 0 && drop(lists), lists) });
   const err = await fetchRange(s.source, plan, range).catch((e: unknown) => e);
   t.equal((err as IdxError).code, 'RPC_ANSWER_CONTRADICTS_HEADER', String(err));
-  t.match((err as Error).message, `block ${work.mintBlock}: asked twice, the endpoints answered 5 and then 6 logs (logs from ${anvil.url}, header from ${anvil.url})`);
+  t.match(
+    (err as Error).message,
+    `block ${work.mintBlock}: asked twice, the endpoints answered 5 and then 6 logs (logs from ${anvil.url}, header from ${anvil.url})`,
+  );
   t.same(s.distrusted, [anvil.url]);
 
   const again = source();
@@ -90,7 +100,7 @@ t.test('with every log of a block fetched, logs that do not make up its bloom ar
   t.equal(fetched.logs.get(work.fromBlock)?.length, 7, 'transfers and the approval');
 });
 
-t.test('a log not in its block\'s bloom is refused without asking again', async (t) => {
+t.test("a log not in its block's bloom is refused without asking again", async (t) => {
   const s = source({ getLogs: (_, logs) => logs.map((l, i) => (i === 0 ? { ...l, address: '0x' + '12'.repeat(20) } : l)) });
   const err = await fetchRange(s.source, transfers, range).catch((e: unknown) => e);
   t.match((err as Error).message, /^block \d+: log \d+ \(address 0x1212121212121212121212121212121212121212\) is not in the block's logsBloom/);

@@ -43,11 +43,17 @@ export async function verifyAgainstHeaders(source: ChainSource, fetched: Fetched
   // a header without a well-formed bloom (a chain without them) says nothing: its blocks are left out
   for (const [height, header] of fetched.headers) if (header.logsBloom.length === 2 + 2 * BLOOM_BYTES) blooms.set(height, parseBloom(header.logsBloom));
   const logsEndpoint = (height: number) =>
-    fetched.complete.heights.has(height) && fetched.complete.answer !== undefined ? answeredBy(source, fetched.complete.answer, height) : answeredBy(source, fetched.answer, height);
+    fetched.complete.heights.has(height) && fetched.complete.answer !== undefined
+      ? answeredBy(source, fetched.complete.answer, height)
+      : answeredBy(source, fetched.answer, height);
   const headerEndpoint = (height: number) => fetched.headerAnswers.map((a) => answeredBy(source, a, height)).find((e) => e !== undefined);
   const refuse = (height: number, what: string, culprit = logsEndpoint(height)) => {
     if (culprit !== undefined) source.distrust?.(culprit);
-    return new IdxError('RPC_ANSWER_CONTRADICTS_HEADER', `block ${height}: ${what} (logs from ${logsEndpoint(height) ?? 'the endpoint'}, header from ${headerEndpoint(height) ?? 'the endpoint'}); the endpoint is lying or broken`, { retryable: true });
+    return new IdxError(
+      'RPC_ANSWER_CONTRADICTS_HEADER',
+      `block ${height}: ${what} (logs from ${logsEndpoint(height) ?? 'the endpoint'}, header from ${headerEndpoint(height) ?? 'the endpoint'}); the endpoint is lying or broken`,
+      { retryable: true },
+    );
   };
 
   const queried = (height: number) => fetched.query !== undefined && fetched.query.fromBlock <= height && height <= fetched.query.toBlock;
@@ -64,7 +70,9 @@ export async function verifyAgainstHeaders(source: ChainSource, fetched: Fetched
   }
 
   if (options.verifyReceipts) {
-    const heights = [...blooms].filter(([h, bloom]) => (fetched.logs.get(h)?.length ?? 0) > 0 || doubtful.includes(h) || (queried(h) && bloomAdmits(bloom, fetched.query!, bitsOf))).map(([h]) => h);
+    const heights = [...blooms]
+      .filter(([h, bloom]) => (fetched.logs.get(h)?.length ?? 0) > 0 || doubtful.includes(h) || (queried(h) && bloomAdmits(bloom, fetched.query!, bitsOf)))
+      .map(([h]) => h);
     await verifyReceipts(source, fetched, heights, refuse);
     return;
   }
@@ -72,16 +80,27 @@ export async function verifyAgainstHeaders(source: ChainSource, fetched: Fetched
   // Asked again, per block: the same answer stands (the bloom's false positive, or a chain whose
   // header bloom covers more than its logs); a different one shows the endpoint unreliable.
   const again = await Promise.all(
-    doubtful.map((h) => (fetched.complete.heights.has(h) ? source.getBlockLogs([h]).then((l) => l[0]!) : source.getLogs({ ...fetched.query!, fromBlock: h, toBlock: h }))),
+    doubtful.map((h) =>
+      fetched.complete.heights.has(h) ? source.getBlockLogs([h]).then((l) => l[0]!) : source.getLogs({ ...fetched.query!, fromBlock: h, toBlock: h }),
+    ),
   );
   doubtful.forEach((height, i) => {
     const before = fetched.logs.get(height) ?? [];
     const now = again[i]!.filter((l) => !l.removed);
-    if (!sameLogs(before, now)) throw refuse(height, `asked twice, the endpoints answered ${before.length} and then ${now.length} logs${before.length === 0 ? ' although the block\'s logsBloom admits the filter' : ''}`);
+    if (!sameLogs(before, now))
+      throw refuse(
+        height,
+        `asked twice, the endpoints answered ${before.length} and then ${now.length} logs${before.length === 0 ? " although the block's logsBloom admits the filter" : ''}`,
+      );
   });
 }
 
-async function verifyReceipts(source: ChainSource, fetched: FetchedLogs, heights: readonly number[], refuse: (height: number, what: string, culprit?: string) => IdxError): Promise<void> {
+async function verifyReceipts(
+  source: ChainSource,
+  fetched: FetchedLogs,
+  heights: readonly number[],
+  refuse: (height: number, what: string, culprit?: string) => IdxError,
+): Promise<void> {
   if (heights.length === 0) return;
   const receipts = await source.getBlockReceipts(heights);
   heights.forEach((height, i) => {
@@ -89,10 +108,17 @@ async function verifyReceipts(source: ChainSource, fetched: FetchedLogs, heights
     const header = fetched.headers.get(height)!;
     const receiptsEndpoint = answeredBy(source, receipts, height) ?? 'the endpoint';
     if (list.some((r) => r.blockHash !== header.hash)) {
-      throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its receipts were fetched (a reorganisation); fetching again`, { retryable: true });
+      throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `block ${height} changed while its receipts were fetched (a reorganisation); fetching again`, {
+        retryable: true,
+      });
     }
     const root = receiptsRoot(list);
-    if (root !== header.receiptsRoot) throw refuse(height, `the receipts from ${receiptsEndpoint} make the receipts root ${root}, not the header's ${header.receiptsRoot}`, answeredBy(source, receipts, height));
+    if (root !== header.receiptsRoot)
+      throw refuse(
+        height,
+        `the receipts from ${receiptsEndpoint} make the receipts root ${root}, not the header's ${header.receiptsRoot}`,
+        answeredBy(source, receipts, height),
+      );
     let expected = list.flatMap((r) => r.logs);
     if (!fetched.complete.heights.has(height)) {
       const query = fetched.query;
@@ -101,7 +127,10 @@ async function verifyReceipts(source: ChainSource, fetched: FetchedLogs, heights
     const got = fetched.logs.get(height) ?? [];
     if (!sameLogs(got, expected)) {
       const differing = got.find((l, k) => !sameLog(l, expected[k]));
-      const what = got.length !== expected.length ? `${got.length} logs fetched where the block's receipts hold ${expected.length}` : `log ${differing!.logIndex} differs from the block's receipts`;
+      const what =
+        got.length !== expected.length
+          ? `${got.length} logs fetched where the block's receipts hold ${expected.length}`
+          : `log ${differing!.logIndex} differs from the block's receipts`;
       throw refuse(height, what);
     }
   });

@@ -7,7 +7,17 @@ import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { SqlParams } from './sql-params.ts';
 
 /** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */
-export const AGGREGATE_FNS = ['sum', 'distinctCount', 'min', 'max', 'average', 'stddevSample', 'stddevPopulation', 'varianceSample', 'variancePopulation'] as const;
+export const AGGREGATE_FNS = [
+  'sum',
+  'distinctCount',
+  'min',
+  'max',
+  'average',
+  'stddevSample',
+  'stddevPopulation',
+  'varianceSample',
+  'variancePopulation',
+] as const;
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 export const UNSAFE_FNS: ReadonlySet<AggregateFn> = new Set(AGGREGATE_FNS.filter((f) => f !== 'distinctCount'));
 

@@ -23,7 +23,6 @@ import type { QueryContext, QuerySettings } from './query-context.ts';
 import { GraphQLBigFloat, GraphQLBigIntString, GraphQLCursor, GraphQLDatetime } from './scalars.ts';
 import { SqlParams, versionCondition } from './sql-params.ts';
 
-
 /** Adds fields or types before the schema is built (subscriptions, for one). */
 export type SchemaExtension = (composer: SchemaComposer<QueryContext>, tables: ReadonlyMap<string, EntityTable>) => void;
 
@@ -94,7 +93,15 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
     const name = `${base}${c.list ? 'List' : ''}Filter`;
     if (!sc.has(name)) {
       const operand = (shape: OperandShape) =>
-        ({ value: c.list ? `[${base}]` : base, values: `[${base}${c.list ? '' : '!'}]`, boolean: 'Boolean', string: 'String', strings: '[String!]', json: 'JSON', item: base })[shape];
+        ({
+          value: c.list ? `[${base}]` : base,
+          values: `[${base}${c.list ? '' : '!'}]`,
+          boolean: 'Boolean',
+          string: 'String',
+          strings: '[String!]',
+          json: 'JSON',
+          item: base,
+        })[shape];
       sc.createInputTC({
         name,
         description: `A filter on ${base}${c.list ? ' lists' : ''}; all given operators must hold.`,
@@ -266,7 +273,10 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       sc.createObjectTC({
         name: typeName,
         fields: Object.fromEntries(
-          columns.map((c) => [c.name, { type: fn === 'distinctCount' ? 'BigInt' : (fn === 'min' || fn === 'max') && c.kind !== 'bigfloat' ? typeOf(c) : 'BigFloat' }]),
+          columns.map((c) => [
+            c.name,
+            { type: fn === 'distinctCount' ? 'BigInt' : (fn === 'min' || fn === 'max') && c.kind !== 'bigfloat' ? typeOf(c) : 'BigFloat' },
+          ]),
         ),
       });
       fields[fn] = {
@@ -285,7 +295,9 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
     if (!sc.has('HavingBigfloatFilter')) {
       sc.createInputTC({
         name: 'HavingBigfloatFilter',
-        fields: Object.fromEntries(['equalTo', 'notEqualTo', 'greaterThan', 'greaterThanOrEqualTo', 'lessThan', 'lessThanOrEqualTo'].map((op) => [op, 'BigFloat'])),
+        fields: Object.fromEntries(
+          ['equalTo', 'notEqualTo', 'greaterThan', 'greaterThanOrEqualTo', 'lessThan', 'lessThanOrEqualTo'].map((op) => [op, 'BigFloat']),
+        ),
       });
     }
     const fields: Record<string, string> = { AND: `[${t.names.having}!]`, OR: `[${t.names.having}!]` };

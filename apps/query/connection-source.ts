@@ -75,7 +75,11 @@ export class ConnectionSource {
     const { queryLimit } = ctx.settings;
     const { first, last, offset } = args;
     if (first != null && last != null) throw badInput('first and last cannot be combined; page forwards with first/after or backwards with last/before');
-    for (const [arg, n] of [['first', first], ['last', last], ['offset', offset]] as const) {
+    for (const [arg, n] of [
+      ['first', first],
+      ['last', last],
+      ['offset', offset],
+    ] as const) {
       if (n != null && n < 0) throw badInput(`${arg} must be 0 or more, got ${n}`);
     }
     if (first != null && first > queryLimit) throw limitError('first', first, queryLimit);
@@ -99,7 +103,10 @@ export class ConnectionSource {
 
   /** the conditions every statement of this connection shares (without cursors) */
   private where(alias: string, params: SqlParams, parentRef?: string): string {
-    const parts = [versionCondition(this.t, alias, this.height, params), compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: this.height, params })];
+    const parts = [
+      versionCondition(this.t, alias, this.height, params),
+      compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: this.height, params }),
+    ];
     if (parentRef !== undefined) parts.unshift(`${alias}.${quoteIdent(this.parent!.column)} = ${parentRef}`);
     return parts.filter((p) => p !== 'true').join(' and ') || 'true';
   }

@@ -19,12 +19,18 @@ export function withHeight<R extends Record<string, unknown>>(row: R, height: bi
 /** `blockHeight: String` → a height; a number that is not a whole block height is the user's error. */
 export function parseBlockHeight(t: EntityTable, value: string | null | undefined): bigint | undefined {
   if (value === null || value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim())) throw badInput(`blockHeight must be a block number (a whole number ≥ 0 as a string), got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`);
+  if (!/^\d+$/.test(value.trim()))
+    throw badInput(
+      `blockHeight must be a block number (a whole number ≥ 0 as a string), got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`,
+    );
   if (!t.historical) {
     throw badInput(`blockHeight needs historical data, but ${t.entity.name} was indexed with --disable-historical; query without blockHeight`);
   }
   const height = BigInt(value.trim());
-  if (height > MAX_HEIGHT) throw badInput(`blockHeight ${value.trim().length > 30 ? `${value.trim().slice(0, 30)}…` : value.trim()} is beyond the largest block height (${MAX_HEIGHT})`);
+  if (height > MAX_HEIGHT)
+    throw badInput(
+      `blockHeight ${value.trim().length > 30 ? `${value.trim().slice(0, 30)}…` : value.trim()} is beyond the largest block height (${MAX_HEIGHT})`,
+    );
   return height;
 }
 

@@ -145,14 +145,20 @@ export async function executeRequest(req: GraphqlRequest, deps: ExecuteDeps, cac
   const deep = checkVariables(variables);
   if (deep !== undefined) return { status: 400, body: { errors: [deep.toJSON()] } };
   const doc = cache.parse(req.query);
-  if (doc instanceof GraphQLError) return { status: 400, body: { errors: [{ ...doc.toJSON(), extensions: { code: 'GRAPHQL_PARSE_FAILED', ...doc.extensions } }] } };
+  if (doc instanceof GraphQLError)
+    return { status: 400, body: { errors: [{ ...doc.toJSON(), extensions: { code: 'GRAPHQL_PARSE_FAILED', ...doc.extensions } }] } };
   const tooLarge = checkSelections(doc);
   if (tooLarge !== undefined) return { status: 400, body: { errors: [tooLarge.toJSON()] } };
   const invalid = cache.validate(schema, req.query, doc);
   if (invalid.length > 0) return { status: 400, body: { errors: invalid.map((e) => ({ ...e.toJSON(), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };
   const operationName = (req.operationName as string | null | undefined) ?? undefined;
   const op = getOperationAST(doc, operationName);
-  if (op == null) return requestError(400, 'BAD_REQUEST', operationName ? `no operation named "${operationName}"` : 'the document has several operations: give operationName');
+  if (op == null)
+    return requestError(
+      400,
+      'BAD_REQUEST',
+      operationName ? `no operation named "${operationName}"` : 'the document has several operations: give operationName',
+    );
   if (op.operation === 'subscription') return requestError(400, 'BAD_REQUEST', 'subscriptions run over WebSocket (graphql-ws), not HTTP requests');
   if (op.operation === 'mutation' && req.method === 'GET') return requestError(405, 'BAD_REQUEST', 'mutations need POST');
 
@@ -192,7 +198,8 @@ export async function executeWithin(args: ExecutionArgs & { contextValue: QueryC
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, context.deadline - Date.now()))));
   try {
     const op = getOperationAST(args.document, args.operationName);
-    const work = op != null && introspectionOnly(op) ? oneIntrospectionAtATime(() => (Date.now() > context.deadline ? 'timeout' : execute(args))) : execute(args);
+    const work =
+      op != null && introspectionOnly(op) ? oneIntrospectionAtATime(() => (Date.now() > context.deadline ? 'timeout' : execute(args))) : execute(args);
     const result = await Promise.race([Promise.resolve(work), timedOut]);
     if (result === 'timeout') return { data: null, errors: [timeoutError(ms)] };
     if (jsonSizeOver(result, REQUEST_LIMITS.maxResponseBytes)) return { data: null, errors: [responseTooLargeError()] };

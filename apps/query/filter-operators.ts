@@ -23,7 +23,11 @@ const encode = (c: QueryColumn, v: unknown): string | null => {
   return String(v);
 };
 const one = (c: QueryColumn, v: unknown, params: SqlParams) => params.add(encode(c, v), c.sqlType);
-const many = (c: QueryColumn, v: unknown, params: SqlParams) => params.addList((v as unknown[]).map((x) => encode(c, x)), c.sqlType);
+const many = (c: QueryColumn, v: unknown, params: SqlParams) =>
+  params.addList(
+    (v as unknown[]).map((x) => encode(c, x)),
+    c.sqlType,
+  );
 /** the whole value of a list column: `$n::text[]::numeric[]` */
 const wholeList = many;
 
@@ -79,12 +83,20 @@ const STRING_ONLY: FilterOperator[] = [
   {
     name: 'inInsensitive',
     shape: 'values',
-    sql: (ref, v, _c, p) => `lower(${ref}) = any(${p.addList((v as string[]).map((s) => s.toLowerCase()), 'text')})`,
+    sql: (ref, v, _c, p) =>
+      `lower(${ref}) = any(${p.addList(
+        (v as string[]).map((s) => s.toLowerCase()),
+        'text',
+      )})`,
   },
   {
     name: 'notInInsensitive',
     shape: 'values',
-    sql: (ref, v, _c, p) => `not (lower(${ref}) = any(${p.addList((v as string[]).map((s) => s.toLowerCase()), 'text')}))`,
+    sql: (ref, v, _c, p) =>
+      `not (lower(${ref}) = any(${p.addList(
+        (v as string[]).map((s) => s.toLowerCase()),
+        'text',
+      )}))`,
   },
   insensitive('lessThanInsensitive', '<'),
   insensitive('lessThanOrEqualToInsensitive', '<='),

@@ -3,7 +3,14 @@ import type { QueryContext } from './query-context.ts';
 
 type Meta = Record<string, unknown>;
 
-const INT_KEYS = ['lastProcessedHeight', 'targetHeight', 'startHeight', 'lastFinalizedVerifiedHeight', 'lastCreatedPoiHeight', 'latestSyncedPoiHeight'] as const;
+const INT_KEYS = [
+  'lastProcessedHeight',
+  'targetHeight',
+  'startHeight',
+  'lastFinalizedVerifiedHeight',
+  'lastCreatedPoiHeight',
+  'latestSyncedPoiHeight',
+] as const;
 const STRING_KEYS = ['chain', 'specName', 'genesisHash', 'indexerNodeVersion', 'evmChainId'] as const;
 
 const asInt = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);

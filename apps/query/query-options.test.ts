@@ -32,15 +32,62 @@ t.test('defaults follow docs/usage.md', async (t) => {
 
 t.test('every option parses', async (t) => {
   const o = parse([
-    '-n', 'erc20', '--aggregate=false', '--disable-hot-schema', '--indexer', 'http://localhost:3001/', '--log-level', 'debug',
-    '--log-path', '/tmp/q.log', '--log-rotate', '--max-connection', '4', '--output-fmt', 'json', '--playground',
-    '--playground-settings', '{"editor.theme":"light"}', '--port', '4000', '--pg-ca', 'ca.pem', '--pg-cert', 'c.pem', '--pg-key', 'k.key',
-    '--query-complexity', '50', '--query-limit', '500', '--query-timeout', '2000', '--subscription=true', '--unsafe',
+    '-n',
+    'erc20',
+    '--aggregate=false',
+    '--disable-hot-schema',
+    '--indexer',
+    'http://localhost:3001/',
+    '--log-level',
+    'debug',
+    '--log-path',
+    '/tmp/q.log',
+    '--log-rotate',
+    '--max-connection',
+    '4',
+    '--output-fmt',
+    'json',
+    '--playground',
+    '--playground-settings',
+    '{"editor.theme":"light"}',
+    '--port',
+    '4000',
+    '--pg-ca',
+    'ca.pem',
+    '--pg-cert',
+    'c.pem',
+    '--pg-key',
+    'k.key',
+    '--query-complexity',
+    '50',
+    '--query-limit',
+    '500',
+    '--query-timeout',
+    '2000',
+    '--subscription=true',
+    '--unsafe',
   ]);
   t.match(o, {
-    name: 'erc20', aggregate: false, disableHotSchema: true, indexer: 'http://localhost:3001', logLevel: 'debug', logPath: '/tmp/q.log',
-    logRotate: true, maxConnection: 4, outputFmt: 'json', playground: true, playgroundSettings: { 'editor.theme': 'light' }, port: 4000,
-    pgCa: 'ca.pem', pgCert: 'c.pem', pgKey: 'k.key', queryComplexity: 50, queryLimit: 500, queryTimeout: 2000, subscription: true, unsafe: true,
+    name: 'erc20',
+    aggregate: false,
+    disableHotSchema: true,
+    indexer: 'http://localhost:3001',
+    logLevel: 'debug',
+    logPath: '/tmp/q.log',
+    logRotate: true,
+    maxConnection: 4,
+    outputFmt: 'json',
+    playground: true,
+    playgroundSettings: { 'editor.theme': 'light' },
+    port: 4000,
+    pgCa: 'ca.pem',
+    pgCert: 'c.pem',
+    pgKey: 'k.key',
+    queryComplexity: 50,
+    queryLimit: 500,
+    queryTimeout: 2000,
+    subscription: true,
+    unsafe: true,
   });
   t.equal(parse(['--name', 'other']).name, 'other');
 });
@@ -73,7 +120,16 @@ t.test('--help and --version answer and exit 0', async (t) => {
   let out = '';
   const write = (s: string) => void (out += s);
   t.same(parseQueryArgs(['--help'], { ...ctx, write }), { command: 'exit', code: 0 });
-  for (const flag of ['--aggregate', '--query-complexity', '--query-limit', '--query-timeout', '--playground-settings', '--subscription', '--unsafe', '--log-rotate']) {
+  for (const flag of [
+    '--aggregate',
+    '--query-complexity',
+    '--query-limit',
+    '--query-timeout',
+    '--playground-settings',
+    '--subscription',
+    '--unsafe',
+    '--log-rotate',
+  ]) {
     t.match(out, flag, `help lists ${flag}`);
   }
   out = '';

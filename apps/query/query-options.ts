@@ -59,7 +59,8 @@ const jsonObject = (v: string): Record<string, unknown> => {
   } catch (e) {
     throw new InvalidArgumentError(`expected a JSON object, e.g. '{"editor.theme":"light"}' (${(e as Error).message}).`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object, e.g. \'{"editor.theme":"light"}\'.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError('expected a JSON object, e.g. \'{"editor.theme":"light"}\'.');
   return parsed as Record<string, unknown>;
 };
 const schemaName = (v: string): string => {
@@ -80,8 +81,17 @@ export function parseQueryArgs(argv: readonly string[], ctx: ParseQueryArgsConte
     .option('--log-path <file>', 'also write the log to this file')
     .addOption(flag('--log-rotate', 'rotate the --log-path file: daily, at most 7 files, at most 1 GB each', false))
     .addOption(new Option('--max-connection <n>', 'maximum simultaneous database connections').argParser(positiveInt).default(10))
-    .addOption(new Option('-f, --idx <path>', 'the project folder: without DB_HOST, read the embedded database of the idx-node running on it').default(ctx.cwd, 'the current folder'))
-    .addOption(new Option('-n, --name <name>', 'project name: the database schema idx-node wrote (its --db-schema or --idx-name)').argParser(schemaName).default(basename(ctx.cwd), 'the current folder\'s name'))
+    .addOption(
+      new Option('-f, --idx <path>', 'the project folder: without DB_HOST, read the embedded database of the idx-node running on it').default(
+        ctx.cwd,
+        'the current folder',
+      ),
+    )
+    .addOption(
+      new Option('-n, --name <name>', 'project name: the database schema idx-node wrote (its --db-schema or --idx-name)')
+        .argParser(schemaName)
+        .default(basename(ctx.cwd), "the current folder's name"),
+    )
     .addOption(new Option('--output-fmt <format>', 'terminal output format').choices(['json', 'colored']).default('colored'))
     .addOption(flag('--playground', 'serve the GraphQL playground at /', false))
     .addOption(new Option('--playground-settings <json>', 'extra playground settings, a JSON object').argParser(jsonObject))

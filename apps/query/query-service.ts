@@ -94,7 +94,11 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
         const [live, health] = await Promise.all([fetchJson(`${options.indexer}/meta`).catch(() => undefined), indexerHealth()]);
         if (live?.status === 200 && typeof live.body === 'object' && live.body !== null) {
           for (const [k, v] of Object.entries(live.body as Record<string, unknown>)) {
-            if (['lastProcessedHeight', 'lastProcessedTimestamp', 'targetHeight', 'chain', 'specName', 'genesisHash', 'indexerNodeVersion'].includes(k) && v != null) meta[k] = v;
+            if (
+              ['lastProcessedHeight', 'lastProcessedTimestamp', 'targetHeight', 'chain', 'specName', 'genesisHash', 'indexerNodeVersion'].includes(k) &&
+              v != null
+            )
+              meta[k] = v;
           }
         }
         meta.indexerHealthy = health.healthy;

@@ -11,17 +11,42 @@ function refusal(query: string): { code: unknown; message: string } | undefined 
 
 t.test('the introspection queries of GraphiQL and other tools pass', async (t) => {
   t.equal(refusal(getIntrospectionQuery()), undefined, 'the standard query');
-  t.equal(refusal(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true })), undefined, 'with every option (GraphiQL 3)');
+  t.equal(
+    refusal(
+      getIntrospectionQuery({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+        oneOf: true,
+      }),
+    ),
+    undefined,
+    'with every option (GraphiQL 3)',
+  );
   t.equal(refusal('{ a: __type(name: "Transfer") { fields { name args { name type { name ofType { name } } } } } __typename }'), undefined, 'a __type lookup');
   t.equal(refusal('{ __schema { directives { args { type { fields { args { name } } } } } } }'), undefined, 'one member list under other lists');
 });
 
 t.test('introspection and aliases are bounded', async (t) => {
-  t.match(refusal('{ a: __schema { types { name } } b: __schema { types { name } } }'), { code: 'QUERY_TOO_LARGE', message: /__schema at most 1/ }, 'two __schema');
+  t.match(
+    refusal('{ a: __schema { types { name } } b: __schema { types { name } } }'),
+    { code: 'QUERY_TOO_LARGE', message: /__schema at most 1/ },
+    'two __schema',
+  );
   const types = Array.from({ length: 11 }, (_v, i) => `t${i}: __type(name: "Query") { name }`).join(' ');
   t.match(refusal(`{ ${types} }`), { code: 'QUERY_TOO_LARGE', message: /__type at most 10 times/ });
-  t.match(refusal('{ __schema { types { fields { type { fields { name } } } } } }'), { code: 'QUERY_TOO_LARGE', message: /nests the member lists/ }, 'lists nested through a field type');
-  t.match(refusal('fragment F on __Type { fields { type { ...G } } } fragment G on __Type { fields { name } } { __type(name: "Query") { ...F } }'), { code: 'QUERY_TOO_LARGE', message: /nests the member lists/ }, 'through fragments too');
+  t.match(
+    refusal('{ __schema { types { fields { type { fields { name } } } } } }'),
+    { code: 'QUERY_TOO_LARGE', message: /nests the member lists/ },
+    'lists nested through a field type',
+  );
+  t.match(
+    refusal('fragment F on __Type { fields { type { ...G } } } fragment G on __Type { fields { name } } { __type(name: "Query") { ...F } }'),
+    { code: 'QUERY_TOO_LARGE', message: /nests the member lists/ },
+    'through fragments too',
+  );
   const aliases = Array.from({ length: REQUEST_LIMITS.maxSelections + 1 }, (_v, i) => `a${i}: __typename`).join(' ');
   t.match(refusal(`{ ${aliases} }`), { code: 'QUERY_TOO_LARGE', message: /more than 2000 fields/ });
   // each fragment spreads the next twice: 2^30 fields once expanded, refused after counting 2,001
@@ -29,12 +54,20 @@ t.test('introspection and aliases are bounded', async (t) => {
   const started = performance.now();
   t.match(refusal(`{ ...F0 }\n${bomb}\nfragment F30 on Query { __typename }`), { code: 'QUERY_TOO_LARGE' }, 'a fragment bomb');
   t.ok(performance.now() - started < 500, 'refused without expanding it');
-  t.match(refusal(`{ ${'a: __typename '.repeat(30_000)} }`), { code: 'QUERY_TOO_LARGE', message: /more than 20000 tokens/ }, 'parsing stops at the token bound');
+  t.match(
+    refusal(`{ ${'a: __typename '.repeat(30_000)} }`),
+    { code: 'QUERY_TOO_LARGE', message: /more than 20000 tokens/ },
+    'parsing stops at the token bound',
+  );
 });
 
 t.test('nesting is bounded before anything recurses', async (t) => {
   t.equal(textDepth('{ a(f: {x: "{{{{[[[(((", y: """ {{{ """}) # {{{{\n { b } }'), 3, 'strings and comments do not count');
-  for (const deep of [`{ ${'a { '.repeat(5000)}b${' }'.repeat(5000)} }`, `{ a(f: ${'{and: ['.repeat(5000)}{}${']}'.repeat(5000)}) { id } }`, `{ a(x: ${'['.repeat(100_000)}) }`]) {
+  for (const deep of [
+    `{ ${'a { '.repeat(5000)}b${' }'.repeat(5000)} }`,
+    `{ a(f: ${'{and: ['.repeat(5000)}{}${']}'.repeat(5000)}) { id } }`,
+    `{ a(x: ${'['.repeat(100_000)}) }`,
+  ]) {
     t.match(refusal(deep), { code: 'QUERY_TOO_DEEP', message: /nested more than 64 levels/ });
   }
   let nested: unknown = {};

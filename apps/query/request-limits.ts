@@ -128,22 +128,30 @@ export function checkSelections(doc: DocumentNode): GraphQLError | undefined {
     for (const sel of set.selections) {
       if (refusal !== undefined) return;
       if (++selections > L.maxSelections) {
-        refusal = tooLarge(`the request selects more than ${L.maxSelections} fields (aliases, repeated fields and fragment spreads each count); split it into several requests`, { limit: L.maxSelections });
+        refusal = tooLarge(
+          `the request selects more than ${L.maxSelections} fields (aliases, repeated fields and fragment spreads each count); split it into several requests`,
+          { limit: L.maxSelections },
+        );
         return;
       }
       if (sel.kind === Kind.FIELD) {
         const name = sel.name.value;
         let inner = introspection;
         if (name === '__schema' || name === '__type') {
-          if (name === '__schema' && ++schemaFields > L.maxSchemaFields) refusal = tooLarge(`a request may select __schema at most ${L.maxSchemaFields} time(s)`, { limit: L.maxSchemaFields });
-          if (name === '__type' && ++typeFields > L.maxTypeFields) refusal = tooLarge(`a request may select __type at most ${L.maxTypeFields} times`, { limit: L.maxTypeFields });
+          if (name === '__schema' && ++schemaFields > L.maxSchemaFields)
+            refusal = tooLarge(`a request may select __schema at most ${L.maxSchemaFields} time(s)`, { limit: L.maxSchemaFields });
+          if (name === '__type' && ++typeFields > L.maxTypeFields)
+            refusal = tooLarge(`a request may select __type at most ${L.maxTypeFields} times`, { limit: L.maxTypeFields });
           inner = Math.max(0, introspection);
         } else if (introspection >= 0 && MEMBER_LISTS.has(name)) {
           inner = introspection + 1;
           if (inner > L.maxIntrospectionNesting) {
-            refusal = tooLarge(`introspection nests the member lists of types (${[...MEMBER_LISTS].join(', ')}) in one another; ask for the inner type with __type(name:) instead`, {
-              limit: L.maxIntrospectionNesting,
-            });
+            refusal = tooLarge(
+              `introspection nests the member lists of types (${[...MEMBER_LISTS].join(', ')}) in one another; ask for the inner type with __type(name:) instead`,
+              {
+                limit: L.maxIntrospectionNesting,
+              },
+            );
           }
         }
         if (sel.selectionSet) walk(sel.selectionSet, inner, active);

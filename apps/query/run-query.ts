@@ -67,7 +67,11 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   const missing = (['--playground', '--subscription'] as const).filter(
     (flag) => (flag === '--playground' ? options.playground : options.subscription) && !features.some((f) => f.flag === flag),
   );
-  if (missing.length > 0) throw new IdxError('OPTION_NOT_AVAILABLE', `${missing.join(', ')}: not available in this version of idx-query yet; run without ${missing.length === 1 ? 'it' : 'them'}`);
+  if (missing.length > 0)
+    throw new IdxError(
+      'OPTION_NOT_AVAILABLE',
+      `${missing.join(', ')}: not available in this version of idx-query yet; run without ${missing.length === 1 ? 'it' : 'them'}`,
+    );
   // features whose flag is off stay out
   const enabled = features.filter((f) => (f.flag === '--playground' ? options.playground : options.subscription));
 
@@ -76,7 +80,10 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   let service: QueryService | undefined;
   try {
     // Through the node's socket the driver is pg, but the database behind it is still PGlite.
-    if (db.kind === 'pglite' || !ctx.env.DB_HOST) log.info('serving an embedded PGlite database: past --query-timeout a request answers QUERY_TIMEOUT, but its running statement cannot be cancelled (PGlite) and ends in the background');
+    if (db.kind === 'pglite' || !ctx.env.DB_HOST)
+      log.info(
+        'serving an embedded PGlite database: past --query-timeout a request answers QUERY_TIMEOUT, but its running statement cannot be cancelled (PGlite) and ends in the background',
+      );
     service = await createQueryService({
       db,
       schema: options.name,

@@ -12,8 +12,10 @@ const MAX_DECIMAL_CHARS = 1000;
 
 function decimal(name: string, v: unknown): string {
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
-  if (typeof s === 'string' && s.length > MAX_DECIMAL_CHARS) throw new GraphQLError(`${name} must be a decimal number of at most ${MAX_DECIMAL_CHARS} characters; got one of ${s.length}`);
-  if (typeof s !== 'string' || !DECIMAL.test(s.trim())) throw new GraphQLError(`${name} must be a decimal number in a string, e.g. "1000000000000000000"; got ${JSON.stringify(v)}`);
+  if (typeof s === 'string' && s.length > MAX_DECIMAL_CHARS)
+    throw new GraphQLError(`${name} must be a decimal number of at most ${MAX_DECIMAL_CHARS} characters; got one of ${s.length}`);
+  if (typeof s !== 'string' || !DECIMAL.test(s.trim()))
+    throw new GraphQLError(`${name} must be a decimal number in a string, e.g. "1000000000000000000"; got ${JSON.stringify(v)}`);
   return s.trim();
 }
 
@@ -40,7 +42,8 @@ export const GraphQLBigIntString = new GraphQLScalarType({
 });
 
 function datetimeInput(v: unknown): string {
-  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw new GraphQLError(`Datetime must be an ISO 8601 date and time, e.g. "2024-05-01T12:00:00Z"; got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v)))
+    throw new GraphQLError(`Datetime must be an ISO 8601 date and time, e.g. "2024-05-01T12:00:00Z"; got ${JSON.stringify(v)}`);
   return v;
 }
 

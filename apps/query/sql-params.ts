@@ -49,6 +49,8 @@ export function escapeLike(text: string): string {
 /** PostgreSQL text cannot hold NUL: say so before the database does in its own words. */
 function refuseNul(value: string): void {
   if (value.includes('\u0000')) {
-    throw new GraphQLError('a string in the query contains the NUL character (\\u0000), which no stored value can hold', { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError('a string in the query contains the NUL character (\\u0000), which no stored value can hold', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
 }

@@ -84,7 +84,16 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
 
     const keeper = createShardKeeper(range);
     const pruner = createShardPruner({ store, keeper, logger });
-    const sync = createShardSync({ client: upstream, fetcher, store, keeper, logger, batchSize: options.batchSize, pollIntervalMs: options.pollInterval, ...(ctx.progressEverySeconds !== undefined && { progressEverySeconds: ctx.progressEverySeconds }) });
+    const sync = createShardSync({
+      client: upstream,
+      fetcher,
+      store,
+      keeper,
+      logger,
+      batchSize: options.batchSize,
+      pollIntervalMs: options.pollInterval,
+      ...(ctx.progressEverySeconds !== undefined && { progressEverySeconds: ctx.progressEverySeconds }),
+    });
     const methods = createShardMethods({
       store,
       keeper,
@@ -108,7 +117,12 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
       const secret = adminSecret.secret;
       adminServer.on(
         'request',
-        createJsonRpcHandler({ methods: createShardAdminMethods({ admin: createShardAdmin({ store, keeper, pruner }), keeper }), ...limits, onInternalError, authorize: (req) => refuseJwt(req.headers.authorization, secret) }),
+        createJsonRpcHandler({
+          methods: createShardAdminMethods({ admin: createShardAdmin({ store, keeper, pruner }), keeper }),
+          ...limits,
+          onInternalError,
+          authorize: (req) => refuseJwt(req.headers.authorization, secret),
+        }),
       );
       adminPort = await listenOnFreePort(adminServer, options.adminPort ?? port + 1, { host: options.adminHost, flag: '--admin-port' });
       adminListening = true;
@@ -127,7 +141,10 @@ export async function runShard(ctx: RunShardContext): Promise<void> {
     if (lockLost !== undefined) throw lockLost;
   } finally {
     ctx.signal.removeEventListener('abort', stop);
-    for (const [s, on] of [[server, listening], [adminServer, adminListening]] as const) {
+    for (const [s, on] of [
+      [server, listening],
+      [adminServer, adminListening],
+    ] as const) {
       if (!on) continue;
       s.closeAllConnections();
       await new Promise((r) => s.close(r));
@@ -153,7 +170,8 @@ async function checkUpstream(upstream: RpcClient, fetcher: UpstreamFetcher, stor
     if (err instanceof RpcUnreachableError) throw new IdxError('UPSTREAM_UNREACHABLE', `cannot reach --upstream: ${err.message}`, { cause: err });
     throw err;
   }
-  if (genesis === undefined) throw new IdxError('UPSTREAM_NO_GENESIS', `--upstream ${upstream.endpoints[0]} has no block 0 (a pruned node?): idx-shard needs a full upstream`);
+  if (genesis === undefined)
+    throw new IdxError('UPSTREAM_NO_GENESIS', `--upstream ${upstream.endpoints[0]} has no block 0 (a pruned node?): idx-shard needs a full upstream`);
   const state = await store.getState();
   if (typeof state.genesisHash === 'string' && (state.genesisHash !== genesis.hash || state.chainId !== chainId)) {
     throw new IdxError(
@@ -178,7 +196,10 @@ async function startingRange(store: ShardStore, options: ShardOptions): Promise<
   const tail = options.shardStart ?? storedTail ?? 0;
   const head = options.shardEnd !== undefined ? options.shardEnd : storedHead;
   if (head !== null && head <= tail) {
-    const from = (flag: string, given: boolean) => (given ? flag : `${flag} stored by an earlier run (set with ${flag === 'the head' ? '-shardend or admin_setEndHeight' : '-shardstart or admin_setStartHeight'})`);
+    const from = (flag: string, given: boolean) =>
+      given
+        ? flag
+        : `${flag} stored by an earlier run (set with ${flag === 'the head' ? '-shardend or admin_setEndHeight' : '-shardstart or admin_setStartHeight'})`;
     throw new IdxError(
       'BAD_ARGUMENT',
       `idx-shard: the head must be above the tail, but ${from('the head', options.shardEnd !== undefined)} is ${head} and ${from('the tail', options.shardStart !== undefined)} is ${tail}; give -shardend=<n> above ${tail} (or -shardend=0 to follow the chain)`,

@@ -59,7 +59,9 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
   function upstreamTag(tag: 'safe' | 'finalized'): Promise<number | null> {
     const cached = upstreamTags.get(tag);
     if (cached !== undefined && now() - cached.at < 1000) return cached.height;
-    const height = upstream.request<{ number?: unknown } | null>('eth_getBlockByNumber', [tag, false]).then((b) => (b === null ? null : hexToNumber(b.number, `${tag} block number`)));
+    const height = upstream
+      .request<{ number?: unknown } | null>('eth_getBlockByNumber', [tag, false])
+      .then((b) => (b === null ? null : hexToNumber(b.number, `${tag} block number`)));
     upstreamTags.set(tag, { at: now(), height });
     height.catch(() => upstreamTags.delete(tag));
     return height;
@@ -142,13 +144,23 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
       }
     }
     const limit = options.maxLogResults;
-    const logs = await store.logs({ fromBlock: from, toBlock: to, ...(filter.addresses && { addresses: filter.addresses }), topics: filter.topics, limit: limit + 1 });
+    const logs = await store.logs({
+      fromBlock: from,
+      toBlock: to,
+      ...(filter.addresses && { addresses: filter.addresses }),
+      topics: filter.topics,
+      limit: limit + 1,
+    });
     if (logs.length > limit) {
       const suggested = Math.max(from, logs[limit]!.blockNumber - 1);
-      throw new JsonRpcServerError(LIMIT_EXCEEDED, `query returned more than ${limit} results. Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`, {
-        from: toQuantity(from),
-        to: toQuantity(suggested),
-      });
+      throw new JsonRpcServerError(
+        LIMIT_EXCEEDED,
+        `query returned more than ${limit} results. Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`,
+        {
+          from: toQuantity(from),
+          to: toQuantity(suggested),
+        },
+      );
     }
     // as many bytes as one answer may hold: refused like the result count, with the range that fits
     let bytes = 2;
@@ -156,10 +168,14 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
       bytes += Buffer.byteLength(l.log) + 1;
       if (bytes <= options.maxLogBytes) continue;
       const suggested = Math.max(from, l.blockNumber - 1);
-      throw new JsonRpcServerError(LIMIT_EXCEEDED, `query returned more than ${options.maxLogBytes} bytes of logs (${i} logs fit). Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`, {
-        from: toQuantity(from),
-        to: toQuantity(suggested),
-      });
+      throw new JsonRpcServerError(
+        LIMIT_EXCEEDED,
+        `query returned more than ${options.maxLogBytes} bytes of logs (${i} logs fit). Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`,
+        {
+          from: toQuantity(from),
+          to: toQuantity(suggested),
+        },
+      );
     }
     return new RawJson(`[${logs.map((l) => l.log).join(',')}]`);
   }
@@ -195,7 +211,11 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
       noParams('eth_syncing')(params);
       const { synced } = keeper.range();
       if (status.target === undefined || synced >= status.target) return false;
-      return { startingBlock: toQuantity(Math.max(0, status.startingBlock)), currentBlock: toQuantity(Math.max(0, synced)), highestBlock: toQuantity(status.target) };
+      return {
+        startingBlock: toQuantity(Math.max(0, status.startingBlock)),
+        currentBlock: toQuantity(Math.max(0, synced)),
+        highestBlock: toQuantity(status.target),
+      };
     },
     async eth_getBlockByNumber(params) {
       expectCount('eth_getBlockByNumber', params, 2);
@@ -252,7 +272,9 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     eth_getLogs: getLogs,
 
     idx_dataInfo: dataInfo(keeper),
-    ...Object.fromEntries(ADMIN_METHODS.map((m) => [m, () => Promise.reject(new JsonRpcServerError(METHOD_NOT_FOUND, adminElsewhere(m, options.adminEndpoint)))])),
+    ...Object.fromEntries(
+      ADMIN_METHODS.map((m) => [m, () => Promise.reject(new JsonRpcServerError(METHOD_NOT_FOUND, adminElsewhere(m, options.adminEndpoint)))]),
+    ),
   };
 }
 

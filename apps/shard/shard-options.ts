@@ -57,7 +57,8 @@ const httpUrl = (v: string): string => {
   return v;
 };
 const schemaName = (v: string): string => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(v)) throw new InvalidArgumentError('expected a schema name: letters, digits and _, not starting with a digit, at most 63 characters.');
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(v))
+    throw new InvalidArgumentError('expected a schema name: letters, digits and _, not starting with a digit, at most 63 characters.');
   return v;
 };
 
@@ -70,17 +71,32 @@ export function normaliseShardFlags(argv: readonly string[]): string[] {
 }
 
 export function parseShardArgs(argv: readonly string[], ctx: { version: string; write: (text: string) => void }): ShardCommand {
-  const program = createProgram('idx-shard', 'A sharded Ethereum data node: syncs blocks, transactions, receipts and logs of [tail, head] from an upstream endpoint and serves them over JSON-RPC.', ctx)
+  const program = createProgram(
+    'idx-shard',
+    'A sharded Ethereum data node: syncs blocks, transactions, receipts and logs of [tail, head] from an upstream endpoint and serves them over JSON-RPC.',
+    ctx,
+  )
     .addOption(new Option('--upstream <url>', 'the Ethereum JSON-RPC endpoint to sync from (required)').argParser(httpUrl))
     .addOption(new Option('--shardstart <n>', 'the tail: the lowest block kept (also written -shardstart=<n>); default 0, or as set before').argParser(height))
-    .addOption(new Option('--shardend <n>', 'the head: the highest block kept, 0 = follow the chain (also -shardend=<n>); default as set before').argParser(height))
+    .addOption(
+      new Option('--shardend <n>', 'the head: the highest block kept, 0 = follow the chain (also -shardend=<n>); default as set before').argParser(height),
+    )
     .addOption(new Option('-p, --port <port>', 'port of the JSON-RPC endpoint; the next free one when busy').argParser(port).default(8545))
     .addOption(new Option('--host <address>', 'address the JSON-RPC endpoint listens on (default: every interface)'))
-    .addOption(new Option('--admin-secret-file <file>', "turns on the admin endpoint (admin_* methods): a file with a 32-byte hex secret, as geth's --authrpc.jwtsecret (made when missing); requests carry 'Authorization: Bearer <JWT>' signed with it"))
+    .addOption(
+      new Option(
+        '--admin-secret-file <file>',
+        "turns on the admin endpoint (admin_* methods): a file with a 32-byte hex secret, as geth's --authrpc.jwtsecret (made when missing); requests carry 'Authorization: Bearer <JWT>' signed with it",
+      ),
+    )
     .addOption(new Option('--admin-port <port>', 'port of the admin endpoint (default: the JSON-RPC port + 1); the next free one when busy').argParser(port))
     .addOption(new Option('--admin-host <address>', 'address the admin endpoint listens on').default('127.0.0.1'))
     .addOption(new Option('--max-batch-calls <n>', 'the most calls in one JSON-RPC batch').argParser(positiveInt).default(1000))
-    .addOption(new Option('--max-response-bytes <n>', 'the largest answer to one request (a call or a whole batch), in bytes').argParser(positiveInt).default(25_000_000))
+    .addOption(
+      new Option('--max-response-bytes <n>', 'the largest answer to one request (a call or a whole batch), in bytes')
+        .argParser(positiveInt)
+        .default(25_000_000),
+    )
     .addOption(new Option('--db-schema <name>', 'database schema of the chain data').argParser(schemaName).default('idx_shard'))
     .addOption(new Option('--data-dir <folder>', 'embedded database folder, when DB_HOST is not set').default('.idx-shard-data'))
     .addOption(new Option('--batch-size <n>', 'blocks per sync batch (one database transaction each)').argParser(positiveInt).default(100))
@@ -98,7 +114,9 @@ export function parseShardArgs(argv: readonly string[], ctx: { version: string; 
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return { command: 'exit', code: 0 };
-      throw new UsageError(`idx-shard: ${e.message.replace(/^error: /, '').replace(/'--(shardstart|shardend) <n>'/, "'-$1=<n>'")}\nRun idx-shard --help for the options.`);
+      throw new UsageError(
+        `idx-shard: ${e.message.replace(/^error: /, '').replace(/'--(shardstart|shardend) <n>'/, "'-$1=<n>'")}\nRun idx-shard --help for the options.`,
+      );
     }
     throw e;
   }

@@ -50,7 +50,8 @@ export function createShardPruner(options: { store: ShardStore; keeper: ShardKee
             dirty = false;
             let removed = 0;
             for (let n = await step(); n > 0 && !signal.aborted; n = await step()) removed += n;
-            if (removed > 0) log.info(`removed ${removed} block${removed === 1 ? '' : 's'} outside the range [${keeper.range().tail}, ${keeper.range().head ?? 'unset'}]`);
+            if (removed > 0)
+              log.info(`removed ${removed} block${removed === 1 ? '' : 's'} outside the range [${keeper.range().tail}, ${keeper.range().head ?? 'unset'}]`);
           }
           if (!dirty) {
             const waiters = idleWaiters;

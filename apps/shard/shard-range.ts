@@ -35,7 +35,8 @@ export function answerHeight(r: ShardRange, height: number): HeightAnswer {
 /** Why `admin_setEndHeight` may not set the head to `head` (null or 0 unsets it), or undefined when it may. */
 export function refuseEnd(r: ShardRange, head: number | null, hasBlock: boolean): string | undefined {
   if (head === null || head === 0) return undefined;
-  if (head <= r.tail) return `the head must be greater than the tail: the tail is ${r.tail}, so the head must be ${r.tail + 1} or more (or null to follow the chain)`;
+  if (head <= r.tail)
+    return `the head must be greater than the tail: the tail is ${r.tail}, so the head must be ${r.tail + 1} or more (or null to follow the chain)`;
   // Lowering the head below what is synced truncates to it, which needs the block there.
   if (head < r.synced && !hasBlock) return `no chain state at block ${head}: this shard has no data for it, so the head cannot be moved there`;
   return undefined;

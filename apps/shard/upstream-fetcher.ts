@@ -67,9 +67,11 @@ export function createUpstreamFetcher(client: RpcClient, onNotice: (message: str
       const blocks = (end === -1 ? raw : raw.slice(0, end)) as Wire[];
       if (blocks.length === 0) return [];
       blocks.forEach((b, i) => {
-        if (hexToNumber(b.number, 'block number') !== heights[i]) throw new IdxError('UPSTREAM_BAD_RESPONSE', `asked the upstream for block ${heights[i]}, it answered block ${String(b.number)}`);
+        if (hexToNumber(b.number, 'block number') !== heights[i])
+          throw new IdxError('UPSTREAM_BAD_RESPONSE', `asked the upstream for block ${heights[i]}, it answered block ${String(b.number)}`);
         if (!Array.isArray(b.transactions)) throw new IdxError('UPSTREAM_BAD_RESPONSE', `the upstream sent block ${heights[i]} without its transactions`);
-        if (i > 0 && lower(b.parentHash) !== lower(blocks[i - 1]!.hash)) throw inconsistent(`block ${heights[i]} does not follow block ${heights[i - 1]} (the upstream reorganised while we fetched)`);
+        if (i > 0 && lower(b.parentHash) !== lower(blocks[i - 1]!.hash))
+          throw inconsistent(`block ${heights[i]} does not follow block ${heights[i - 1]} (the upstream reorganised while we fetched)`);
       });
       const receipts = await receiptsOf(blocks, byBlock);
       return blocks.map((b, i) => {

@@ -51,9 +51,13 @@ export async function main(): Promise<void> {
     await run(node, ['--no-node-snapshot', join(root, 'bin', 'idx.js'), 'build'], { cwd: project });
     say(`project built in ${project} (a copy of examples/erc20)`);
 
-    const indexer = spawn(node, ['--no-node-snapshot', join(root, 'bin', 'idx-node.js'), '-f', project, '--network-endpoint', anvil.url, '-p', '3000', '--subscription'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const indexer = spawn(
+      node,
+      ['--no-node-snapshot', join(root, 'bin', 'idx-node.js'), '-f', project, '--network-endpoint', anvil.url, '-p', '3000', '--subscription'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     children.push(indexer);
     let nodeOutput = '';
     let nodeUrl: string | undefined;
@@ -112,7 +116,15 @@ export async function main(): Promise<void> {
     const tick = async () => {
       if (stopping) return;
       try {
-        await makeErc20Workload(client, { blocks: 1, transfersPerBlock: 5, approvalsPerBlock: 0, senders: 10, recipients: 200, token: workload.token, seed: Date.now() });
+        await makeErc20Workload(client, {
+          blocks: 1,
+          transfersPerBlock: 5,
+          approvalsPerBlock: 0,
+          senders: 10,
+          recipients: 200,
+          token: workload.token,
+          seed: Date.now(),
+        });
       } catch (err) {
         if (!stopping) say(`could not send transfers: ${(err as Error).message}`);
       }

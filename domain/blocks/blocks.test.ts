@@ -22,7 +22,10 @@ const ref = (height: number, branch = 'a'): BlockRef => ({
 });
 
 t.test('ranges go to workers in turn; the next range stops at the target', async (t) => {
-  t.same([0, 1, 2, 3, 4].map((i) => workerFor(i, 2)), [0, 1, 0, 1, 0]);
+  t.same(
+    [0, 1, 2, 3, 4].map((i) => workerFor(i, 2)),
+    [0, 1, 0, 1, 0],
+  );
   t.equal(workerFor(7, 0), 0);
   t.same(nextRange(10, 15, 100), { from: 10, to: 15 });
   t.equal(nextRange(16, 15, 100), undefined);
@@ -49,28 +52,50 @@ t.test('a parent-hash mismatch is a fork; the ancestor is the newest block the c
 
   const chain = (h: number) => (h < 7 ? `0xa${h}` : `0xb${h}`);
   t.same(findForkPoint(blocks, chain), { kind: 'ancestor', height: 6 });
-  t.same(findForkPoint(blocks, () => '0xzz'), { kind: 'beyond-window', oldest: 1 });
-  t.same(rewindBlocks(blocks, 6).map((b) => b.height), [1, 2, 3, 4, 5, 6]);
+  t.same(
+    findForkPoint(blocks, () => '0xzz'),
+    { kind: 'beyond-window', oldest: 1 },
+  );
+  t.same(
+    rewindBlocks(blocks, 6).map((b) => b.height),
+    [1, 2, 3, 4, 5, 6],
+  );
 
   t.equal(appendBlock(blocks, ref(10)).ok, false, 'a height already indexed is refused');
 });
 
 t.test('pruning keeps the newest final block as the anchor', async (t) => {
   const blocks = [1, 2, 3, 4, 5].map((h) => ref(h));
-  t.same(pruneFinalized(blocks, 3).map((b) => b.height), [3, 4, 5]);
-  t.same(pruneFinalized(blocks, 0).map((b) => b.height), [1, 2, 3, 4, 5]);
-  t.same(pruneFinalized(blocks, 9).map((b) => b.height), [5]);
+  t.same(
+    pruneFinalized(blocks, 3).map((b) => b.height),
+    [3, 4, 5],
+  );
+  t.same(
+    pruneFinalized(blocks, 0).map((b) => b.height),
+    [1, 2, 3, 4, 5],
+  );
+  t.same(
+    pruneFinalized(blocks, 9).map((b) => b.height),
+    [5],
+  );
   t.same(pruneFinalized([], 9), []);
 });
 
 t.test('a stored block the chain replaced below finality is found', async (t) => {
   const blocks = [3, 4, 5].map((h) => ref(h));
-  t.equal(finalizedMismatch(blocks, 4, (h) => `0xa${h}`), undefined);
+  t.equal(
+    finalizedMismatch(blocks, 4, (h) => `0xa${h}`),
+    undefined,
+  );
   t.equal(finalizedMismatch(blocks, 4, (h) => (h === 4 ? '0xc4' : `0xa${h}`))?.height, 4);
-  t.equal(finalizedMismatch(blocks, 4, (h) => (h === 5 ? '0xc5' : `0xa${h}`)), undefined, 'above finality is not checked here');
+  t.equal(
+    finalizedMismatch(blocks, 4, (h) => (h === 5 ? '0xc5' : `0xa${h}`)),
+    undefined,
+    'above finality is not checked here',
+  );
 });
 
-t.test('unfinalized blocks are kept in SubQuery\'s shape and read back in height order', async (t) => {
+t.test("unfinalized blocks are kept in SubQuery's shape and read back in height order", async (t) => {
   const blocks = [3, 4].map((h) => ref(h));
   const stored = toStoredUnfinalized(blocks);
   t.same(stored[0], { blockHeight: 3, blockHash: '0xa3', parentHash: '0xa2', timestamp: 36 });

@@ -8,13 +8,13 @@ const logs = erc20Block!.receipts.flatMap((r) => r.logs);
 const bloom = parseBloom(erc20Block!.logsBloom);
 const other = '0x' + 'ab'.repeat(20);
 
-t.test('the bloom of a block\'s logs is its header\'s, and of each receipt its own', async (t) => {
+t.test("the bloom of a block's logs is its header's, and of each receipt its own", async (t) => {
   t.equal(bytesToHex(logsBloom(logs)), erc20Block!.logsBloom);
   for (const r of erc20Block!.receipts) t.equal(bytesToHex(logsBloom(r.logs)), r.logsBloom);
   t.ok(sameBloom(logsBloom([]), parseBloom(plainBlock!.logsBloom)), 'no logs: an empty bloom');
 });
 
-t.test('every value sets at most 3 bits; a log is in its block\'s bloom, others mostly not', async (t) => {
+t.test("every value sets at most 3 bits; a log is in its block's bloom, others mostly not", async (t) => {
   const bits = bloomBits(logs[0]!.address);
   t.ok([bits[0], bits[2], bits[4]].every((i) => i >= 0 && i < 256));
   t.ok(bloomHas(bloom, bits));

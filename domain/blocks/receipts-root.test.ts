@@ -21,7 +21,7 @@ t.test('RLP as the yellow paper gives it', async (t) => {
   t.throws(() => integerBytes(-1));
 });
 
-t.test('receipts roots of anvil blocks equal their headers\'', async (t) => {
+t.test("receipts roots of anvil blocks equal their headers'", async (t) => {
   for (const block of anvilBlocks) t.equal(receiptsRoot(receipts(block)), block.receiptsRoot, `block ${block.height}`);
   t.equal(orderedTrieRoot([]), EMPTY_TRIE_ROOT);
 });

@@ -21,7 +21,11 @@ export function encodeReceipt(receipt: ReceiptFields): Uint8Array {
     rlpBytes(hexToBytes(receipt.logsBloom as `0x${string}`)),
     rlpList(
       receipt.logs.map((l) =>
-        rlpList([rlpBytes(hexToBytes(l.address as `0x${string}`)), rlpList(l.topics.map((t) => rlpBytes(hexToBytes(t as `0x${string}`)))), rlpBytes(hexToBytes(l.data as `0x${string}`))]),
+        rlpList([
+          rlpBytes(hexToBytes(l.address as `0x${string}`)),
+          rlpList(l.topics.map((t) => rlpBytes(hexToBytes(t as `0x${string}`)))),
+          rlpBytes(hexToBytes(l.data as `0x${string}`)),
+        ]),
       ),
     ),
   ]);

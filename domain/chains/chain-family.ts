@@ -37,11 +37,22 @@ export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Cont
  */
 export function familyOfKinds(kinds: readonly string[], manifestPath: string, program: 'idx-node' | 'idx-node-ethereum' = 'idx-node'): ChainFamilyName {
   const names = new Set(kinds.map((k) => (Object.entries(RUNTIME_KINDS).find(([, kind]) => kind === k)?.[0] as ChainFamilyName | undefined) ?? 'ethereum'));
-  if (names.size > 1) throw new IdxError('CHAIN_FAMILY_MIXED', `${manifestPath}: data sources of several chain families (${[...names].join(', ')}); one project indexes one chain`);
+  if (names.size > 1)
+    throw new IdxError(
+      'CHAIN_FAMILY_MIXED',
+      `${manifestPath}: data sources of several chain families (${[...names].join(', ')}); one project indexes one chain`,
+    );
   const name = [...names][0] ?? 'ethereum';
   if (name === 'substrate') {
-    if (program === 'idx-node-ethereum') throw new IdxError('CHAIN_FAMILY_UNSUPPORTED', `${manifestPath}: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node`);
-    throw new IdxError('CHAIN_FAMILY_UNSUPPORTED', `${manifestPath}: substrate/Runtime projects (the Substrate family) are not supported by this version of idx yet; it indexes ethereum/Runtime projects`);
+    if (program === 'idx-node-ethereum')
+      throw new IdxError(
+        'CHAIN_FAMILY_UNSUPPORTED',
+        `${manifestPath}: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node`,
+      );
+    throw new IdxError(
+      'CHAIN_FAMILY_UNSUPPORTED',
+      `${manifestPath}: substrate/Runtime projects (the Substrate family) are not supported by this version of idx yet; it indexes ethereum/Runtime projects`,
+    );
   }
   return name;
 }

@@ -13,47 +13,47 @@ const problemsOf = (text: string): string[] => {
 };
 
 const ALL = /* GraphQL */ `
-"An account holding tokens"
-type Account @entity {
-  id: ID!
-  balance: BigInt!
-  sent: [Transfer] @derivedFrom(field: "from")
-  profile: Profile @derivedFrom(field: "account")
-}
+  "An account holding tokens"
+  type Account @entity {
+    id: ID!
+    balance: BigInt!
+    sent: [Transfer] @derivedFrom(field: "from")
+    profile: Profile @derivedFrom(field: "account")
+  }
 
-type Profile @entity {
-  id: ID!
-  account: Account! @index(unique: true)
-}
+  type Profile @entity {
+    id: ID!
+    account: Account! @index(unique: true)
+  }
 
-enum TransferKind {
-  MINT
-  BURN
-  MOVE
-}
+  enum TransferKind {
+    MINT
+    BURN
+    MOVE
+  }
 
-type Meta @jsonField {
-  note: String
-  tags: [String!]
-}
+  type Meta @jsonField {
+    note: String
+    tags: [String!]
+  }
 
-type Transfer @entity @compositeIndexes(fields: [["blockHeight", "kind"]]) {
-  id: ID!
-  blockHeight: BigInt! @index
-  from: Account!
-  to: Account
-  kind: TransferKind!
-  count: Int
-  price: Float
-  exact: BigDecimal
-  ok: Boolean!
-  at: Date
-  payload: Bytes
-  raw: JSON
-  meta: Meta
-  labels: [String]!
-  contractAddress: String! @index(unique: false)
-}
+  type Transfer @entity @compositeIndexes(fields: [["blockHeight", "kind"]]) {
+    id: ID!
+    blockHeight: BigInt! @index
+    from: Account!
+    to: Account
+    kind: TransferKind!
+    count: Int
+    price: Float
+    exact: BigDecimal
+    ok: Boolean!
+    at: Date
+    payload: Bytes
+    raw: JSON
+    meta: Meta
+    labels: [String]!
+    contractAddress: String! @index(unique: false)
+  }
 `;
 
 t.test('every scalar, enum, relation, derived field, json type and index', async (t) => {
@@ -77,14 +77,17 @@ t.test('every scalar, enum, relation, derived field, json type and index', async
 
   const account = model.entities[0]!;
   t.equal(account.description, 'An account holding tokens');
-  t.same(account.fields.find((f) => f.name === 'sent'), {
-    name: 'sent',
-    type: { kind: 'entity', entity: 'Transfer' },
-    nullable: true,
-    list: true,
-    itemNullable: true,
-    derivedFrom: 'from',
-  });
+  t.same(
+    account.fields.find((f) => f.name === 'sent'),
+    {
+      name: 'sent',
+      type: { kind: 'entity', entity: 'Transfer' },
+      nullable: true,
+      list: true,
+      itemNullable: true,
+      derivedFrom: 'from',
+    },
+  );
   t.equal(account.fields.find((f) => f.name === 'sent')!.column, undefined, 'derived fields have no column');
 
   const profile = model.entities[1]!;
@@ -102,7 +105,10 @@ t.test('every scalar, enum, relation, derived field, json type and index', async
   t.same(col('raw').type, { kind: 'scalar', scalar: 'JSON' });
   t.same([col('labels').list, col('labels').nullable, col('labels').itemNullable], [true, false, true]);
   for (const s of ['Int', 'Float', 'BigDecimal', 'Boolean', 'Date', 'Bytes']) {
-    t.ok(transfer.fields.some((f) => f.type.kind === 'scalar' && f.type.scalar === s), `${s} field read`);
+    t.ok(
+      transfer.fields.some((f) => f.type.kind === 'scalar' && f.type.scalar === s),
+      `${s} field read`,
+    );
   }
   t.same(transfer.indexes, [
     { columns: ['block_height'], unique: false },
@@ -150,10 +156,7 @@ t.test('@derivedFrom must name a relation back', async (t) => {
     problemsOf(`type A @entity { id: ID!, bs: [B] @derivedFrom(field: "owner"), cs: [C] @derivedFrom(field: "a") }
 type B @entity { id: ID!, name: String }
 type C @entity { id: ID!, a: String }`),
-    [
-      '1:35 A.bs: @derivedFrom(field: "owner") but B has no field "owner"',
-      '1:73 A.cs: @derivedFrom(field: "a") needs C.a to be a relation to A',
-    ],
+    ['1:35 A.bs: @derivedFrom(field: "owner") but B has no field "owner"', '1:73 A.cs: @derivedFrom(field: "a") needs C.a to be a relation to A'],
   );
 });
 
@@ -168,7 +171,11 @@ t.test('createdAt and updatedAt are ordinary fields, as in SubQuery (ENS Domain.
   const [a] = parseSchema('type Domain @entity { id: ID!, createdAt: BigInt!, updatedAt: Date }').entities;
   t.same(
     a!.fields.map((f) => [f.name, f.column]),
-    [['id', 'id'], ['createdAt', 'created_at'], ['updatedAt', 'updated_at']],
+    [
+      ['id', 'id'],
+      ['createdAt', 'created_at'],
+      ['updatedAt', 'updated_at'],
+    ],
   );
 });
 

@@ -70,7 +70,8 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
       const name = def.name.value;
       if (!claimName(name, def)) continue;
       for (const d of def.directives ?? []) {
-        if (!TYPE_DIRECTIVES.has(d.name.value)) report(d, `${name}: unknown directive @${d.name.value}; types take @entity, @jsonField, @compositeIndexes or @fullText`);
+        if (!TYPE_DIRECTIVES.has(d.name.value))
+          report(d, `${name}: unknown directive @${d.name.value}; types take @entity, @jsonField, @compositeIndexes or @fullText`);
       }
       const isEntity = hasDirective(def, 'entity');
       const isJson = hasDirective(def, 'jsonField');

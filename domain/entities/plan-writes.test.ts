@@ -6,7 +6,16 @@ const set = (id: string, height: number, v: number, entity = 'E'): StoreOperatio
 const remove = (id: string, height: number, entity = 'E'): StoreOperation => ({ entity, id, height, op: 'remove' });
 
 t.test('historical: the last write of an id in a block wins; each write ends the previous version', async (t) => {
-  const plans = planHistoricalWrites([set('a', 10, 1), set('b', 10, 1), set('a', 12, 2), set('a', 12, 3), remove('b', 13), set('a', 15, 4), remove('a', 17), set('x', 11, 1, 'F')]);
+  const plans = planHistoricalWrites([
+    set('a', 10, 1),
+    set('b', 10, 1),
+    set('a', 12, 2),
+    set('a', 12, 3),
+    remove('b', 13),
+    set('a', 15, 4),
+    remove('a', 17),
+    set('x', 11, 1, 'F'),
+  ]);
   t.same([...plans.keys()], ['E', 'F']);
   const e = plans.get('E')!;
   t.same(e.closeIds, ['a', 'b'], 'each id closes its stored live version once');
@@ -26,15 +35,27 @@ t.test('historical: the last write of an id in a block wins; each write ends the
 t.test('historical: writes out of block order are put in order', async (t) => {
   const e = planHistoricalWrites([set('a', 12, 2), set('a', 10, 1)]).get('E')!;
   t.same(e.closeHeights, [10]);
-  t.same(e.inserts.map((v) => [v.data.v, v.lower, v.upper]), [[1, 10, 12], [2, 12, null]]);
+  t.same(
+    e.inserts.map((v) => [v.data.v, v.lower, v.upper]),
+    [
+      [1, 10, 12],
+      [2, 12, null],
+    ],
+  );
 });
 
 t.test('plain: only the final state of each id', async (t) => {
   const e = planPlainWrites([set('a', 1, 1), set('b', 1, 1), remove('a', 2), set('b', 3, 5), remove('c', 3), set('c', 3, 7)]).get('E')!;
-  t.same(e.upserts, [{ id: 'b', data: { id: 'b', v: 5 } }, { id: 'c', data: { id: 'c', v: 7 } }]);
+  t.same(e.upserts, [
+    { id: 'b', data: { id: 'b', v: 5 } },
+    { id: 'c', data: { id: 'c', v: 7 } },
+  ]);
   t.same(e.removes, ['a']);
 });
 
 t.test('a set without data is refused', async (t) => {
-  t.throws(() => planHistoricalWrites([{ entity: 'E', id: 'a', height: 1, op: 'set' }]), { code: 'STORE_INVALID_OPERATION', message: 'store set of E "a" at block 1 has no data' });
+  t.throws(() => planHistoricalWrites([{ entity: 'E', id: 'a', height: 1, op: 'set' }]), {
+    code: 'STORE_INVALID_OPERATION',
+    message: 'store set of E "a" at block 1 has no data',
+  });
 });

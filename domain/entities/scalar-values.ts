@@ -21,6 +21,7 @@ export function decimalTextOf(v: unknown): string | undefined {
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
   // decimal.js-style objects print themselves
-  const s = typeof v === 'string' ? v : typeof v === 'object' && v !== null && typeof (v as { toFixed?: unknown }).toFixed === 'function' ? String(v) : undefined;
+  const s =
+    typeof v === 'string' ? v : typeof v === 'object' && v !== null && typeof (v as { toFixed?: unknown }).toFixed === 'function' ? String(v) : undefined;
   return s !== undefined && DECIMAL.test(s) ? s : undefined;
 }

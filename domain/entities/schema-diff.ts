@@ -67,7 +67,9 @@ export function diffSchemas(before: SchemaModel, after: SchemaModel): SchemaChan
     for (const f of e.fields) {
       const was = oldFields.get(f.name);
       if (was === undefined) {
-        changes.push(stored(f) ? { kind: 'add-field', entity: e, field: f } : { kind: 'model-only', what: `${e.name}: added field ${f.name}: ${fieldTypeText(f)}` });
+        changes.push(
+          stored(f) ? { kind: 'add-field', entity: e, field: f } : { kind: 'model-only', what: `${e.name}: added field ${f.name}: ${fieldTypeText(f)}` },
+        );
       } else if (stored(f) !== stored(was)) {
         // a column that becomes virtual, or the other way round: one goes, the other comes
         if (stored(was)) changes.push({ kind: 'drop-field', entity: e, field: was });
@@ -91,7 +93,8 @@ export function diffSchemas(before: SchemaModel, after: SchemaModel): SchemaChan
     if (was === undefined) changes.push({ kind: 'model-only', what: `added @jsonField type ${j.name}` });
     else if (was !== JSON.stringify(j.fields)) changes.push({ kind: 'model-only', what: `@jsonField type ${j.name} changed` });
   }
-  for (const name of oldJson.keys()) if (!after.jsonTypes.some((j) => j.name === name)) changes.push({ kind: 'model-only', what: `removed @jsonField type ${name}` });
+  for (const name of oldJson.keys())
+    if (!after.jsonTypes.some((j) => j.name === name)) changes.push({ kind: 'model-only', what: `removed @jsonField type ${name}` });
   return changes;
 }
 

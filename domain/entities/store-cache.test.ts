@@ -29,10 +29,16 @@ function memoryStore(): EntityStore & { rows: Map<string, Map<string, EntityData
       return r && { ...r };
     },
     async getByField(e: string, f: string, v: unknown, o?: QueryOptions) {
-      return page([...table(e).values()].filter((d) => test(d, [f, Array.isArray(v) ? 'in' : '=', v])).map((d) => ({ ...d })), o);
+      return page(
+        [...table(e).values()].filter((d) => test(d, [f, Array.isArray(v) ? 'in' : '=', v])).map((d) => ({ ...d })),
+        o,
+      );
     },
     async getByFields(e: string, fs: readonly FieldFilter[], o?: QueryOptions) {
-      return page([...table(e).values()].filter((d) => fs.every((x) => test(d, x))).map((d) => ({ ...d })), o);
+      return page(
+        [...table(e).values()].filter((d) => fs.every((x) => test(d, x))).map((d) => ({ ...d })),
+        o,
+      );
     },
   } as unknown as EntityStore & { rows: Map<string, Map<string, EntityData>>; reads: number };
   return s;
@@ -48,13 +54,19 @@ t.test('reads see unflushed writes, including removes, then the database after a
   cache.set('Account', 'a', { id: 'a', balance: 7n }, 3);
 
   const { operations: ops, mark } = cache.takeOperations();
-  t.same(ops.map((o) => `${o.op}@${o.height}`), ['set@1', 'remove@2', 'set@3']);
+  t.same(
+    ops.map((o) => `${o.op}@${o.height}`),
+    ['set@1', 'remove@2', 'set@3'],
+  );
   cache.set('Account', 'b', { id: 'b', balance: 1n }, 4);
   await db.flush({ operations: ops });
   cache.flushed(mark);
   t.equal(cache.pendingCount(), 1, 'the write made during the flush stays pending');
   t.same(await cache.get('Account', 'a'), { id: 'a', balance: 7n }, 'now read from the database');
-  t.same(cache.takeOperations().operations.map((o) => o.id), ['b']);
+  t.same(
+    cache.takeOperations().operations.map((o) => o.id),
+    ['b'],
+  );
 });
 
 t.test('a write made after taking keeps the newer value visible after the flush', async (t) => {
@@ -77,7 +89,13 @@ t.test('a write made after taking keeps the newer value visible after the flush'
 t.test('getByField and getByFields merge pending writes with the database, ordered and paged', async (t) => {
   const db = memoryStore();
   const cache = createStoreCache(db, { queryLimit: 3, getCacheSize: 0 });
-  for (const [id, owner] of [['t1', 'a'], ['t2', 'b'], ['t3', 'a'], ['t4', 'a']] as const) cache.set('Transfer', id, { id, owner }, 1);
+  for (const [id, owner] of [
+    ['t1', 'a'],
+    ['t2', 'b'],
+    ['t3', 'a'],
+    ['t4', 'a'],
+  ] as const)
+    cache.set('Transfer', id, { id, owner }, 1);
   const taken = cache.takeOperations();
   await db.flush({ operations: taken.operations });
   cache.flushed(taken.mark);
@@ -85,10 +103,27 @@ t.test('getByField and getByFields merge pending writes with the database, order
   cache.set('Transfer', 't0', { id: 't0', owner: 'a' }, 2); // new, matches
   cache.set('Transfer', 't3', { id: 't3', owner: 'b' }, 2); // no longer matches
   cache.remove('Transfer', 't4', 2); // gone
-  t.same((await cache.getByField('Transfer', 'owner', 'a')).map((r) => r.id), ['t0', 't1']);
-  t.same((await cache.getByField('Transfer', 'owner', ['a', 'b'], { limit: 2, offset: 1 })).map((r) => r.id), ['t1', 't2']);
-  t.same((await cache.getByField('Transfer', 'owner', ['a', 'b'], { orderBy: 'id', orderDirection: 'DESC' })).map((r) => r.id), ['t3', 't2', 't1']);
-  t.same((await cache.getByFields('Transfer', [['owner', '!=', 'a'], ['id', '!in', ['t2']]])).map((r) => r.id), ['t3']);
+  t.same(
+    (await cache.getByField('Transfer', 'owner', 'a')).map((r) => r.id),
+    ['t0', 't1'],
+  );
+  t.same(
+    (await cache.getByField('Transfer', 'owner', ['a', 'b'], { limit: 2, offset: 1 })).map((r) => r.id),
+    ['t1', 't2'],
+  );
+  t.same(
+    (await cache.getByField('Transfer', 'owner', ['a', 'b'], { orderBy: 'id', orderDirection: 'DESC' })).map((r) => r.id),
+    ['t3', 't2', 't1'],
+  );
+  t.same(
+    (
+      await cache.getByFields('Transfer', [
+        ['owner', '!=', 'a'],
+        ['id', '!in', ['t2']],
+      ])
+    ).map((r) => r.id),
+    ['t3'],
+  );
   t.same(await cache.getOneByField('Transfer', 'owner', 'b'), { id: 't2', owner: 'b' });
 });
 
@@ -96,13 +131,23 @@ t.test('--query-limit is the default page and the largest limit', async (t) => {
   const cache = createStoreCache(memoryStore(), { queryLimit: 2, getCacheSize: 0 });
   for (const id of ['a', 'b', 'c']) cache.set('E', id, { id, k: 1 }, 1);
   t.equal((await cache.getByField('E', 'k', 1)).length, 2);
-  await t.rejects(cache.getByField('E', 'k', 1, { limit: 3 }), { code: 'QUERY_LIMIT_EXCEEDED', message: /limit 3 is above the query limit of 2; raise it with --query-limit/ });
+  await t.rejects(cache.getByField('E', 'k', 1, { limit: 3 }), {
+    code: 'QUERY_LIMIT_EXCEEDED',
+    message: /limit 3 is above the query limit of 2; raise it with --query-limit/,
+  });
 });
 
 t.test('bulk operations, partial bulkUpdate, invalid ids, discard', async (t) => {
   const db = memoryStore();
   const cache = createStoreCache(db, { queryLimit: 100, getCacheSize: 0 });
-  cache.bulkCreate('E', [{ id: 'a', x: 1, y: 1 }, { id: 'b', x: 2, y: 2 }], 1);
+  cache.bulkCreate(
+    'E',
+    [
+      { id: 'a', x: 1, y: 1 },
+      { id: 'b', x: 2, y: 2 },
+    ],
+    1,
+  );
   await cache.bulkUpdate('E', [{ id: 'a', x: 10, y: 99 }], 2, ['x']);
   t.same(await cache.get('E', 'a'), { id: 'a', x: 10, y: 1 }, 'only the named fields change');
   await t.rejects(cache.bulkUpdate('E', [{ id: 'zz', x: 1 }], 2, ['x']), { code: 'STORE_NOT_FOUND' });

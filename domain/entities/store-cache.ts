@@ -63,7 +63,8 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
   const validate = options.model === undefined ? undefined : createEntityValidator(options.model);
 
   const write = (entity: string, id: string, height: number, data: EntityData | null) => {
-    if (typeof id !== 'string' || id === '') throw new IdxError('STORE_INVALID_ID', `${entity}: an entity id must be a non-empty string, got ${JSON.stringify(id)}`);
+    if (typeof id !== 'string' || id === '')
+      throw new IdxError('STORE_INVALID_ID', `${entity}: an entity id must be a non-empty string, got ${JSON.stringify(id)}`);
     if (data !== null) validate?.(entity, id, data);
     seq++;
     // One copy serves the overlay and the flush; readers get copies of it.
@@ -75,11 +76,15 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
 
   const limitOf = (opts: QueryOptions | undefined): number => {
     const offset = opts?.offset;
-    if (offset !== undefined && (!Number.isSafeInteger(offset) || offset < 0)) throw new IdxError('STORE_INVALID_QUERY', `offset must be a non-negative whole number, got ${String(offset)}`);
+    if (offset !== undefined && (!Number.isSafeInteger(offset) || offset < 0))
+      throw new IdxError('STORE_INVALID_QUERY', `offset must be a non-negative whole number, got ${String(offset)}`);
     const limit = opts?.limit ?? options.queryLimit;
     if (!Number.isInteger(limit) || limit < 0) throw new IdxError('STORE_INVALID_QUERY', `limit must be a whole number, got ${String(limit)}`);
     if (limit > options.queryLimit) {
-      throw new IdxError('QUERY_LIMIT_EXCEEDED', `limit ${limit} is above the query limit of ${options.queryLimit}; raise it with --query-limit or read in pages with offset`);
+      throw new IdxError(
+        'QUERY_LIMIT_EXCEEDED',
+        `limit ${limit} is above the query limit of ${options.queryLimit}; raise it with --query-limit or read in pages with offset`,
+      );
     }
     return limit;
   };
@@ -122,10 +127,20 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
       return row;
     },
     getByField(entity, field, value, opts) {
-      return overlaidQuery(entity, opts, (d) => fieldMatches(d[field], Array.isArray(value) ? 'in' : '=', value), (o) => store.getByField(entity, field, value, o));
+      return overlaidQuery(
+        entity,
+        opts,
+        (d) => fieldMatches(d[field], Array.isArray(value) ? 'in' : '=', value),
+        (o) => store.getByField(entity, field, value, o),
+      );
     },
     getByFields(entity, filters, opts) {
-      return overlaidQuery(entity, opts, (d) => filters.every(([f, op, v]) => fieldMatches(d[f], op, v)), (o) => store.getByFields(entity, filters, o));
+      return overlaidQuery(
+        entity,
+        opts,
+        (d) => filters.every(([f, op, v]) => fieldMatches(d[f], op, v)),
+        (o) => store.getByFields(entity, filters, o),
+      );
     },
     async getOneByField(entity, field, value) {
       return (await cache.getByField(entity, field, value, { limit: 1 }))[0];

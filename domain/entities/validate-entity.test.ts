@@ -32,7 +32,21 @@ const model = parseSchema(/* GraphQL */ `
   }
 `);
 const validate = createEntityValidator(model);
-const good: EntityData = { id: 'a', balance: 5n, count: 1, ratio: 0.5, price: '1.25', active: true, seen: new Date(0), code: '0x01', name: 'n', meta: { x: [1] }, kind: 'MINT', tags: ['t'], parentId: 'b' };
+const good: EntityData = {
+  id: 'a',
+  balance: 5n,
+  count: 1,
+  ratio: 0.5,
+  price: '1.25',
+  active: true,
+  seen: new Date(0),
+  code: '0x01',
+  name: 'n',
+  meta: { x: [1] },
+  kind: 'MINT',
+  tags: ['t'],
+  parentId: 'b',
+};
 
 const problem = (entity: string, id: string, data: EntityData): string => {
   try {
@@ -48,8 +62,14 @@ t.test('values the database would refuse fail at the write, naming entity, id, f
   t.equal(problem('Account', 'a', good), 'valid');
   t.equal(problem('Account', 'a', { ...good, count: null, ratio: undefined }), 'valid', 'nullable fields may be null or absent');
   t.equal(problem('Account', 'a', { ...good, name: 'nul\u0000byte' }), 'Account "a": name: holds a NUL byte (\\u0000), which PostgreSQL text cannot store');
-  t.equal(problem('Account', 'a', { ...good, name: 'x\ud800' }), 'Account "a": name: holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD');
-  t.equal(problem('Account', 'x\udc00', good), 'Account "x\\udc00": id: holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD');
+  t.equal(
+    problem('Account', 'a', { ...good, name: 'x\ud800' }),
+    'Account "a": name: holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD',
+  );
+  t.equal(
+    problem('Account', 'x\udc00', good),
+    'Account "x\\udc00": id: holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD',
+  );
   t.equal(problem('Account', 'a', { ...good, name: 'ok 😀' }), 'valid', 'a surrogate pair is fine');
   t.equal(problem('Account', 'a', { ...good, count: '12' }), 'Account "a": count: expected a 32-bit integer, got "12"');
   t.equal(problem('Account', 'a', { ...good, count: 2 ** 31 }), 'Account "a": count: expected a 32-bit integer, got 2147483648');
@@ -60,8 +80,14 @@ t.test('values the database would refuse fail at the write, naming entity, id, f
   t.equal(problem('Account', 'a', { ...good, code: 'zz' }), 'Account "a": code: expected bytes (a Uint8Array or a 0x-hex string), got "zz"');
   t.equal(problem('Account', 'a', { ...good, kind: 'SWAP' }), 'Account "a": kind: expected one of "MINT", "BURN" (enum Kind), got "SWAP"');
   t.equal(problem('Account', 'a', { ...good, tags: ['ok', null] }), 'Account "a": tags[1]: the list\'s items may not be null');
-  t.equal(problem('Account', 'a', { ...good, tags: ['ok', 'b\u0000'] }), 'Account "a": tags[1]: holds a NUL byte (\\u0000), which PostgreSQL text cannot store');
-  t.equal(problem('Account', 'a', { ...good, meta: { deep: { 'k\u0000': 1 } } }), 'Account "a": meta: "deep": "k\\u0000": holds a NUL byte (\\u0000), which PostgreSQL text cannot store');
+  t.equal(
+    problem('Account', 'a', { ...good, tags: ['ok', 'b\u0000'] }),
+    'Account "a": tags[1]: holds a NUL byte (\\u0000), which PostgreSQL text cannot store',
+  );
+  t.equal(
+    problem('Account', 'a', { ...good, meta: { deep: { 'k\u0000': 1 } } }),
+    'Account "a": meta: "deep": "k\\u0000": holds a NUL byte (\\u0000), which PostgreSQL text cannot store',
+  );
   t.equal(problem('Account', 'a', { ...good, parentId: 7 }), 'Account "a": parentId: expected the id of a Account (a string), got 7');
   t.equal(problem('Nope', 'a', {}), 'no entity named "Nope" in schema.graphql (it has Account, Pair)');
 });
@@ -79,12 +105,18 @@ t.test('the store cache refuses a bad write when it is made, keeping earlier wri
   const store = { flush: async (b: { operations: unknown[] }) => void flushed.push(...b.operations), getByField: async () => [] } as unknown as EntityStore;
   const cache = createStoreCache(store, { queryLimit: 100, getCacheSize: 0, model });
   cache.set('Account', 'a', good, 1);
-  t.throws(() => cache.set('Account', 'b', { ...good, count: 'x' }, 2), { code: 'STORE_INVALID_VALUE', message: 'Account "b": count: expected a 32-bit integer, got "x"' });
+  t.throws(() => cache.set('Account', 'b', { ...good, count: 'x' }, 2), {
+    code: 'STORE_INVALID_VALUE',
+    message: 'Account "b": count: expected a 32-bit integer, got "x"',
+  });
   t.same(
     cache.takeOperations().operations.map((o) => [o.id, o.height]),
     [['a', 1]],
     'only the good write is pending',
   );
-  await t.rejects(cache.getByField('Account', 'name', 'n', { offset: 1e300 }), { code: 'STORE_INVALID_QUERY', message: 'offset must be a non-negative whole number, got 1e+300' });
+  await t.rejects(cache.getByField('Account', 'name', 'n', { offset: 1e300 }), {
+    code: 'STORE_INVALID_QUERY',
+    message: 'offset must be a non-negative whole number, got 1e+300',
+  });
   await t.rejects(cache.getByField('Account', 'name', 'n', { offset: -1 }), { message: /offset must be a non-negative whole number, got -1/ });
 });

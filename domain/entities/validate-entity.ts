@@ -51,7 +51,8 @@ function show(value: unknown): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-const expected = (what: string, value: unknown) => `expected ${what}, got ${typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) ? 'an object ' : ''}${show(value)}`;
+const expected = (what: string, value: unknown) =>
+  `expected ${what}, got ${typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) ? 'an object ' : ''}${show(value)}`;
 
 const text: Check = (v) => (typeof v !== 'string' ? expected('a string', v) : textProblem(v));
 
@@ -109,7 +110,8 @@ function checkOf(field: FieldModel, model: SchemaModel): Check {
       return (v) => (typeof v === 'string' ? textProblem(v) : expected(`the id of a ${t.entity} (a string)`, v));
     case 'enum': {
       const values = new Set(model.enums.find((e) => e.name === t.name)?.values ?? []);
-      return (v) => (typeof v === 'string' && values.has(v) ? undefined : expected(`one of ${[...values].map((x) => JSON.stringify(x)).join(', ')} (enum ${t.name})`, v));
+      return (v) =>
+        typeof v === 'string' && values.has(v) ? undefined : expected(`one of ${[...values].map((x) => JSON.stringify(x)).join(', ')} (enum ${t.name})`, v);
     }
   }
 }
@@ -145,11 +147,16 @@ function rulesOf(entity: EntityModel, model: SchemaModel): EntityRules {
     byColumn.set(field.column, rule);
   }
   const holdsText = (r: FieldRule | undefined): r is FieldRule =>
-    r !== undefined && !r.field.list && (r.field.type.kind === 'entity' || (r.field.type.kind === 'scalar' && ['ID', 'String', 'Bytes'].includes(r.field.type.scalar)));
+    r !== undefined &&
+    !r.field.list &&
+    (r.field.type.kind === 'entity' || (r.field.type.kind === 'scalar' && ['ID', 'String', 'Bytes'].includes(r.field.type.scalar)));
   const indexes: string[][] = [['id']];
   for (const r of fields) if (r.field.index !== undefined && r.property !== 'id' && holdsText(r)) indexes.push([r.property]);
   for (const ix of entity.indexes) {
-    const props = ix.columns.map((c) => byColumn.get(c)).filter(holdsText).map((r) => r.property);
+    const props = ix.columns
+      .map((c) => byColumn.get(c))
+      .filter(holdsText)
+      .map((r) => r.property);
     if (props.length > 0) indexes.push(props);
   }
   return { fields, indexes };
@@ -161,7 +168,10 @@ export function createEntityValidator(model: SchemaModel): EntityValidator {
     const r = rules.get(entity);
     const fail = (message: string) => new IdxError('STORE_INVALID_VALUE', `${entity} ${show(id)}: ${message}`);
     if (r === undefined) {
-      throw new IdxError('STORE_UNKNOWN_ENTITY', `no entity named "${entity}" in schema.graphql (it has ${model.entities.map((e) => e.name).join(', ') || 'none'})`);
+      throw new IdxError(
+        'STORE_UNKNOWN_ENTITY',
+        `no entity named "${entity}" in schema.graphql (it has ${model.entities.map((e) => e.name).join(', ') || 'none'})`,
+      );
     }
     for (const { property, field, check } of r.fields) {
       const value = property === 'id' ? id : data[property];

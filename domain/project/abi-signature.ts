@@ -16,7 +16,20 @@ export interface AbiSignature {
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*/;
 // Words that may follow a type and are not part of the canonical form.
 const PARAM_MODIFIERS = new Set(['indexed', 'memory', 'calldata', 'storage', 'payable']);
-const TRAILING_MODIFIERS = new Set(['anonymous', 'external', 'public', 'internal', 'private', 'view', 'pure', 'payable', 'nonpayable', 'constant', 'virtual', 'override']);
+const TRAILING_MODIFIERS = new Set([
+  'anonymous',
+  'external',
+  'public',
+  'internal',
+  'private',
+  'view',
+  'pure',
+  'payable',
+  'nonpayable',
+  'constant',
+  'virtual',
+  'override',
+]);
 
 /** Parses a signature; returns `{ error }` with a short reason when it is not one. */
 export function parseAbiSignature(text: string): AbiSignature | { error: string } {

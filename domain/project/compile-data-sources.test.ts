@@ -39,11 +39,27 @@ t.test('the fetch plan narrows logs to addresses and topic0s, and asks for block
   t.same(planFetch(sources, 41, 60).logs, { fromBlock: 41, toBlock: 60, address: [TOKEN, OTHER].sort(), topics: [[APPROVAL, TRANSFER].sort()] });
   t.same(planFetch(sources, 41, 60).blockHeights, [], 'the block handler ended at 35');
 
-  const wide = [ds([{ kind: 'ethereum/LogHandler', handler: 'h', filter: { topics: [null, pad(TOKEN)] } }], { options: {} })].map((d, i) => compileDataSource(d, i, keccak));
+  const wide = [ds([{ kind: 'ethereum/LogHandler', handler: 'h', filter: { topics: [null, pad(TOKEN)] } }], { options: {} })].map((d, i) =>
+    compileDataSource(d, i, keccak),
+  );
   t.same(planFetch(wide, 1, 2).logs, { fromBlock: 1, toBlock: 2 }, 'no address and no topic0: any log');
 
-  const txs = [ds([{ kind: 'ethereum/TransactionHandler', handler: 'h', filter: { function: 'approve(address,uint256)' } }])].map((d, i) => compileDataSource(d, i, keccak));
-  t.same(planFetch(txs, 1, 2), { transactions: true, blockHeights: [], dictionary: [{ entity: 'evmTransactions', conditions: [{ field: 'to', matcher: 'equalTo', value: TOKEN }, { field: 'func', matcher: 'equalTo', value: keccak('approve(address,uint256)').slice(0, 10) }] }] });
+  const txs = [ds([{ kind: 'ethereum/TransactionHandler', handler: 'h', filter: { function: 'approve(address,uint256)' } }])].map((d, i) =>
+    compileDataSource(d, i, keccak),
+  );
+  t.same(planFetch(txs, 1, 2), {
+    transactions: true,
+    blockHeights: [],
+    dictionary: [
+      {
+        entity: 'evmTransactions',
+        conditions: [
+          { field: 'to', matcher: 'equalTo', value: TOKEN },
+          { field: 'func', matcher: 'equalTo', value: keccak('approve(address,uint256)').slice(0, 10) },
+        ],
+      },
+    ],
+  });
 
   const cron = [ds([{ kind: 'ethereum/BlockHandler', handler: 'h', filter: { timestamp: '*/5 * * * *' } }])].map((d, i) => compileDataSource(d, i, keccak));
   t.same(planFetch(cron, 3, 6).blockHeights, [2, 3, 4, 5, 6], 'a cron filter needs every block and the one before');
@@ -74,7 +90,9 @@ t.test('handlers run in SubQuery order: blocks, then each transaction followed b
     ],
   };
   t.same(
-    matchHandlers(sources, block).map((c) => `${c.handler}@${c.kind === 'log' ? `log${c.logIndex}` : c.kind === 'transaction' ? `tx${c.transactionIndex}` : 'block'}`),
+    matchHandlers(sources, block).map(
+      (c) => `${c.handler}@${c.kind === 'log' ? `log${c.logIndex}` : c.kind === 'transaction' ? `tx${c.transactionIndex}` : 'block'}`,
+    ),
     ['onBlock@block', 'onTransfer@log0', 'onAnyToMe@log0', 'onApprove@tx1', 'onAnyToMe@log2'],
   );
 
@@ -99,6 +117,12 @@ t.test('transaction filters: from, to, contract creation, no input', async (t) =
 t.test('cron block handlers ask whether they are due', async (t) => {
   const sources = [compileDataSource(ds([{ kind: 'ethereum/BlockHandler', handler: 'daily', filter: { timestamp: '0 0 * * *' } }]), 0, keccak)];
   const input: MatchInput = { height: 9, timestamp: 0, logs: [] };
-  t.same(matchHandlers(sources, input, () => false), []);
-  t.same(matchHandlers(sources, input, (d, h) => d === 0 && h === 0), [{ kind: 'block', handler: 'daily', dataSource: 0 }]);
+  t.same(
+    matchHandlers(sources, input, () => false),
+    [],
+  );
+  t.same(
+    matchHandlers(sources, input, (d, h) => d === 0 && h === 0),
+    [{ kind: 'block', handler: 'daily', dataSource: 0 }],
+  );
 });

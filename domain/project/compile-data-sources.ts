@@ -29,7 +29,11 @@ export interface CompiledDataSource {
   handlers: CompiledHandler[];
 }
 
-export function compileDataSource(ds: Pick<DataSource, 'startBlock' | 'endBlock' | 'options' | 'mapping'>, index: number, keccak256: Keccak256): CompiledDataSource {
+export function compileDataSource(
+  ds: Pick<DataSource, 'startBlock' | 'endBlock' | 'options' | 'mapping'>,
+  index: number,
+  keccak256: Keccak256,
+): CompiledDataSource {
   const out: CompiledDataSource = { index, startBlock: ds.startBlock, handlers: ds.mapping.handlers.map((h) => compileHandler(h, keccak256)) };
   if (ds.endBlock !== undefined) out.endBlock = ds.endBlock;
   if (ds.options?.address !== undefined) out.address = ds.options.address.toLowerCase();
@@ -188,7 +192,10 @@ export function matchHandlers(
         if (h.from !== undefined && from !== h.from) continue;
         if (h.to !== undefined && to !== h.to) continue;
         if (!matchesFunctionFilter(h.fn, tx.input)) continue;
-        items.push({ order: [tx.transactionIndex, 0, 0], call: { kind: 'transaction', handler: h.handler, dataSource: ds.index, transactionIndex: tx.transactionIndex } });
+        items.push({
+          order: [tx.transactionIndex, 0, 0],
+          call: { kind: 'transaction', handler: h.handler, dataSource: ds.index, transactionIndex: tx.transactionIndex },
+        });
       }
     }
   }

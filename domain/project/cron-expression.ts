@@ -23,7 +23,10 @@ const FIVE_FIELDS: readonly CronField[] = [
 
 /** Why `expr` is not a cron expression, or undefined when it is one. */
 export function cronExpressionProblem(expr: string): string | undefined {
-  const parts = expr.trim().split(/\s+/).filter((p) => p !== '');
+  const parts = expr
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== '');
   if (parts.length !== 5 && parts.length !== 6) {
     return `expected a cron expression of 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, got ${parts.length} field${parts.length === 1 ? '' : 's'}`;
   }

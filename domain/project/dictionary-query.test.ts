@@ -17,7 +17,9 @@ const compile = (handlers: Handler[], over: Partial<DataSource> = {}) =>
   );
 
 t.test('log and transaction filters become dictionary conditions, never finer than the handlers', async (t) => {
-  const logs = compile([{ kind: 'ethereum/LogHandler', handler: 'h', filter: { topics: ['Transfer(address indexed from, address indexed to, uint256 value)', null, '!null'] } }]);
+  const logs = compile([
+    { kind: 'ethereum/LogHandler', handler: 'h', filter: { topics: ['Transfer(address indexed from, address indexed to, uint256 value)', null, '!null'] } },
+  ]);
   t.same(dictionaryEntries([logs], { from: 1, to: 10 }), [
     {
       entity: 'evmLogs',
@@ -30,13 +32,23 @@ t.test('log and transaction filters become dictionary conditions, never finer th
   ]);
   const txs = compile(
     [
-      { kind: 'ethereum/TransactionHandler', handler: 'a', filter: { from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', function: 'transfer(address,uint256)' } },
+      {
+        kind: 'ethereum/TransactionHandler',
+        handler: 'a',
+        filter: { from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', function: 'transfer(address,uint256)' },
+      },
       { kind: 'ethereum/TransactionHandler', handler: 'b', filter: { to: null } },
     ],
     { options: {} },
   );
   t.same(dictionaryEntries([txs], { from: 1, to: 10 }), [
-    { entity: 'evmTransactions', conditions: [{ field: 'from', matcher: 'equalTo', value: SENDER }, { field: 'func', matcher: 'equalTo', value: keccak('transfer(address,uint256)').slice(0, 10) }] },
+    {
+      entity: 'evmTransactions',
+      conditions: [
+        { field: 'from', matcher: 'equalTo', value: SENDER },
+        { field: 'func', matcher: 'equalTo', value: keccak('transfer(address,uint256)').slice(0, 10) },
+      ],
+    },
     { entity: 'evmTransactions', conditions: [{ field: 'to', matcher: 'isNull', value: true }] },
   ]);
   const everyLog = compile([{ kind: 'ethereum/LogHandler', handler: 'h' }], { options: {} });
@@ -46,10 +58,20 @@ t.test('log and transaction filters become dictionary conditions, never finer th
 t.test('a handler that needs every block rules the dictionary out; modulo block handlers do not', async (t) => {
   const log: Handler = { kind: 'ethereum/LogHandler', handler: 'h', filter: { topics: [TRANSFER] } };
   t.equal(dictionaryEntries([compile([log, { kind: 'ethereum/BlockHandler', handler: 'b' }])], { from: 1, to: 10 }), undefined);
-  t.equal(dictionaryEntries([compile([log, { kind: 'ethereum/BlockHandler', handler: 'b', filter: { timestamp: '*/5 * * * *' } }])], { from: 1, to: 10 }), undefined);
+  t.equal(
+    dictionaryEntries([compile([log, { kind: 'ethereum/BlockHandler', handler: 'b', filter: { timestamp: '*/5 * * * *' } }])], { from: 1, to: 10 }),
+    undefined,
+  );
   t.equal(dictionaryEntries([compile([log, { kind: 'ethereum/BlockHandler', handler: 'b', filter: { modulo: 10 } }])], { from: 1, to: 10 })?.length, 1);
-  t.same(dictionaryEntries([compile([{ kind: 'ethereum/BlockHandler', handler: 'b' }], { startBlock: 20 })], { from: 1, to: 10 }), [], 'inactive data sources do not count');
-  t.notOk('dictionary' in planFetch([compile([log, { kind: 'ethereum/BlockHandler', handler: 'b' }])], 1, 10), 'the fetch plan carries no dictionary question then');
+  t.same(
+    dictionaryEntries([compile([{ kind: 'ethereum/BlockHandler', handler: 'b' }], { startBlock: 20 })], { from: 1, to: 10 }),
+    [],
+    'inactive data sources do not count',
+  );
+  t.notOk(
+    'dictionary' in planFetch([compile([log, { kind: 'ethereum/BlockHandler', handler: 'b' }])], 1, 10),
+    'the fetch plan carries no dictionary question then',
+  );
   t.ok(planFetch([compile([log])], 1, 10).dictionary);
 });
 
@@ -64,7 +86,11 @@ t.test('the request has the shape SubQuery dictionaries answer, values as variab
   );
   t.same(variables, { from: '100', to: '200', v2: TOKEN, v3: TRANSFER });
   t.notMatch(dictionaryRequest(entries, { from: 100, to: 199 }, { distinct: false, limit: 100 }).query, 'distinct');
-  t.notMatch(dictionaryRequest([{ entity: 'evmLogs', conditions: [] }], { from: 1, to: 2 }, { distinct: true, limit: 3 }).query, ' or:', 'no conditions: no or');
+  t.notMatch(
+    dictionaryRequest([{ entity: 'evmLogs', conditions: [] }], { from: 1, to: 2 }, { distinct: true, limit: 3 }).query,
+    ' or:',
+    'no conditions: no or',
+  );
 });
 
 t.test('answers: heights sorted and unique; a full page cannot be trusted', async (t) => {

@@ -65,7 +65,8 @@ export function dictionaryEntries(dataSources: readonly CompiledDataSource[], ra
         else if (to === null) conditions.push({ field: 'to', matcher: 'isNull', value: true });
         if (h.from !== undefined) conditions.push({ field: 'from', matcher: 'equalTo', value: h.from });
         // The dictionary knows 4-byte selectors; a longer hex prefix is narrowed to its selector.
-        if (h.fn.kind === 'prefix' && h.fn.prefix.length >= 10) conditions.push({ field: 'func', matcher: 'equalTo', value: h.fn.prefix.slice(0, 10).toLowerCase() });
+        if (h.fn.kind === 'prefix' && h.fn.prefix.length >= 10)
+          conditions.push({ field: 'func', matcher: 'equalTo', value: h.fn.prefix.slice(0, 10).toLowerCase() });
         add({ entity: 'evmTransactions', conditions });
       }
     }

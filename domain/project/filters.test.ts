@@ -15,7 +15,10 @@ import {
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const APPROVE = '0x095ea7b334ae44009aa867bfb386f5c3b4b443ac6f0ee573fa91c4608fbadfba';
 const keccak256: Keccak256 = (text) => {
-  const known: Record<string, string> = { 'Transfer(address,address,uint256)': TRANSFER.toUpperCase().replace('0X', '0x'), 'approve(address,uint256)': APPROVE };
+  const known: Record<string, string> = {
+    'Transfer(address,address,uint256)': TRANSFER.toUpperCase().replace('0X', '0x'),
+    'approve(address,uint256)': APPROVE,
+  };
   if (!(text in known)) throw new Error(`unexpected hash input ${text}`);
   return known[text]!;
 };
@@ -38,7 +41,13 @@ t.test('matchesTopicFilter', async (t) => {
   const log = [TRANSFER, ADDR_TOPIC, `0x${'00'.repeat(32)}`];
   t.ok(matchesTopicFilter([], log), 'no conditions: every log');
   t.ok(matchesTopicFilter([TRANSFER], log));
-  t.ok(matchesTopicFilter([TRANSFER, ADDR_TOPIC], log.map((x) => x.toUpperCase().replace('0X', '0x'))), 'case-insensitive');
+  t.ok(
+    matchesTopicFilter(
+      [TRANSFER, ADDR_TOPIC],
+      log.map((x) => x.toUpperCase().replace('0X', '0x')),
+    ),
+    'case-insensitive',
+  );
   t.notOk(matchesTopicFilter([ADDR_TOPIC], log));
   t.ok(matchesTopicFilter([null, null, '!null'], log));
   t.notOk(matchesTopicFilter([null, null, null, '!null'], log), '!null needs the topic to be present');

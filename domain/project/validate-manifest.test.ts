@@ -61,7 +61,10 @@ t.test('the starter manifest is valid and normalised', async (t) => {
 });
 
 t.test('unknown top-level keys are allowed; runner is optional', async (t) => {
-  t.same(problemsOf((m) => ((m.exports = { extra: './src/extra.ts' }), (m.somethingElse = 1), delete m.runner)), []);
+  t.same(
+    problemsOf((m) => ((m.exports = { extra: './src/extra.ts' }), (m.somethingElse = 1), delete m.runner)),
+    [],
+  );
 });
 
 t.test('every problem is collected, with its path, in one error', async (t) => {
@@ -81,55 +84,149 @@ t.test('every problem is collected, with its path, in one error', async (t) => {
 });
 
 t.test('top level', async (t) => {
-  t.same(problemsOf(() => {}), []);
+  t.same(
+    problemsOf(() => {}),
+    [],
+  );
   const notObject = t.throws(() => validateManifest('nope', 'project.yaml')) as ValidationError;
   t.same(notObject.problems, [{ path: 'manifest', message: 'expected an object with specVersion, schema, network and dataSources' }]);
-  t.same(problemsOf((m) => delete m.specVersion), ['specVersion: required']);
-  t.same(problemsOf((m) => (m.specVersion = '0.2.0')), ['specVersion: expected "1.0.0" (idx reads SubQuery manifests of specVersion 1.0.0)']);
-  t.same(problemsOf((m) => (m.name = 3)), ['name: expected a string']);
-  t.same(problemsOf((m) => (m.version = [])), ['version: expected a string']);
-  t.same(problemsOf((m) => (m.description = {})), ['description: expected a string']);
-  t.same(problemsOf((m) => (m.repository = false)), ['repository: expected a string']);
-  t.same(problemsOf((m) => delete m.schema), ['schema: required']);
-  t.same(problemsOf((m) => (m.schema = './schema.graphql')), ['schema: expected an object with file']);
-  t.same(problemsOf((m) => delete m.schema.file), ['schema.file: required']);
-  t.same(problemsOf((m) => (m.schema.file = '')), ['schema.file: expected a non-empty string']);
+  t.same(
+    problemsOf((m) => delete m.specVersion),
+    ['specVersion: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.specVersion = '0.2.0')),
+    ['specVersion: expected "1.0.0" (idx reads SubQuery manifests of specVersion 1.0.0)'],
+  );
+  t.same(
+    problemsOf((m) => (m.name = 3)),
+    ['name: expected a string'],
+  );
+  t.same(
+    problemsOf((m) => (m.version = [])),
+    ['version: expected a string'],
+  );
+  t.same(
+    problemsOf((m) => (m.description = {})),
+    ['description: expected a string'],
+  );
+  t.same(
+    problemsOf((m) => (m.repository = false)),
+    ['repository: expected a string'],
+  );
+  t.same(
+    problemsOf((m) => delete m.schema),
+    ['schema: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.schema = './schema.graphql')),
+    ['schema: expected an object with file'],
+  );
+  t.same(
+    problemsOf((m) => delete m.schema.file),
+    ['schema.file: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.schema.file = '')),
+    ['schema.file: expected a non-empty string'],
+  );
 });
 
 t.test('runner', async (t) => {
-  t.same(problemsOf((m) => (m.runner = 'node')), ['runner: expected an object with node and query']);
-  t.same(problemsOf((m) => delete m.runner.node), ['runner.node: required']);
-  t.same(problemsOf((m) => (m.runner.query = 1)), ['runner.query: expected an object with name and version']);
-  t.same(problemsOf((m) => delete m.runner.node.name), ['runner.node.name: required']);
-  t.same(problemsOf((m) => delete m.runner.node.version), ['runner.node.version: required']);
-  t.same(problemsOf((m) => delete m.runner.query.name), ['runner.query.name: required']);
-  t.same(problemsOf((m) => (m.runner.query.version = 2)), ['runner.query.version: expected a non-empty string']);
-  t.same(problemsOf((m) => (m.runner.node.options = 'x')), ['runner.node.options: expected an object']);
-  t.same(problemsOf((m) => (m.runner.node.options = { historical: 'yes', unsafe: true })), ['runner.node.options.historical: expected true or false']);
+  t.same(
+    problemsOf((m) => (m.runner = 'node')),
+    ['runner: expected an object with node and query'],
+  );
+  t.same(
+    problemsOf((m) => delete m.runner.node),
+    ['runner.node: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.runner.query = 1)),
+    ['runner.query: expected an object with name and version'],
+  );
+  t.same(
+    problemsOf((m) => delete m.runner.node.name),
+    ['runner.node.name: required'],
+  );
+  t.same(
+    problemsOf((m) => delete m.runner.node.version),
+    ['runner.node.version: required'],
+  );
+  t.same(
+    problemsOf((m) => delete m.runner.query.name),
+    ['runner.query.name: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.runner.query.version = 2)),
+    ['runner.query.version: expected a non-empty string'],
+  );
+  t.same(
+    problemsOf((m) => (m.runner.node.options = 'x')),
+    ['runner.node.options: expected an object'],
+  );
+  t.same(
+    problemsOf((m) => (m.runner.node.options = { historical: 'yes', unsafe: true })),
+    ['runner.node.options.historical: expected true or false'],
+  );
   const opts = { historical: false, unsafe: true, unfinalizedBlocks: true, skipTransactions: false };
-  t.same(validateManifest({ ...starter(), runner: { ...starter().runner, node: { ...starter().runner.node, options: opts } } }, 'p').runner?.node.options, opts);
+  t.same(
+    validateManifest({ ...starter(), runner: { ...starter().runner, node: { ...starter().runner.node, options: opts } } }, 'p').runner?.node.options,
+    opts,
+  );
 });
 
 t.test('network', async (t) => {
-  t.same(problemsOf((m) => delete m.network), ['network: required']);
-  t.same(problemsOf((m) => (m.network = 'mainnet')), ['network: expected an object with chainId and endpoint']);
-  t.same(problemsOf((m) => (m.network = [])), ['network: expected an object with chainId and endpoint']);
-  t.same(problemsOf((m) => delete m.network.chainId), ['network.chainId: required']);
+  t.same(
+    problemsOf((m) => delete m.network),
+    ['network: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.network = 'mainnet')),
+    ['network: expected an object with chainId and endpoint'],
+  );
+  t.same(
+    problemsOf((m) => (m.network = [])),
+    ['network: expected an object with chainId and endpoint'],
+  );
+  t.same(
+    problemsOf((m) => delete m.network.chainId),
+    ['network.chainId: required'],
+  );
   for (const chainId of [{ id: 1 }, '', 'mainnet', '0x1', -1]) {
-    t.same(problemsOf((m) => (m.network.chainId = chainId)), ['network.chainId: expected the EVM chain id as a decimal string, e.g. "1"'], JSON.stringify(chainId));
+    t.same(
+      problemsOf((m) => (m.network.chainId = chainId)),
+      ['network.chainId: expected the EVM chain id as a decimal string, e.g. "1"'],
+      JSON.stringify(chainId),
+    );
   }
   // an unquoted YAML number is read as its decimal string
   t.equal(validateManifest({ ...starter(), network: { chainId: 137 } }, 'p').network?.chainId, '137');
 
-  t.same(problemsOf((m) => (m.network.dictionary = 'not a url')), ['network.dictionary: expected an http(s):// or ws(s):// URL']);
-  t.same(problemsOf((m) => (m.network.dictionary = ['https://d.example', 3])), ['network.dictionary[1]: expected an http(s):// or ws(s):// URL']);
-  t.same(problemsOf((m) => (m.network.dictionary = 5)), ['network.dictionary: expected a URL or a list of URLs']);
-  t.same(problemsOf((m) => (m.network.bypassBlocks = [1, '10-20', -1, '30-20', 'x'])), [
-    'network.bypassBlocks[2]: expected a block height or a range "from-to"',
-    'network.bypassBlocks[3]: expected a block height or a range "from-to"',
-    'network.bypassBlocks[4]: expected a block height or a range "from-to"',
-  ]);
-  t.same(problemsOf((m) => (m.network.bypassBlocks = 5)), ['network.bypassBlocks: expected a list of block heights or ranges "from-to"']);
+  t.same(
+    problemsOf((m) => (m.network.dictionary = 'not a url')),
+    ['network.dictionary: expected an http(s):// or ws(s):// URL'],
+  );
+  t.same(
+    problemsOf((m) => (m.network.dictionary = ['https://d.example', 3])),
+    ['network.dictionary[1]: expected an http(s):// or ws(s):// URL'],
+  );
+  t.same(
+    problemsOf((m) => (m.network.dictionary = 5)),
+    ['network.dictionary: expected a URL or a list of URLs'],
+  );
+  t.same(
+    problemsOf((m) => (m.network.bypassBlocks = [1, '10-20', -1, '30-20', 'x'])),
+    [
+      'network.bypassBlocks[2]: expected a block height or a range "from-to"',
+      'network.bypassBlocks[3]: expected a block height or a range "from-to"',
+      'network.bypassBlocks[4]: expected a block height or a range "from-to"',
+    ],
+  );
+  t.same(
+    problemsOf((m) => (m.network.bypassBlocks = 5)),
+    ['network.bypassBlocks: expected a list of block heights or ranges "from-to"'],
+  );
 });
 
 t.test('network.endpoint: string, list or object, normalised to endpoints', async (t) => {
@@ -145,9 +242,18 @@ t.test('network.endpoint: string, list or object, normalised to endpoints', asyn
     }),
     [{ url: 'https://a.example', headers: { 'x-api-key': 'k' }, batchSize: 5 }, { url: 'https://b.example' }, { url: 'https://c.example' }],
   );
-  t.same(problemsOf((m) => (m.network.endpoint = 'eth.llamarpc.com')), ['network.endpoint: expected an http(s):// or ws(s):// URL']);
-  t.same(problemsOf((m) => (m.network.endpoint = ['https://ok.example', 'ftp://x'])), ['network.endpoint[1]: expected an http(s):// or ws(s):// URL']);
-  t.same(problemsOf((m) => (m.network.endpoint = 8545)), ['network.endpoint: expected a URL, a list of URLs, or an object { <url>: { headers, batchSize } }']);
+  t.same(
+    problemsOf((m) => (m.network.endpoint = 'eth.llamarpc.com')),
+    ['network.endpoint: expected an http(s):// or ws(s):// URL'],
+  );
+  t.same(
+    problemsOf((m) => (m.network.endpoint = ['https://ok.example', 'ftp://x'])),
+    ['network.endpoint[1]: expected an http(s):// or ws(s):// URL'],
+  );
+  t.same(
+    problemsOf((m) => (m.network.endpoint = 8545)),
+    ['network.endpoint: expected a URL, a list of URLs, or an object { <url>: { headers, batchSize } }'],
+  );
   t.same(
     problemsOf(
       (m) =>
@@ -167,15 +273,42 @@ t.test('network.endpoint: string, list or object, normalised to endpoints', asyn
 });
 
 t.test('data sources', async (t) => {
-  t.same(problemsOf((m) => delete m.dataSources), ['dataSources: required']);
-  t.same(problemsOf((m) => (m.dataSources = {})), ['dataSources: expected a list']);
-  t.same(problemsOf((m) => (m.dataSources = ['x'])), ['dataSources[0]: expected an object']);
-  t.same(problemsOf((m) => delete m.dataSources[0].kind), ['dataSources[0].kind: required']);
-  t.same(problemsOf((m) => (m.dataSources[0].kind = 'ethereum/FrontierEvm')), ['dataSources[0].kind: expected ethereum/Runtime']);
-  t.same(problemsOf((m) => (m.dataSources[0].startBlock = '4719568')), ['dataSources[0].startBlock: expected a non-negative integer']);
-  t.same(problemsOf((m) => (m.dataSources[0].startBlock = 1.5)), ['dataSources[0].startBlock: expected a non-negative integer']);
-  t.same(problemsOf((m) => (m.dataSources[0].endBlock = 10)), ['dataSources[0].endBlock: must not be below startBlock (4719568)']);
-  t.same(problemsOf((m) => (m.dataSources[0].endBlock = -5)), ['dataSources[0].endBlock: expected a non-negative integer']);
+  t.same(
+    problemsOf((m) => delete m.dataSources),
+    ['dataSources: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources = {})),
+    ['dataSources: expected a list'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources = ['x'])),
+    ['dataSources[0]: expected an object'],
+  );
+  t.same(
+    problemsOf((m) => delete m.dataSources[0].kind),
+    ['dataSources[0].kind: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].kind = 'ethereum/FrontierEvm')),
+    ['dataSources[0].kind: expected ethereum/Runtime'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].startBlock = '4719568')),
+    ['dataSources[0].startBlock: expected a non-negative integer'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].startBlock = 1.5)),
+    ['dataSources[0].startBlock: expected a non-negative integer'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].endBlock = 10)),
+    ['dataSources[0].endBlock: must not be below startBlock (4719568)'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].endBlock = -5)),
+    ['dataSources[0].endBlock: expected a non-negative integer'],
+  );
   t.equal(validateManifest({ ...starter(), dataSources: [{ ...starter().dataSources[0], endBlock: 4719600 }] }, 'p').dataSources[0]!.endBlock, 4719600);
   const noStart = starter();
   delete noStart.dataSources[0].startBlock;
@@ -183,18 +316,45 @@ t.test('data sources', async (t) => {
 });
 
 t.test('assets and options', async (t) => {
-  t.same(problemsOf((m) => (m.dataSources[0].assets = ['./abis/erc20.abi.json'])), [
-    'dataSources[0].assets: expected an object { <name>: { file } }',
-    'dataSources[0].options.abi: "erc20" is not an entry of assets (assets is empty)',
-  ]);
-  t.same(problemsOf((m) => (m.dataSources[0].assets.erc20 = './abis/erc20.abi.json')), ['dataSources[0].assets.erc20: expected an object with file']);
-  t.same(problemsOf((m) => (m.dataSources[0].assets.erc20 = {})), ['dataSources[0].assets.erc20.file: required']);
-  t.same(problemsOf((m) => (m.dataSources[0].assets['Erc20.v2'] = { file: 7 })), ['dataSources[0].assets["Erc20.v2"].file: expected a non-empty string']);
-  t.same(problemsOf((m) => (m.dataSources[0].options.abi = 'Erc20')), ['dataSources[0].options.abi: "Erc20" is not an entry of assets (have: erc20)']);
-  t.same(problemsOf((m) => (m.dataSources[0].options.abi = 1)), ['dataSources[0].options.abi: expected a string naming an entry of assets']);
-  t.same(problemsOf((m) => (m.dataSources[0].options = 'erc20')), ['dataSources[0].options: expected an object with abi and address']);
-  for (const address of ['0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc', 'C02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', '0xZ02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', 12]) {
-    t.same(problemsOf((m) => (m.dataSources[0].options.address = address)), [`dataSources[0].options.address: ${EXPECT_ADDRESS}`], String(address));
+  t.same(
+    problemsOf((m) => (m.dataSources[0].assets = ['./abis/erc20.abi.json'])),
+    ['dataSources[0].assets: expected an object { <name>: { file } }', 'dataSources[0].options.abi: "erc20" is not an entry of assets (assets is empty)'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].assets.erc20 = './abis/erc20.abi.json')),
+    ['dataSources[0].assets.erc20: expected an object with file'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].assets.erc20 = {})),
+    ['dataSources[0].assets.erc20.file: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].assets['Erc20.v2'] = { file: 7 })),
+    ['dataSources[0].assets["Erc20.v2"].file: expected a non-empty string'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].options.abi = 'Erc20')),
+    ['dataSources[0].options.abi: "Erc20" is not an entry of assets (have: erc20)'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].options.abi = 1)),
+    ['dataSources[0].options.abi: expected a string naming an entry of assets'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].options = 'erc20')),
+    ['dataSources[0].options: expected an object with abi and address'],
+  );
+  for (const address of [
+    '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc',
+    'C02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+    '0xZ02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+    12,
+  ]) {
+    t.same(
+      problemsOf((m) => (m.dataSources[0].options.address = address)),
+      [`dataSources[0].options.address: ${EXPECT_ADDRESS}`],
+      String(address),
+    );
   }
   // project.ts writes assets as a Map
   const m = starter();
@@ -203,21 +363,59 @@ t.test('assets and options', async (t) => {
 });
 
 t.test('mapping and handlers', async (t) => {
-  t.same(problemsOf((m) => delete m.dataSources[0].mapping), ['dataSources[0].mapping: required']);
-  t.same(problemsOf((m) => (m.dataSources[0].mapping = './dist/index.js')), ['dataSources[0].mapping: expected an object with file and handlers']);
-  t.same(problemsOf((m) => delete m.dataSources[0].mapping.file), ['dataSources[0].mapping.file: required']);
-  t.same(problemsOf((m) => delete m.dataSources[0].mapping.handlers), ['dataSources[0].mapping.handlers: required']);
-  t.same(problemsOf((m) => (m.dataSources[0].mapping.handlers = [])), ['dataSources[0].mapping.handlers: expected at least one handler']);
-  t.same(problemsOf((m) => (m.dataSources[0].mapping.handlers[0] = 'handleLog')), ['dataSources[0].mapping.handlers[0]: expected an object with kind and handler']);
-  t.same(problemsOf((m) => delete handler(m, 0).kind), ['dataSources[0].mapping.handlers[0].kind: required']);
-  t.same(problemsOf((m) => (handler(m, 1).kind = 'ethereum/CallHandler')), [`dataSources[0].mapping.handlers[1].kind: ${EXPECT_KIND}`]);
-  t.same(problemsOf((m) => delete handler(m, 0).handler), ['dataSources[0].mapping.handlers[0].handler: required']);
-  t.same(problemsOf((m) => (handler(m, 0).handler = '')), ['dataSources[0].mapping.handlers[0].handler: expected a non-empty string']);
-  t.same(problemsOf((m) => (handler(m, 0).filter = 'approve')), ['dataSources[0].mapping.handlers[0].filter: expected an object']);
-  t.same(problemsOf((m) => (handler(m, 1).filter = { topic: ['Transfer(address,address,uint256)'] })), [
-    'dataSources[0].mapping.handlers[1].filter.topic: unknown filter key for ethereum/LogHandler; expected topics',
-  ]);
-  t.same(problemsOf((m) => (handler(m, 0).filter = null)), [], 'an empty `filter:` in YAML is no filter');
+  t.same(
+    problemsOf((m) => delete m.dataSources[0].mapping),
+    ['dataSources[0].mapping: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].mapping = './dist/index.js')),
+    ['dataSources[0].mapping: expected an object with file and handlers'],
+  );
+  t.same(
+    problemsOf((m) => delete m.dataSources[0].mapping.file),
+    ['dataSources[0].mapping.file: required'],
+  );
+  t.same(
+    problemsOf((m) => delete m.dataSources[0].mapping.handlers),
+    ['dataSources[0].mapping.handlers: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].mapping.handlers = [])),
+    ['dataSources[0].mapping.handlers: expected at least one handler'],
+  );
+  t.same(
+    problemsOf((m) => (m.dataSources[0].mapping.handlers[0] = 'handleLog')),
+    ['dataSources[0].mapping.handlers[0]: expected an object with kind and handler'],
+  );
+  t.same(
+    problemsOf((m) => delete handler(m, 0).kind),
+    ['dataSources[0].mapping.handlers[0].kind: required'],
+  );
+  t.same(
+    problemsOf((m) => (handler(m, 1).kind = 'ethereum/CallHandler')),
+    [`dataSources[0].mapping.handlers[1].kind: ${EXPECT_KIND}`],
+  );
+  t.same(
+    problemsOf((m) => delete handler(m, 0).handler),
+    ['dataSources[0].mapping.handlers[0].handler: required'],
+  );
+  t.same(
+    problemsOf((m) => (handler(m, 0).handler = '')),
+    ['dataSources[0].mapping.handlers[0].handler: expected a non-empty string'],
+  );
+  t.same(
+    problemsOf((m) => (handler(m, 0).filter = 'approve')),
+    ['dataSources[0].mapping.handlers[0].filter: expected an object'],
+  );
+  t.same(
+    problemsOf((m) => (handler(m, 1).filter = { topic: ['Transfer(address,address,uint256)'] })),
+    ['dataSources[0].mapping.handlers[1].filter.topic: unknown filter key for ethereum/LogHandler; expected topics'],
+  );
+  t.same(
+    problemsOf((m) => (handler(m, 0).filter = null)),
+    [],
+    'an empty `filter:` in YAML is no filter',
+  );
 });
 
 t.test('block handler filters', async (t) => {
@@ -241,7 +439,14 @@ t.test('transaction handler filters', async (t) => {
   const at = 'dataSources[0].mapping.handlers[0].filter';
   t.same(problemsOf(tx({ from: '0x60781C2586D68229fde47564546784ab3fACA982', to: null })), [], 'to: null is contract creation');
   t.same(problemsOf(tx({ to: '0x60781C2586D68229fde47564546784ab3fACA982' })), []);
-  for (const fn of ['transfer(address,uint256)', 'function approve(address spender, uint256 rawAmount)', '0x095ea7b3', '0x7ff36ab500000000000000000000000000000000000000000000000000000000', '0x', null]) {
+  for (const fn of [
+    'transfer(address,uint256)',
+    'function approve(address spender, uint256 rawAmount)',
+    '0x095ea7b3',
+    '0x7ff36ab500000000000000000000000000000000000000000000000000000000',
+    '0x',
+    null,
+  ]) {
     t.same(problemsOf(tx({ function: fn })), [], `function ${fn}`);
   }
   t.same(problemsOf(tx({ from: 'alice' })), [`${at}.from: ${EXPECT_ADDRESS}`]);
@@ -281,15 +486,33 @@ t.test('templates: like data sources, with a name and no startBlock', async (t) 
   });
   const m = validateManifest({ ...starter(), templates: [template()] }, 'p');
   t.same(m.templates, [template()]);
-  t.same(problemsOf((m) => (m.templates = {})), ['templates: expected a list']);
-  t.same(problemsOf((m) => (m.templates = [{ ...template(), name: undefined }])), ['templates[0].name: required']);
-  t.same(problemsOf((m) => (m.templates = [{ ...template(), startBlock: 5, endBlock: 9 }])), [
-    'templates[0].startBlock: not allowed in a template: a template starts at the block where createDynamicDatasource is called',
-    'templates[0].endBlock: not allowed in a template: a template starts at the block where createDynamicDatasource is called',
-  ]);
-  t.same(problemsOf((m) => (m.templates = [template(), template()])), ['templates[1].name: "Pool" is already the name of templates[0]']);
-  t.same(problemsOf((m) => (m.templates = [{ ...template(), kind: 'ethereum/Custom' }])), ['templates[0].kind: expected ethereum/Runtime']);
-  t.same(problemsOf((m) => (m.templates = [{ ...template(), options: { abi: 'nope' } }])), ['templates[0].options.abi: "nope" is not an entry of assets (have: pool)']);
+  t.same(
+    problemsOf((m) => (m.templates = {})),
+    ['templates: expected a list'],
+  );
+  t.same(
+    problemsOf((m) => (m.templates = [{ ...template(), name: undefined }])),
+    ['templates[0].name: required'],
+  );
+  t.same(
+    problemsOf((m) => (m.templates = [{ ...template(), startBlock: 5, endBlock: 9 }])),
+    [
+      'templates[0].startBlock: not allowed in a template: a template starts at the block where createDynamicDatasource is called',
+      'templates[0].endBlock: not allowed in a template: a template starts at the block where createDynamicDatasource is called',
+    ],
+  );
+  t.same(
+    problemsOf((m) => (m.templates = [template(), template()])),
+    ['templates[1].name: "Pool" is already the name of templates[0]'],
+  );
+  t.same(
+    problemsOf((m) => (m.templates = [{ ...template(), kind: 'ethereum/Custom' }])),
+    ['templates[0].kind: expected ethereum/Runtime'],
+  );
+  t.same(
+    problemsOf((m) => (m.templates = [{ ...template(), options: { abi: 'nope' } }])),
+    ['templates[0].options.abi: "nope" is not an entry of assets (have: pool)'],
+  );
 });
 
 t.test('problems carry line and column when a locator is given', async (t) => {
@@ -328,7 +551,9 @@ t.test('formatFieldPath', async (t) => {
 });
 
 t.test('endpoints as SubQuery starters sometimes write them wrongly are refused, each naming the field', async (t) => {
-  const problems = problemsOf((m) => (m.network.endpoint = ['https://eth.llamarpc.com\t', 'https://a.example,https://b.example', 'https://c.example https://d.example']));
+  const problems = problemsOf(
+    (m) => (m.network.endpoint = ['https://eth.llamarpc.com\t', 'https://a.example,https://b.example', 'https://c.example https://d.example']),
+  );
   t.same(problems, [
     'network.endpoint[0]: expected an http(s):// or ws(s):// URL (it has spaces, tabs or line breaks around it)',
     'network.endpoint[1]: expected an http(s):// or ws(s):// URL: this is several URLs in one string; write them as a list, e.g. ["https://a", "https://b"]',
@@ -347,7 +572,13 @@ t.test('onNodeOnlyProblem: what only the node reads is told, not fatal, and left
   const out = validateManifest(m, 'project.yaml', { onNodeOnlyProblem: (p) => told.push(`${p.path}: ${p.message}`) });
   t.same(
     told.map((p) => p.replace(/:.*/, '')),
-    ['runner.node.options.historical', 'network.endpoint', 'dataSources[0].startBlock', 'dataSources[0].options.address', 'dataSources[0].mapping.handlers[1].filter.topics[0]'],
+    [
+      'runner.node.options.historical',
+      'network.endpoint',
+      'dataSources[0].startBlock',
+      'dataSources[0].options.address',
+      'dataSources[0].mapping.handlers[1].filter.topics[0]',
+    ],
   );
   t.equal(out.network, undefined, 'an invalid network is left out');
   t.equal(out.runner, undefined);
@@ -362,5 +593,8 @@ t.test('onNodeOnlyProblem: what only the node reads is told, not fatal, and left
   m.dataSources[0].options.abi = 'nope';
   handler(m, 0).kind = 'ethereum/CallHandler';
   const err = t.throws(() => validateManifest(m, 'project.yaml', { onNodeOnlyProblem: () => {} })) as ValidationError;
-  t.same(err.problems.map((p) => p.path), ['dataSources[0].options.abi', 'dataSources[0].mapping.handlers[0].kind']);
+  t.same(
+    err.problems.map((p) => p.path),
+    ['dataSources[0].options.abi', 'dataSources[0].mapping.handlers[0].kind'],
+  );
 });

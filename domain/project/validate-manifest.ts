@@ -93,9 +93,7 @@ export function validateManifest(raw: unknown, source: string, options: Validate
   const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network));
   const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));
   const templates =
-    root.templates === undefined || root.templates === null
-      ? []
-      : checkList(c, ['templates'], root.templates, false, (p, v) => checkTemplate(c, p, v));
+    root.templates === undefined || root.templates === null ? [] : checkList(c, ['templates'], root.templates, false, (p, v) => checkTemplate(c, p, v));
   checkUniqueTemplateNames(c, root.templates);
 
   if (c.problems.length > 0) throw new ValidationError(source, c.problems);
@@ -461,7 +459,10 @@ function checkTransactionFilter(c: Checker, path: FieldPath, f: Record<string, u
       if (parsed !== undefined && !('error' in parsed)) out.function = fn as string;
       else {
         const why = parsed && 'error' in parsed ? ` (${parsed.error})` : '';
-        c.report([...path, 'function'], `expected a function signature like transfer(address,uint256), a 0x 4-byte selector, or null / "0x" for no input${why}`);
+        c.report(
+          [...path, 'function'],
+          `expected a function signature like transfer(address,uint256), a 0x 4-byte selector, or null / "0x" for no input${why}`,
+        );
       }
     }
   }

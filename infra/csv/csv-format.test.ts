@@ -2,7 +2,8 @@ import t from 'tap';
 import type { EntityModel } from '../../domain/entities/entity-model.ts';
 import { csvHeader, csvLine, csvRow, csvValue } from './csv-format.ts';
 
-const scalar = (name: string, s: string, extra = {}) => ({ name, column: name, type: { kind: 'scalar', scalar: s }, nullable: true, list: false, itemNullable: false, ...extra }) as EntityModel['fields'][number];
+const scalar = (name: string, s: string, extra = {}) =>
+  ({ name, column: name, type: { kind: 'scalar', scalar: s }, nullable: true, list: false, itemNullable: false, ...extra }) as EntityModel['fields'][number];
 
 t.test('cells are quoted only when they must be, quotes doubled', async (t) => {
   t.equal(csvLine(['a', 'b c', '']), 'a,b c,\n');

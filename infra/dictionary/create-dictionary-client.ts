@@ -62,7 +62,9 @@ export function createDictionaryClient(options: DictionaryClientOptions): Dictio
       });
     } catch (err) {
       if ((err as Error).name === 'TimeoutError') {
-        throw new DictionaryError(`dictionary ${name} did not answer within ${options.timeoutSeconds} s; raise --dictionary-timeout if it is just slow`, { cause: err });
+        throw new DictionaryError(`dictionary ${name} did not answer within ${options.timeoutSeconds} s; raise --dictionary-timeout if it is just slow`, {
+          cause: err,
+        });
       }
       throw new DictionaryError(`cannot reach dictionary ${name}: ${(err as Error).message}`, { cause: err });
     }

@@ -42,7 +42,10 @@ export interface CreateLoggerOptions {
 /** Which categories `--debug` turns on. */
 export function debugScopes(spec: string | undefined): (category: string) => boolean {
   if (spec === undefined) return () => false;
-  const parts = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const off = new Set(parts.filter((p) => p.startsWith('-')).map((p) => p.slice(1)));
   const on = new Set(parts.filter((p) => !p.startsWith('-')));
   // Only exclusions (`-sql`) means everything else.
@@ -65,9 +68,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
   const colors = options.colors ?? (process.env.FORCE_COLOR !== undefined || (process.stdout.isTTY === true && process.env.NO_COLOR === undefined));
   const destination =
-    options.format === 'json'
-      ? { write }
-      : { write: (line: string) => write(formatColoredLine(JSON.parse(line) as Record<string, unknown>, colors)) };
+    options.format === 'json' ? { write } : { write: (line: string) => write(formatColoredLine(JSON.parse(line) as Record<string, unknown>, colors)) };
   const root = pino(
     {
       level: options.level,

@@ -51,7 +51,9 @@ t.test('PGlite: a second writer is refused naming the first; after SIGKILL of th
 
   await t.rejects(createDb({ env: {}, dataDir: dir, writerLock }), {
     code: 'DB_LOCKED',
-    message: new RegExp(`^the embedded database in ${dir} is in use by idx-node \\(pid ${holder.pid} on ${hostname()}, started .*\\): only one idx process may write it`),
+    message: new RegExp(
+      `^the embedded database in ${dir} is in use by idx-node \\(pid ${holder.pid} on ${hostname()}, started .*\\): only one idx process may write it`,
+    ),
   });
   // the refused writer left the holder's lock alone
   t.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, holder.pid);
@@ -112,56 +114,81 @@ t.test('PGlite: a held lock is refreshed by a thread of its own, so it never lap
   await lock.release();
 });
 
-t.test('PostgreSQL: one writer per schema, per chain with --multi-chain; the lock dies with a killed process', { skip: pgEnv === undefined && 'DB_HOST is not set' }, async (t) => {
-  const env = pgEnv!;
-  const schema = uniqueSchemaName();
-  const holder = await startHolder(t, { env: { DB_HOST: env.DB_HOST, DB_USER: env.DB_USER, DB_PORT: env.DB_PORT, DB_PASS: env.DB_PASS, DB_DATABASE: env.DB_DATABASE }, writerLock: { schema, program: 'idx-node' } });
+t.test(
+  'PostgreSQL: one writer per schema, per chain with --multi-chain; the lock dies with a killed process',
+  { skip: pgEnv === undefined && 'DB_HOST is not set' },
+  async (t) => {
+    const env = pgEnv!;
+    const schema = uniqueSchemaName();
+    const holder = await startHolder(t, {
+      env: { DB_HOST: env.DB_HOST, DB_USER: env.DB_USER, DB_PORT: env.DB_PORT, DB_PASS: env.DB_PASS, DB_DATABASE: env.DB_DATABASE },
+      writerLock: { schema, program: 'idx-node' },
+    });
 
-  await t.rejects(createDb({ env, writerLock: { schema, program: 'idx-node' } }), {
-    code: 'DB_LOCKED',
-    message: new RegExp(`^schema "${schema}" on PostgreSQL at .* is being written by idx-node pid ${holder.pid} on ${hostname()} \\(server pid \\d+.*connected since .*\\): only one idx process may write it`),
-  });
-  // another schema is free
-  const other = await createDb({ env, writerLock: { schema: `${schema}_other`, program: 'idx-node' } });
-  await other.close();
+    await t.rejects(createDb({ env, writerLock: { schema, program: 'idx-node' } }), {
+      code: 'DB_LOCKED',
+      message: new RegExp(
+        `^schema "${schema}" on PostgreSQL at .* is being written by idx-node pid ${holder.pid} on ${hostname()} \\(server pid \\d+.*connected since .*\\): only one idx process may write it`,
+      ),
+    });
+    // another schema is free
+    const other = await createDb({ env, writerLock: { schema: `${schema}_other`, program: 'idx-node' } });
+    await other.close();
 
-  await kill9(holder);
-  // the server notices the dead client's closed socket at once; allow it a moment
-  let db;
-  for (let i = 0; ; i++) {
-    try {
-      db = await createDb({ env, writerLock: { schema, program: 'idx-node' } });
-      break;
-    } catch (err) {
-      if (i >= 50 || (err as { code?: string }).code !== 'DB_LOCKED') throw err;
-      await new Promise((r) => setTimeout(r, 100));
+    await kill9(holder);
+    // the server notices the dead client's closed socket at once; allow it a moment
+    let db;
+    for (let i = 0; ; i++) {
+      try {
+        db = await createDb({ env, writerLock: { schema, program: 'idx-node' } });
+        break;
+      } catch (err) {
+        if (i >= 50 || (err as { code?: string }).code !== 'DB_LOCKED') throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
-  }
-  await db.close();
+    await db.close();
 
-  // --multi-chain: chains share the schema, each chain runs once, and a whole-schema writer waits for all
-  const a = await createDb({ env, writerLock: { schema, chainId: '1', program: 'idx-node' } });
-  const b = await createDb({ env, writerLock: { schema, chainId: '137', program: 'idx-node' } });
-  await t.rejects(createDb({ env, writerLock: { schema, chainId: '1', program: 'idx-node' } }), { code: 'DB_LOCKED', message: new RegExp(`^chain 1 in schema "${schema}" on PostgreSQL`) });
-  await t.rejects(createDb({ env, writerLock: { schema, program: 'idx-node force-clean' } }), { code: 'DB_LOCKED', message: new RegExp(`^schema "${schema}" on PostgreSQL .* is being written by idx-node pid ${process.pid}`) });
-  await a.close();
-  await b.close();
-  const clean = await createDb({ env, writerLock: { schema, program: 'idx-node force-clean' } });
-  await t.rejects(createDb({ env, writerLock: { schema, chainId: '1', program: 'idx-node' } }), { code: 'DB_LOCKED' });
-  await clean.close();
-});
+    // --multi-chain: chains share the schema, each chain runs once, and a whole-schema writer waits for all
+    const a = await createDb({ env, writerLock: { schema, chainId: '1', program: 'idx-node' } });
+    const b = await createDb({ env, writerLock: { schema, chainId: '137', program: 'idx-node' } });
+    await t.rejects(createDb({ env, writerLock: { schema, chainId: '1', program: 'idx-node' } }), {
+      code: 'DB_LOCKED',
+      message: new RegExp(`^chain 1 in schema "${schema}" on PostgreSQL`),
+    });
+    await t.rejects(createDb({ env, writerLock: { schema, program: 'idx-node force-clean' } }), {
+      code: 'DB_LOCKED',
+      message: new RegExp(`^schema "${schema}" on PostgreSQL .* is being written by idx-node pid ${process.pid}`),
+    });
+    await a.close();
+    await b.close();
+    const clean = await createDb({ env, writerLock: { schema, program: 'idx-node force-clean' } });
+    await t.rejects(createDb({ env, writerLock: { schema, chainId: '1', program: 'idx-node' } }), { code: 'DB_LOCKED' });
+    await clean.close();
+  },
+);
 
-
-t.test('PostgreSQL: a writer whose lock connection breaks is told, so it stops before another writer starts', { skip: pgEnv === undefined && 'DB_HOST is not set' }, async (t) => {
-  const env = pgEnv!;
-  const schema = uniqueSchemaName();
-  let lost: Error | undefined;
-  const db = await createDb({ env, writerLock: { schema, program: 'idx-lost-test', onLost: (err) => (lost = err) } });
-  t.teardown(() => db.close());
-  await execute(db.kysely, `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [`idx-lost-test pid ${process.pid} on ${hostname()}`.slice(0, 63)]);
-  for (let i = 0; i < 100 && lost === undefined; i++) await new Promise((r) => setTimeout(r, 20));
-  t.match(lost, { code: 'DB_LOCK_LOST', message: new RegExp(`^the connection holding the writer lock of schema "${schema}" on PostgreSQL at .* broke .*; stopping so that two writers never overlap`) });
-  // the lock went with the connection: another writer may take it now
-  const next = await createDb({ env, writerLock: { schema, program: 'idx-node' } });
-  await next.close();
-});
+t.test(
+  'PostgreSQL: a writer whose lock connection breaks is told, so it stops before another writer starts',
+  { skip: pgEnv === undefined && 'DB_HOST is not set' },
+  async (t) => {
+    const env = pgEnv!;
+    const schema = uniqueSchemaName();
+    let lost: Error | undefined;
+    const db = await createDb({ env, writerLock: { schema, program: 'idx-lost-test', onLost: (err) => (lost = err) } });
+    t.teardown(() => db.close());
+    await execute(db.kysely, `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [
+      `idx-lost-test pid ${process.pid} on ${hostname()}`.slice(0, 63),
+    ]);
+    for (let i = 0; i < 100 && lost === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    t.match(lost, {
+      code: 'DB_LOCK_LOST',
+      message: new RegExp(
+        `^the connection holding the writer lock of schema "${schema}" on PostgreSQL at .* broke .*; stopping so that two writers never overlap`,
+      ),
+    });
+    // the lock went with the connection: another writer may take it now
+    const next = await createDb({ env, writerLock: { schema, program: 'idx-node' } });
+    await next.close();
+  },
+);

@@ -136,7 +136,10 @@ async function readOwner(file: string): Promise<LockOwner | undefined> {
 
 /** A lock not refreshed lately, or of this host with its process ended (or its pid now another, later process's). */
 async function isStale(owner: LockOwner, file: string): Promise<boolean> {
-  const touched = await stat(file).then((s) => s.mtimeMs, () => undefined);
+  const touched = await stat(file).then(
+    (s) => s.mtimeMs,
+    () => undefined,
+  );
   if (touched !== undefined && Date.now() - touched > LOCK_EXPIRY_MS) return true;
   if (owner.host !== hostname()) return false;
   if (owner.pid === process.pid) return true; // not ours (heldHere says), so an earlier life of this pid (e.g. pid 1 in a container)
@@ -194,7 +197,14 @@ export async function acquireAdvisoryLock(connection: pg.ClientConfig, options: 
   const client = new pg.Client({ ...connection, application_name: holder.slice(0, 63) });
   let released = false;
   client.on('error', (err) => {
-    if (!released) options.onLost?.(new IdxError('DB_LOCK_LOST', `the connection holding the writer lock of schema "${options.schema}" on ${options.description} broke (${err.message}); stopping so that two writers never overlap`, { cause: err }));
+    if (!released)
+      options.onLost?.(
+        new IdxError(
+          'DB_LOCK_LOST',
+          `the connection holding the writer lock of schema "${options.schema}" on ${options.description} broke (${err.message}); stopping so that two writers never overlap`,
+          { cause: err },
+        ),
+      );
   });
   await client.connect();
   try {
@@ -233,7 +243,12 @@ async function tryLock(client: pg.Client, key: bigint, shared: boolean, options:
     [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()],
   );
   const named = holders.map((h) =>
-    [h.application_name ? h.application_name : 'a session', `(server pid ${h.pid}`, h.client_addr ? `from ${h.client_addr}` : '', h.backend_start ? `connected since ${h.backend_start.toISOString()})` : ')']
+    [
+      h.application_name ? h.application_name : 'a session',
+      `(server pid ${h.pid}`,
+      h.client_addr ? `from ${h.client_addr}` : '',
+      h.backend_start ? `connected since ${h.backend_start.toISOString()})` : ')',
+    ]
       .filter((s) => s !== '')
       .join(' '),
   );

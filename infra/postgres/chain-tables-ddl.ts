@@ -30,7 +30,8 @@ export async function dropChainData(db: Kysely<any>, model: SchemaModel, options
   const { schema, chainId } = options;
   await db.transaction().execute(async (tx) => {
     for (const e of model.entities) {
-      if (await hasColumn(tx, schema, e.table, CHAIN_COLUMN)) await execute(tx, `delete from ${qualified(schema, e.table)} where ${CHAIN_COLUMN} = $1`, [chainId]);
+      if (await hasColumn(tx, schema, e.table, CHAIN_COLUMN))
+        await execute(tx, `delete from ${qualified(schema, e.table)} where ${CHAIN_COLUMN} = $1`, [chainId]);
     }
     await execute(tx, `drop table if exists ${qualified(schema, chainMetadataTable(chainId))}`);
     await execute(tx, `drop table if exists ${qualified(schema, chainPoiTable(chainId))}`);

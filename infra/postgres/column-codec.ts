@@ -56,7 +56,6 @@ function invalid(where: () => string, expected: string, value: unknown): IdxErro
   return new IdxError('STORE_INVALID_VALUE', `${where()}: expected ${expected}, got ${shown}`);
 }
 
-
 export function bytesToHex(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
 }

@@ -43,14 +43,23 @@ t.test('without DB_HOST: PGlite in the given folder, with btree_gist, and the da
     }),
     { message: 'boom' },
   );
-  t.same((await execute(again.kysely, `select id from kept order by id`)).map((r: any) => r.id), ['a', 'x', 'y', 'z']);
+  t.same(
+    (await execute(again.kysely, `select id from kept order by id`)).map((r: any) => r.id),
+    ['a', 'x', 'y', 'z'],
+  );
   await again.close();
 });
 
 t.test('configuration errors name what to fix', async (t) => {
   await t.rejects(createDb({ env: {} }), { code: 'DB_CONFIG_INVALID', message: /DB_HOST is not set.*no data folder/ });
-  await t.rejects(createDb({ env: { DB_HOST: '127.0.0.1', DB_PORT: 'five' } }), { code: 'DB_CONFIG_INVALID', message: 'DB_PORT must be a port number (1-65535), got "five"' });
-  await t.rejects(createDb({ env: { DB_HOST: '127.0.0.1' }, ssl: { ca: '/no/such/ca.pem' } }), { code: 'DB_SSL_FILE', message: '--pg-ca file /no/such/ca.pem does not exist' });
+  await t.rejects(createDb({ env: { DB_HOST: '127.0.0.1', DB_PORT: 'five' } }), {
+    code: 'DB_CONFIG_INVALID',
+    message: 'DB_PORT must be a port number (1-65535), got "five"',
+  });
+  await t.rejects(createDb({ env: { DB_HOST: '127.0.0.1' }, ssl: { ca: '/no/such/ca.pem' } }), {
+    code: 'DB_SSL_FILE',
+    message: '--pg-ca file /no/such/ca.pem does not exist',
+  });
   await t.rejects(createDb({ env: { DB_HOST: '127.0.0.1' }, ssl: { cert: '/no/such/client.pem', key: '/no/such/client.key' } }), {
     code: 'DB_SSL_FILE',
     message: /--pg-cert file \/no\/such\/client\.pem does not exist|--pg-key file/,
@@ -72,11 +81,17 @@ t.test('PostgreSQL: connects, enables btree_gist; a missing database is named', 
   t.equal(ext!.n, 1);
   await db.close();
   const missing = uniqueSchemaName('idx_no_such_db');
-  await t.rejects(createDb({ env: { ...pgEnv!, DB_DATABASE: missing } }), { code: 'DB_CONNECT_FAILED', message: new RegExp(`database "${missing}" does not exist on PostgreSQL at .*DB_DATABASE`) });
+  await t.rejects(createDb({ env: { ...pgEnv!, DB_DATABASE: missing } }), {
+    code: 'DB_CONNECT_FAILED',
+    message: new RegExp(`database "${missing}" does not exist on PostgreSQL at .*DB_DATABASE`),
+  });
 });
 
 t.test('servers older than 12 are refused with the version named', async (t) => {
-  t.throws(() => checkServerVersion(110005, 'PostgreSQL at db:5432/x'), { code: 'DB_VERSION_UNSUPPORTED', message: 'PostgreSQL at db:5432/x runs PostgreSQL 11; idx needs version 12 or higher. Upgrade the server or point DB_HOST at a newer one.' });
+  t.throws(() => checkServerVersion(110005, 'PostgreSQL at db:5432/x'), {
+    code: 'DB_VERSION_UNSUPPORTED',
+    message: 'PostgreSQL at db:5432/x runs PostgreSQL 11; idx needs version 12 or higher. Upgrade the server or point DB_HOST at a newer one.',
+  });
   t.throws(() => checkServerVersion(90624, 'x'), { message: /runs PostgreSQL 9\.6;/ });
   t.doesNotThrow(() => checkServerVersion(120000, 'x'));
   t.doesNotThrow(() => checkServerVersion(180006, 'x'));
@@ -87,5 +102,8 @@ t.test('a server without btree_gist: a clear error saying how to get it', async 
   // postgresql-contrib (not a copied data folder: that may have the extension enabled already).
   const kysely = new Kysely<any>({ dialect: createPgliteDialect(await PGlite.create()) });
   t.teardown(() => kysely.destroy());
-  await t.rejects(prepareDatabase(kysely, 'PGlite in test'), { code: 'DB_EXTENSION_MISSING', message: /PGlite in test lacks the btree_gist extension.*postgresql-contrib.*CREATE EXTENSION IF NOT EXISTS btree_gist/ });
+  await t.rejects(prepareDatabase(kysely, 'PGlite in test'), {
+    code: 'DB_EXTENSION_MISSING',
+    message: /PGlite in test lacks the btree_gist extension.*postgresql-contrib.*CREATE EXTENSION IF NOT EXISTS btree_gist/,
+  });
 });

@@ -98,7 +98,11 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
   if (options.writerLock !== undefined && !dataDir.startsWith('memory://')) {
     lock = await acquireFileLock(dataDir, options.writerLock.program).catch((err: unknown) => {
       if (err instanceof IdxError) throw err;
-      throw new IdxError('DB_CONNECT_FAILED', `cannot write the lock file in ${dataDir}: ${(err as Error).message}. Check that the folder is writable and that the disk has space.`, { cause: err });
+      throw new IdxError(
+        'DB_CONNECT_FAILED',
+        `cannot write the lock file in ${dataDir}: ${(err as Error).message}. Check that the folder is writable and that the disk has space.`,
+        { cause: err },
+      );
     });
   }
   try {
@@ -227,23 +231,46 @@ export function connectionError(err: unknown, where: Where): IdxError {
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
     case 'ECONNRESET':
-      return new IdxError('DB_CONNECT_FAILED', `cannot reach ${at} (${reason}). Check that the server is running and that DB_HOST and DB_PORT point to it.`, { cause: err, retryable: true });
+      return new IdxError('DB_CONNECT_FAILED', `cannot reach ${at} (${reason}). Check that the server is running and that DB_HOST and DB_PORT point to it.`, {
+        cause: err,
+        retryable: true,
+      });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new IdxError('DB_CONNECT_FAILED', `cannot resolve the database host "${where.host}" (${reason}). Check DB_HOST.`, { cause: err, retryable: e.code === 'EAI_AGAIN' });
+      return new IdxError('DB_CONNECT_FAILED', `cannot resolve the database host "${where.host}" (${reason}). Check DB_HOST.`, {
+        cause: err,
+        retryable: e.code === 'EAI_AGAIN',
+      });
     case '28P01':
     case '28000':
-      return new IdxError('DB_AUTH_FAILED', `${at} refused user "${where.user}" on database "${where.database}": ${reason}. Check DB_USER and DB_PASS (and the server's pg_hba.conf).`, { cause: err });
+      return new IdxError(
+        'DB_AUTH_FAILED',
+        `${at} refused user "${where.user}" on database "${where.database}": ${reason}. Check DB_USER and DB_PASS (and the server's pg_hba.conf).`,
+        { cause: err },
+      );
     case '3D000':
-      return new IdxError('DB_CONNECT_FAILED', `database "${where.database}" does not exist on ${at}. Create it, or set DB_DATABASE to an existing one.`, { cause: err });
+      return new IdxError('DB_CONNECT_FAILED', `database "${where.database}" does not exist on ${at}. Create it, or set DB_DATABASE to an existing one.`, {
+        cause: err,
+      });
     default:
       if (/ssl|certificate|tls/i.test(reason)) {
-        return new IdxError('DB_CONNECT_FAILED', `SSL connection to ${at} failed: ${reason}. Check --pg-ca, --pg-cert and --pg-key, and that the server accepts SSL.`, { cause: err });
+        return new IdxError(
+          'DB_CONNECT_FAILED',
+          `SSL connection to ${at} failed: ${reason}. Check --pg-ca, --pg-cert and --pg-key, and that the server accepts SSL.`,
+          { cause: err },
+        );
       }
       if (/timeout/i.test(reason)) {
-        return new IdxError('DB_CONNECT_FAILED', `connecting to ${at} timed out. Check that the server is running and reachable, and DB_HOST and DB_PORT.`, { cause: err, retryable: true });
+        return new IdxError('DB_CONNECT_FAILED', `connecting to ${at} timed out. Check that the server is running and reachable, and DB_HOST and DB_PORT.`, {
+          cause: err,
+          retryable: true,
+        });
       }
-      return new IdxError('DB_CONNECT_FAILED', `cannot connect to ${at} (database "${where.database}", user "${where.user}"): ${reason}. Check DB_HOST, DB_PORT, DB_USER, DB_PASS and DB_DATABASE.`, { cause: err });
+      return new IdxError(
+        'DB_CONNECT_FAILED',
+        `cannot connect to ${at} (database "${where.database}", user "${where.user}"): ${reason}. Check DB_HOST, DB_PORT, DB_USER, DB_PASS and DB_DATABASE.`,
+        { cause: err },
+      );
   }
 }
 
@@ -277,6 +304,9 @@ export function checkServerVersion(versionNum: number, description: string): voi
       : versionNum >= 100000
         ? String(Math.floor(versionNum / 10000))
         : `${Math.floor(versionNum / 10000)}.${Math.floor(versionNum / 100) % 100}`;
-    throw new IdxError('DB_VERSION_UNSUPPORTED', `${description} runs PostgreSQL ${major}; idx needs version 12 or higher. Upgrade the server or point DB_HOST at a newer one.`);
+    throw new IdxError(
+      'DB_VERSION_UNSUPPORTED',
+      `${description} runs PostgreSQL ${major}; idx needs version 12 or higher. Upgrade the server or point DB_HOST at a newer one.`,
+    );
   }
 }

@@ -20,13 +20,19 @@ async function columnsOf(b: TestBackend, table: string): Promise<Record<string, 
 }
 
 async function indexesOf(b: TestBackend, table: string): Promise<string[]> {
-  const rows = await execute<{ indexdef: string }>(b.db.kysely, `select indexdef from pg_indexes where schemaname = $1 and tablename = $2 order by indexname`, [b.schema, table]);
+  const rows = await execute<{ indexdef: string }>(b.db.kysely, `select indexdef from pg_indexes where schemaname = $1 and tablename = $2 order by indexname`, [
+    b.schema,
+    table,
+  ]);
   // Drop the schema-qualified table name so expectations read the same on every run.
   return rows.map((r) => r.indexdef.replace(`${b.schema}.`, '').replace(/ INDEX \S+ ON /, ' INDEX ON '));
 }
 
 async function versionsOf(b: TestBackend, table: string): Promise<string[]> {
-  const rows = await execute<{ id: string; r: string }>(b.db.kysely, `select id, __block_range::text as r from "${b.schema}"."${table}" order by id, lower(__block_range)`);
+  const rows = await execute<{ id: string; r: string }>(
+    b.db.kysely,
+    `select id, __block_range::text as r from "${b.schema}"."${table}" order by id, lower(__block_range)`,
+  );
   return rows.map((r) => `${r.id} ${r.r}`);
 }
 
@@ -64,13 +70,17 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
       updated_at: 'timestamptz not null',
       __block_range: 'int8range not null',
     });
-    t.same(await columnsOf(b, 'accounts'), {
-      id: 'text not null',
-      name: 'text',
-      created_at: 'timestamptz not null',
-      updated_at: 'timestamptz not null',
-      __block_range: 'int8range not null',
-    }, 'a @derivedFrom field has no column');
+    t.same(
+      await columnsOf(b, 'accounts'),
+      {
+        id: 'text not null',
+        name: 'text',
+        created_at: 'timestamptz not null',
+        updated_at: 'timestamptz not null',
+        __block_range: 'int8range not null',
+      },
+      'a @derivedFrom field has no column',
+    );
 
     t.same(await indexesOf(b, 'every_types'), [
       'CREATE INDEX ON every_types USING btree (big)',
@@ -84,7 +94,10 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
       `select c.contype from pg_constraint c join pg_class r on r.oid = c.conrelid join pg_namespace n on n.oid = r.relnamespace where n.nspname = $1`,
       [b.schema],
     );
-    t.notOk(constraints.some((c) => c.contype === 'x'), 'no exclusion constraint');
+    t.notOk(
+      constraints.some((c) => c.contype === 'x'),
+      'no exclusion constraint',
+    );
     t.same(await columnsOf(b, '_metadata'), { key: 'text not null', value: 'jsonb' });
     t.same(await columnsOf(b, '_poi'), {
       id: 'int8 not null',
@@ -110,7 +123,14 @@ t.test('DDL from a parsed schema.graphql: relations, composite indexes, JSON typ
     `);
     await prepareProjectSchema(b.db.kysely, model, { schema: b.schema, historical: true, timestampField: false });
     t.same(await columnsOf(b, 'transfers'), {
-      id: 'text not null', from_id: 'text not null', to_id: 'text', value: 'numeric not null', kind: 'kind', tags: '_text', meta: 'jsonb', hash: 'text',
+      id: 'text not null',
+      from_id: 'text not null',
+      to_id: 'text',
+      value: 'numeric not null',
+      kind: 'kind',
+      tags: '_text',
+      meta: 'jsonb',
+      hash: 'text',
       __block_range: 'int8range not null',
     });
     t.same(await indexesOf(b, 'transfers'), [
@@ -123,9 +143,14 @@ t.test('DDL from a parsed schema.graphql: relations, composite indexes, JSON typ
       'CREATE INDEX ON transfers USING btree (value)',
     ]);
     const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model, historical: true, timestampField: false });
-    await store.flush({ operations: [set('Transfer', 't1', 1, { fromId: 'a1', toId: null, value: 5n, kind: 'OUT', tags: ['x'], meta: { a: 1 }, hash: '0xAB' })] });
+    await store.flush({
+      operations: [set('Transfer', 't1', 1, { fromId: 'a1', toId: null, value: 5n, kind: 'OUT', tags: ['x'], meta: { a: 1 }, hash: '0xAB' })],
+    });
     t.same(await store.get('Transfer', 't1'), { id: 't1', fromId: 'a1', toId: null, value: 5n, kind: 'OUT', tags: ['x'], meta: { a: 1 }, hash: '0xab' });
-    t.same((await store.getByField('Transfer', 'from', 'a1')).map((e) => e.id), ['t1']);
+    t.same(
+      (await store.getByField('Transfer', 'from', 'a1')).map((e) => e.id),
+      ['t1'],
+    );
   }),
 );
 
@@ -147,13 +172,16 @@ t.test('enum values added to the schema later are added to the type', (t) =>
     model.enums[0]!.values.push('BURN');
     await prepareProjectSchema(b.db.kysely, model, options);
     const labels = await execute<{ l: string }>(b.db.kysely, `select unnest(enum_range(null::"${b.schema}".transfer_kind))::text as l`);
-    t.same(labels.map((r) => r.l), ['IN', 'OUT', 'SELF', 'BURN']);
+    t.same(
+      labels.map((r) => r.l),
+      ['IN', 'OUT', 'SELF', 'BURN'],
+    );
   }),
 );
 
 const EVERY: EntityData = {
   id: 'e1',
-  str: 'quote " back\\slash , {braces} \'single\' ünï',
+  str: "quote \" back\\slash , {braces} 'single' ünï",
   int: -2147483648,
   big: 2n ** 200n,
   float: 1.5e-300,
@@ -190,21 +218,61 @@ t.test('every scalar type, list, enum, JSON and relation round-trips', (t) =>
     t.same(got, EVERY);
     t.type(got!.big, 'bigint', 'a BigInt column reads back as bigint');
     t.ok(got!.date instanceof Date);
-    t.same(await store.get('EveryType', 'e2'), {
-      id: 'e2', str: 'only required', int: null, big: null, float: null, flag: null, date: null, bytes: null, decimal: null, json: null,
-      kind: null, kinds: null, strs: null, ints: null, bigs: null, dates: null, flags: null, meta: null, ownerId: null,
-    }, 'unset fields read back as null');
+    t.same(
+      await store.get('EveryType', 'e2'),
+      {
+        id: 'e2',
+        str: 'only required',
+        int: null,
+        big: null,
+        float: null,
+        flag: null,
+        date: null,
+        bytes: null,
+        decimal: null,
+        json: null,
+        kind: null,
+        kinds: null,
+        strs: null,
+        ints: null,
+        bigs: null,
+        dates: null,
+        flags: null,
+        meta: null,
+        ownerId: null,
+      },
+      'unset fields read back as null',
+    );
     const e3 = await store.get('EveryType', 'e3');
     t.equal(e3!.bytes, '0xabcdef', 'bytes are stored as lowercase hex');
     t.ok(Number.isNaN(e3!.float));
-    t.same((await store.getByField('EveryType', 'bytes', '0xABCDEF')).map((e) => e.id), ['e3'], 'bytes filters compare in lowercase');
-    t.same((await store.getByField('EveryType', 'big', 2n ** 200n)).map((e) => e.id), ['e1']);
-    t.same((await store.getByField('EveryType', 'owner', 'acc1')).map((e) => e.id), ['e1'], 'a relation is found by field name');
-    t.same((await store.getByField('EveryType', 'ownerId', 'acc1')).map((e) => e.id), ['e1'], '... and by property name');
-    t.same((await store.getByField('EveryType', 'kind', ['SELF', 'IN'])).map((e) => e.id), ['e1']);
+    t.same(
+      (await store.getByField('EveryType', 'bytes', '0xABCDEF')).map((e) => e.id),
+      ['e3'],
+      'bytes filters compare in lowercase',
+    );
+    t.same(
+      (await store.getByField('EveryType', 'big', 2n ** 200n)).map((e) => e.id),
+      ['e1'],
+    );
+    t.same(
+      (await store.getByField('EveryType', 'owner', 'acc1')).map((e) => e.id),
+      ['e1'],
+      'a relation is found by field name',
+    );
+    t.same(
+      (await store.getByField('EveryType', 'ownerId', 'acc1')).map((e) => e.id),
+      ['e1'],
+      '... and by property name',
+    );
+    t.same(
+      (await store.getByField('EveryType', 'kind', ['SELF', 'IN'])).map((e) => e.id),
+      ['e1'],
+    );
     t.same(await store.get('EveryType', 'nope'), undefined);
 
-    const bad = (data: EntityData) => store.flush({ operations: [{ entity: 'EveryType', id: 'bad', height: 2, op: 'set', data: { id: 'bad', str: 's', ...data } }] });
+    const bad = (data: EntityData) =>
+      store.flush({ operations: [{ entity: 'EveryType', id: 'bad', height: 2, op: 'set', data: { id: 'bad', str: 's', ...data } }] });
     await t.rejects(bad({ int: 1.5 }), { code: 'STORE_INVALID_VALUE', message: /EveryType\.int: expected a 32-bit integer, got 1\.5/ });
     await t.rejects(bad({ big: 'ten' }), { code: 'STORE_INVALID_VALUE', message: /EveryType\.big: expected a bigint/ });
     await t.rejects(bad({ bytes: 'zz' }), { code: 'STORE_INVALID_VALUE', message: /EveryType\.bytes: expected bytes/ });
@@ -232,13 +300,12 @@ t.test('versions: last write in a block wins, updates close ranges, remove close
       metadata: { lastProcessedHeight: 12 },
     });
     await store.flush({ operations: [remove('Counter', 'a', 15), set('Counter', 'b', 15, { value: 101 })], metadata: { lastProcessedHeight: 15 } });
-    await store.flush({ operations: [set('Counter', 'a', 20, { value: 4 }), remove('Counter', 'b', 20), set('Counter', 'b', 20, { value: 102 }), remove('Counter', 'b', 20)] });
+    await store.flush({
+      operations: [set('Counter', 'a', 20, { value: 4 }), remove('Counter', 'b', 20), set('Counter', 'b', 20, { value: 102 }), remove('Counter', 'b', 20)],
+    });
     t.same(await versionsOf(b, 'counters'), ['a [10,12)', 'a [12,15)', 'a [20,)', 'b [10,15)', 'b [15,20)']);
     const valueAt = async (id: string, h?: number) => (await store.get('Counter', id, h))?.value;
-    t.same(
-      await Promise.all([9, 10, 11, 12, 14, 15, 19, 20, 1000].map((h) => valueAt('a', h))),
-      [undefined, 1, 1, 3, 3, undefined, undefined, 4, 4],
-    );
+    t.same(await Promise.all([9, 10, 11, 12, 14, 15, 19, 20, 1000].map((h) => valueAt('a', h))), [undefined, 1, 1, 3, 3, undefined, undefined, 4, 4]);
     t.same(await Promise.all([9, 10, 14, 15, 19, 20].map((h) => valueAt('b', h))), [undefined, 100, 100, 101, 101, undefined]);
     t.equal(await valueAt('a'), 4, 'without a height: the live version');
     t.equal(await valueAt('b'), undefined);
@@ -250,7 +317,11 @@ t.test('versions: last write in a block wins, updates close ranges, remove close
     t.equal(await valueAt('c', 30), 2);
     t.equal(await valueAt('a', 30), 6);
     await store.flush({ operations: [remove('Counter', 'c', 31), remove('Counter', 'never', 31)] });
-    t.same(await versionsOf(b, 'counters'), ['a [10,12)', 'a [12,15)', 'a [20,30)', 'a [30,)', 'b [10,15)', 'b [15,20)', 'c [30,31)'], 'removing an unknown id is a no-op');
+    t.same(
+      await versionsOf(b, 'counters'),
+      ['a [10,12)', 'a [12,15)', 'a [20,30)', 'a [30,)', 'b [10,15)', 'b [15,20)', 'c [30,31)'],
+      'removing an unknown id is a no-op',
+    );
     t.same(await store.getMetadata('lastProcessedHeight'), 15);
   }),
 );
@@ -260,19 +331,43 @@ t.test('rewind: versions born later go, versions closed later reopen, _poi and l
     const model = counterModel();
     await prepareProjectSchema(b.db.kysely, model, { schema: b.schema, historical: true, timestampField: true });
     const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model, historical: true, timestampField: true });
-    const poi = (h: number) => ({ id: h, chainBlockHash: Uint8Array.of(h), hash: Uint8Array.of(h, 1), parentHash: Uint8Array.of(h - 1, 1), operationHashRoot: null });
-    await store.flush({ operations: [set('Counter', 'a', 10, { value: 1 }), set('Counter', 'b', 10, { value: 1 })], poi: [poi(10)], metadata: { lastProcessedHeight: 10 } });
-    await store.flush({ operations: [set('Counter', 'a', 12, { value: 2 }), remove('Counter', 'b', 12)], poi: [poi(12)], metadata: { lastProcessedHeight: 12 } });
-    await store.flush({ operations: [set('Counter', 'a', 14, { value: 3 }), set('Counter', 'c', 14, { value: 1 })], poi: [poi(14)], metadata: { lastProcessedHeight: 14 } });
+    const poi = (h: number) => ({
+      id: h,
+      chainBlockHash: Uint8Array.of(h),
+      hash: Uint8Array.of(h, 1),
+      parentHash: Uint8Array.of(h - 1, 1),
+      operationHashRoot: null,
+    });
+    await store.flush({
+      operations: [set('Counter', 'a', 10, { value: 1 }), set('Counter', 'b', 10, { value: 1 })],
+      poi: [poi(10)],
+      metadata: { lastProcessedHeight: 10 },
+    });
+    await store.flush({
+      operations: [set('Counter', 'a', 12, { value: 2 }), remove('Counter', 'b', 12)],
+      poi: [poi(12)],
+      metadata: { lastProcessedHeight: 12 },
+    });
+    await store.flush({
+      operations: [set('Counter', 'a', 14, { value: 3 }), set('Counter', 'c', 14, { value: 1 })],
+      poi: [poi(14)],
+      metadata: { lastProcessedHeight: 14 },
+    });
 
     await store.rewind(13, { unfinalizedBlocks: [] });
     t.same(await versionsOf(b, 'counters'), ['a [10,12)', 'a [12,)', 'b [10,12)']);
     t.same(await store.getMetadata(['lastProcessedHeight', 'unfinalizedBlocks']), { lastProcessedHeight: 13, unfinalizedBlocks: [] });
-    t.same((await store.getPoi(0, 100)).map((p) => p.id), [10, 12]);
+    t.same(
+      (await store.getPoi(0, 100)).map((p) => p.id),
+      [10, 12],
+    );
 
     await store.rewind(11);
     t.same(await versionsOf(b, 'counters'), ['a [10,)', 'b [10,)'], 'a removed entity comes back');
-    t.same((await store.getPoi(0, 100)).map((p) => p.id), [10]);
+    t.same(
+      (await store.getPoi(0, 100)).map((p) => p.id),
+      [10],
+    );
     // writing after a rewind continues the history
     await store.flush({ operations: [set('Counter', 'b', 12, { value: 9 })] });
     t.same(await versionsOf(b, 'counters'), ['a [10,)', 'b [10,12)', 'b [12,)']);
@@ -299,7 +394,15 @@ t.test('getByFields: operators, order, paging and reads at a height', (t) =>
     t.same(ids(await store.getByFields('Counter', [['label', '!in', ['L0', 'L3']]])), ['b', 'c']);
     t.same(ids(await store.getByFields('Counter', [['label', '=', null]])), ['e']);
     t.same(ids(await store.getByFields('Counter', [['label', 'in', []]])), []);
-    t.same(ids(await store.getByFields('Counter', [['value', '=', 0], ['total', 'in', [8n, 6n]]])), ['c', 'e']);
+    t.same(
+      ids(
+        await store.getByFields('Counter', [
+          ['value', '=', 0],
+          ['total', 'in', [8n, 6n]],
+        ]),
+      ),
+      ['c', 'e'],
+    );
     t.same(ids(await store.getByFields('Counter', [], { orderBy: 'total', orderDirection: 'DESC', limit: 2, offset: 1 })), ['b', 'c']);
     t.same(ids(await store.getByFields('Counter', [['id', 'in', ['e', 'a']]])), ['a', 'e']);
     t.same(ids(await store.getByField('Counter', 'value', 1, { limit: 1 })), ['b']);
@@ -315,8 +418,14 @@ t.test('plain mode: upsert and delete in bulk; rewind is refused', (t) =>
     const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model, historical: false, timestampField: true });
     await store.flush({ operations: [set('Counter', 'a', 1, { value: 1 }), set('Counter', 'b', 1, { value: 1 }), set('Counter', 'a', 2, { value: 2 })] });
     await store.flush({ operations: [remove('Counter', 'b', 3), set('Counter', 'c', 3, { value: 3 }), set('Counter', 'a', 3, { value: 4, label: 'x' })] });
-    const rows = await execute<{ id: string; value: number; label: string | null }>(b.db.kysely, `select id, value, label from "${b.schema}".counters order by id`);
-    t.same(rows, [{ id: 'a', value: 4, label: 'x' }, { id: 'c', value: 3, label: null }]);
+    const rows = await execute<{ id: string; value: number; label: string | null }>(
+      b.db.kysely,
+      `select id, value, label from "${b.schema}".counters order by id`,
+    );
+    t.same(rows, [
+      { id: 'a', value: 4, label: 'x' },
+      { id: 'c', value: 3, label: null },
+    ]);
     t.same(await store.get('Counter', 'a'), { id: 'a', value: 4, label: 'x', total: null });
     t.same(await store.get('Counter', 'a', 1), { id: 'a', value: 4, label: 'x', total: null }, 'no history: a height reads the current row');
     const [ts] = await execute<{ later: boolean }>(b.db.kysely, `select updated_at >= created_at as later from "${b.schema}".counters where id = 'a'`);
@@ -343,8 +452,14 @@ t.test('a flush is all or nothing: entity versions, _poi and metadata', (t) =>
     t.same(await store.getPoi(0, 10), []);
     // Moving the value from one id to another in one flush is fine: the old holder closes first.
     await store.flush({ operations: [remove('EveryType', 'x', 3), set('EveryType', 'y', 3, { str: 'y', bytes: '0x01' })] });
-    t.same((await store.getByField('EveryType', 'bytes', '0x01')).map((e) => e.id), ['y']);
-    t.same((await store.getByField('EveryType', 'bytes', '0x01', {}, 2)).map((e) => e.id), ['x']);
+    t.same(
+      (await store.getByField('EveryType', 'bytes', '0x01')).map((e) => e.id),
+      ['y'],
+    );
+    t.same(
+      (await store.getByField('EveryType', 'bytes', '0x01', {}, 2)).map((e) => e.id),
+      ['x'],
+    );
   }),
 );
 
@@ -364,14 +479,23 @@ t.test('_metadata and _poi', (t) =>
       big: '5',
       unfinalizedBlocks: [{ blockHeight: 1, blockHash: '0x1' }],
     });
-    const row = (id: number) => ({ id, chainBlockHash: Uint8Array.of(id, 0xff), hash: Uint8Array.of(1, 2, 3), parentHash: id === 1 ? null : Uint8Array.of(9), operationHashRoot: new Uint8Array(32) });
+    const row = (id: number) => ({
+      id,
+      chainBlockHash: Uint8Array.of(id, 0xff),
+      hash: Uint8Array.of(1, 2, 3),
+      parentHash: id === 1 ? null : Uint8Array.of(9),
+      operationHashRoot: new Uint8Array(32),
+    });
     await store.flush({ operations: [], poi: [row(1), row(2), row(3)] });
     await store.flush({ operations: [], poi: [{ ...row(3), hash: Uint8Array.of(7) }] });
     t.same(await store.getPoi(2, 3), [row(2), { ...row(3), hash: Uint8Array.of(7) }]);
     t.ok((await store.getPoi(1, 1))[0]!.hash instanceof Uint8Array);
     // Heights of different lengths: ordered as numbers, not as text ('9' > '10').
     await store.flush({ operations: [], poi: [row(9), row(10), row(100)] });
-    t.same((await store.getPoi(1, 1000)).map((p) => p.id), [1, 2, 3, 9, 10, 100]);
+    t.same(
+      (await store.getPoi(1, 1000)).map((p) => p.id),
+      [1, 2, 3, 9, 10, 100],
+    );
     t.equal((await store.getLatestPoi(10))?.id, 10);
     t.equal((await store.getLatestPoi(99))?.id, 10);
     t.equal((await store.getLatestPoi(5000))?.id, 100);
@@ -381,7 +505,9 @@ t.test('_metadata and _poi', (t) =>
 
 t.test('fields createdAt/updatedAt own created_at/updated_at; idx keeps its times in __created_at/__updated_at', (t) =>
   backends.each(t, async (t, b) => {
-    const model = parseSchema('type Domain @entity { id: ID!, name: String, createdAt: BigInt! @index, updatedAt: Date }\ntype Plain @entity { id: ID!, n: Int }');
+    const model = parseSchema(
+      'type Domain @entity { id: ID!, name: String, createdAt: BigInt! @index, updatedAt: Date }\ntype Plain @entity { id: ID!, n: Int }',
+    );
     for (const historical of [true, false]) {
       const schema = `${b.schema}${historical ? '' : '_plain'}`;
       await prepareProjectSchema(b.db.kysely, model, { schema, historical, timestampField: true });
@@ -394,20 +520,32 @@ t.test('fields createdAt/updatedAt own created_at/updated_at; idx keeps its time
         __updated_at: 'timestamptz not null',
         ...(historical && { __block_range: 'int8range not null' }),
       });
-      t.same(Object.keys(await columnsOf({ ...b, schema }, 'plains')), ['id', 'n', 'created_at', 'updated_at', ...(historical ? ['__block_range'] : [])], 'other entities keep the plain names');
+      t.same(
+        Object.keys(await columnsOf({ ...b, schema }, 'plains')),
+        ['id', 'n', 'created_at', 'updated_at', ...(historical ? ['__block_range'] : [])],
+        'other entities keep the plain names',
+      );
 
       const store = createEntityStore({ db: b.db.kysely, schema, model, historical, timestampField: true });
       const when = new Date('2020-01-02T03:04:05.678Z');
-      await store.flush({ operations: [set('Domain', 'a', 1, { name: 'a', createdAt: 1_700_000_000n, updatedAt: when }), set('Domain', 'b', 1, { createdAt: 5n })] });
+      await store.flush({
+        operations: [set('Domain', 'a', 1, { name: 'a', createdAt: 1_700_000_000n, updatedAt: when }), set('Domain', 'b', 1, { createdAt: 5n })],
+      });
       await store.flush({ operations: [set('Domain', 'a', 2, { name: 'a2', createdAt: 1_700_000_000n, updatedAt: when })] });
       t.same(await store.get('Domain', 'a'), { id: 'a', name: 'a2', createdAt: 1_700_000_000n, updatedAt: when });
-      t.same((await store.getByField('Domain', 'createdAt', 5n)).map((e) => e.id), ['b']);
-      t.same((await store.getByFields('Domain', [], { orderBy: 'createdAt', orderDirection: 'DESC' })).map((e) => e.id), ['a', 'b']);
+      t.same(
+        (await store.getByField('Domain', 'createdAt', 5n)).map((e) => e.id),
+        ['b'],
+      );
+      t.same(
+        (await store.getByFields('Domain', [], { orderBy: 'createdAt', orderDirection: 'DESC' })).map((e) => e.id),
+        ['a', 'b'],
+      );
       const [row] = await execute<{ own: boolean; kept: boolean }>(
         b.db.kysely,
         `select __updated_at >= __created_at as own, updated_at = '2020-01-02T03:04:05.678Z'::timestamptz as kept from "${schema}".domains where id = 'a'${historical ? ' and upper_inf(__block_range)' : ''}`,
       );
-      t.same(row, { own: true, kept: true }, 'the update stamps idx\'s column, not the field');
+      t.same(row, { own: true, kept: true }, "the update stamps idx's column, not the field");
     }
     await execute(b.db.kysely, `drop schema "${b.schema}_plain" cascade`);
   }),

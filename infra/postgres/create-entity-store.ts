@@ -1,13 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EntityModel, SchemaModel } from '../../domain/entities/entity-model.ts';
-import type {
-  EntityData,
-  EntityStore,
-  FieldFilter,
-  FlushBatch,
-  PoiRow,
-  QueryOptions,
-} from '../../domain/entities/entity-store.ts';
+import type { EntityData, EntityStore, FieldFilter, FlushBatch, PoiRow, QueryOptions } from '../../domain/entities/entity-store.ts';
 import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
 import { planHistoricalWrites, planPlainWrites, type HistoricalTablePlan, type PlainTablePlan } from '../../domain/entities/plan-writes.ts';
 import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
@@ -251,7 +244,11 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     } catch (err) {
       if (err instanceof IdxError) throw err;
       if ((err as { code?: string }).code === '53100') {
-        throw new IdxError('DISK_FULL', `${what} failed in schema "${schema}": the database's disk is full (${(err as Error).message}). Free some space on it and start again: indexing resumes after the last committed block.`, { cause: err });
+        throw new IdxError(
+          'DISK_FULL',
+          `${what} failed in schema "${schema}": the database's disk is full (${(err as Error).message}). Free some space on it and start again: indexing resumes after the last committed block.`,
+          { cause: err },
+        );
       }
       throw new IdxError('STORE_WRITE_FAILED', `${what} failed in schema "${schema}": ${(err as Error).message}`, { cause: err });
     }
@@ -373,7 +370,11 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     async get(entity, id, atHeight) {
       const t = table(entity);
       const params: unknown[] = [id];
-      const rows = await execute<Record<string, unknown>>(db, `select ${t.selectList} from ${t.name} where id = $1 and ${rangeCondition(params, atHeight)} limit 1`, params);
+      const rows = await execute<Record<string, unknown>>(
+        db,
+        `select ${t.selectList} from ${t.name} where id = $1 and ${rangeCondition(params, atHeight)} limit 1`,
+        params,
+      );
       return rows.length === 0 ? undefined : decodeRow(t, rows[0]!);
     },
 
@@ -425,7 +426,13 @@ const POI_COLUMNS = 'id::text as height, chain_block_hash, hash, parent_hash, op
 
 function toPoiRow(r: Record<string, unknown>): PoiRow {
   const bytes = (v: unknown) => (v === null || v === undefined ? null : new Uint8Array(v as Uint8Array));
-  return { id: Number(r.height), chainBlockHash: bytes(r.chain_block_hash), hash: bytes(r.hash), parentHash: bytes(r.parent_hash), operationHashRoot: bytes(r.operation_hash_root) };
+  return {
+    id: Number(r.height),
+    chainBlockHash: bytes(r.chain_block_hash),
+    hash: bytes(r.hash),
+    parentHash: bytes(r.parent_hash),
+    operationHashRoot: bytes(r.operation_hash_root),
+  };
 }
 
 function checkHeight(height: number): void {

@@ -30,22 +30,26 @@ async function smallDisk(t: Test, sizeMiB: number): Promise<{ dir: string; resiz
 const canMount = process.getuid?.() === 0;
 const noMount = !canMount && 'needs root to mount a small tmpfs';
 
-t.test('first start on a disk too small for the database: a clear error, no half folder, and a start after space is freed works', { skip: noMount }, async (t) => {
-  const disk = await smallDisk(t, 20);
-  if (disk === undefined) return void t.pass('skipped: mount -t tmpfs failed here');
-  const dataDir = join(disk.dir, 'project', '.idx-data');
-  await t.rejects(createDb({ env: {}, dataDir, writerLock: { schema: 'app', program: 'idx-node' } }), {
-    code: 'DB_CONNECT_FAILED',
-    message: new RegExp(`^cannot create the embedded database in ${dataDir}: ENOSPC: no space left on device.*the disk has space`),
-  });
-  t.same(await readdir(join(disk.dir, 'project')), [], 'neither the data folder nor the copy beside it is left');
-  t.equal(await freeBytes(disk.dir), 20 * MiB, 'all space is given back');
+t.test(
+  'first start on a disk too small for the database: a clear error, no half folder, and a start after space is freed works',
+  { skip: noMount },
+  async (t) => {
+    const disk = await smallDisk(t, 20);
+    if (disk === undefined) return void t.pass('skipped: mount -t tmpfs failed here');
+    const dataDir = join(disk.dir, 'project', '.idx-data');
+    await t.rejects(createDb({ env: {}, dataDir, writerLock: { schema: 'app', program: 'idx-node' } }), {
+      code: 'DB_CONNECT_FAILED',
+      message: new RegExp(`^cannot create the embedded database in ${dataDir}: ENOSPC: no space left on device.*the disk has space`),
+    });
+    t.same(await readdir(join(disk.dir, 'project')), [], 'neither the data folder nor the copy beside it is left');
+    t.equal(await freeBytes(disk.dir), 20 * MiB, 'all space is given back');
 
-  disk.resize(80);
-  const db = await createDb({ env: {}, dataDir, writerLock: { schema: 'app', program: 'idx-node' } });
-  t.same(await execute(db.kysely, 'select 1 as one'), [{ one: 1 }]);
-  await db.close();
-});
+    disk.resize(80);
+    const db = await createDb({ env: {}, dataDir, writerLock: { schema: 'app', program: 'idx-node' } });
+    t.same(await execute(db.kysely, 'select 1 as one'), [{ one: 1 }]);
+    await db.close();
+  },
+);
 
 t.test('a data folder cut short by an older idx is replaced; one holding files of the user is refused', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'idx-seed-'));
@@ -61,7 +65,10 @@ t.test('a data folder cut short by an older idx is replaced; one holding files o
   const mine = join(dir, 'b');
   await mkdir(mine);
   await writeFile(join(mine, 'thesis.tex'), 'mine');
-  await t.rejects(createDb({ env: {}, dataDir: mine }), { code: 'DB_CONNECT_FAILED', message: /holds no database but is not empty \(thesis\.tex\); move it away/ });
+  await t.rejects(createDb({ env: {}, dataDir: mine }), {
+    code: 'DB_CONNECT_FAILED',
+    message: /holds no database but is not empty \(thesis\.tex\); move it away/,
+  });
   t.ok(existsSync(join(mine, 'thesis.tex')), 'nothing of the user is removed');
 });
 
@@ -80,18 +87,21 @@ t.test('below the free-space margin a flush is refused with DISK_FULL; freed spa
   await guard.check();
 });
 
-t.test('PGlite spinning on a full disk: the watchdog kills the process with a message, and the data opens after space is freed', { skip: noMount }, async (t) => {
-  const disk = await smallDisk(t, 60);
-  if (disk === undefined) return void t.pass('skipped: mount -t tmpfs failed here');
-  const dataDir = join(disk.dir, '.idx-data');
-  const scriptDir = await mkdtemp(join(tmpdir(), 'idx-fill-'));
-  t.teardown(() => rm(scriptDir, { recursive: true, force: true }));
-  const script = join(scriptDir, 'fill.mts');
-  const here = (f: string) => JSON.stringify(new URL(f, import.meta.url).href);
-  // A writer that ignores the margin (as one oversized flush would): PGlite fills the disk and spins.
-  await writeFile(
-    script,
-    `import { createDb } from ${here('./create-db.ts')};
+t.test(
+  'PGlite spinning on a full disk: the watchdog kills the process with a message, and the data opens after space is freed',
+  { skip: noMount },
+  async (t) => {
+    const disk = await smallDisk(t, 60);
+    if (disk === undefined) return void t.pass('skipped: mount -t tmpfs failed here');
+    const dataDir = join(disk.dir, '.idx-data');
+    const scriptDir = await mkdtemp(join(tmpdir(), 'idx-fill-'));
+    t.teardown(() => rm(scriptDir, { recursive: true, force: true }));
+    const script = join(scriptDir, 'fill.mts');
+    const here = (f: string) => JSON.stringify(new URL(f, import.meta.url).href);
+    // A writer that ignores the margin (as one oversized flush would): PGlite fills the disk and spins.
+    await writeFile(
+      script,
+      `import { createDb } from ${here('./create-db.ts')};
 import { createDiskSpaceGuard } from ${here('./disk-space-guard.ts')};
 import { execute } from ${here('./sql.ts')};
 const db = await createDb({ env: {}, dataDir: ${JSON.stringify(dataDir)} });
@@ -100,21 +110,27 @@ await execute(db.kysely, 'create table big (id serial primary key, t text)');
 await execute(db.kysely, "insert into big (t) values ('committed')");
 for (;;) await execute(db.kysely, "insert into big (t) select (select string_agg(md5(random()::text), '') from generate_series(1, 300)) from generate_series(1, 200)");
 `,
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'ignore', 'pipe'] });
-  t.teardown(() => void child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += String(c)));
-  const started = Date.now();
-  const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
-  t.equal(signal, 'SIGKILL', `killed (exit code ${code})`);
-  t.match(stderr, new RegExp(`error: \\[DISK_FULL\\] the disk of the embedded database in ${dataDir} is full \\(\\d+\\.\\d MiB free\\) and the database stopped responding for 2 s: killing this process`));
-  t.ok(Date.now() - started < 60_000, `stopped in ${Date.now() - started} ms`);
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    t.teardown(() => void child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr!.on('data', (c) => (stderr += String(c)));
+    const started = Date.now();
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    t.equal(signal, 'SIGKILL', `killed (exit code ${code})`);
+    t.match(
+      stderr,
+      new RegExp(
+        `error: \\[DISK_FULL\\] the disk of the embedded database in ${dataDir} is full \\(\\d+\\.\\d MiB free\\) and the database stopped responding for 2 s: killing this process`,
+      ),
+    );
+    t.ok(Date.now() - started < 60_000, `stopped in ${Date.now() - started} ms`);
 
-  disk.resize(300);
-  const db = await createDb({ env: {}, dataDir, writerLock: { schema: 'app', program: 'idx-node' } });
-  const [row] = await execute<{ t: string }>(db.kysely, `select t from big where id = 1`);
-  t.equal(row?.t, 'committed', 'committed rows survive');
-  await execute(db.kysely, `insert into big (t) values ('after')`);
-  await db.close();
-});
+    disk.resize(300);
+    const db = await createDb({ env: {}, dataDir, writerLock: { schema: 'app', program: 'idx-node' } });
+    const [row] = await execute<{ t: string }>(db.kysely, `select t from big where id = 1`);
+    t.equal(row?.t, 'committed', 'committed rows survive');
+    await execute(db.kysely, `insert into big (t) values ('after')`);
+    await db.close();
+  },
+);

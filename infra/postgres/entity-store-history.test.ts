@@ -74,7 +74,11 @@ t.test('random writes, batch splits and rewinds agree with an in-memory history'
               if (i > 0) h += block.gap;
               for (const w of block.writes) {
                 const data: EntityData = { id: w.id, value: w.value ?? 0, label: `${w.id}@${h}`, total: BigInt(h) * 10n ** 20n };
-                ops.push(w.value === null ? { entity: 'Counter', id: w.id, height: h, op: 'remove' } : { entity: 'Counter', id: w.id, height: h, op: 'set', data: { ...data, value: w.value } });
+                ops.push(
+                  w.value === null
+                    ? { entity: 'Counter', id: w.id, height: h, op: 'remove' }
+                    : { entity: 'Counter', id: w.id, height: h, op: 'set', data: { ...data, value: w.value } },
+                );
                 mem.events.push({ height: h, id: w.id, value: w.value });
               }
             });
@@ -87,7 +91,10 @@ t.test('random writes, batch splits and rewinds agree with an in-memory history'
             b.db.kysely,
             `select id, lower(__block_range)::text as lo, upper(__block_range)::text as hi, value, isempty(__block_range) as empty from ${table}`,
           );
-          const overlaps = await execute(b.db.kysely, `select 1 from ${table} x join ${table} y on x.id = y.id and x.ctid <> y.ctid and x.__block_range && y.__block_range limit 1`);
+          const overlaps = await execute(
+            b.db.kysely,
+            `select 1 from ${table} x join ${table} y on x.id = y.id and x.ctid <> y.ctid and x.__block_range && y.__block_range limit 1`,
+          );
           if (overlaps.length > 0) throw new Error(`overlapping versions after ${JSON.stringify(step)}`);
           if (rows.some((r) => r.empty)) throw new Error('an empty range was left');
           const top = height + 2;

@@ -38,7 +38,13 @@ function indexNames(model: SchemaModel, options: SchemaDdlOptions): Map<string, 
  * missing is created. A change the data cannot take (a required field added to a table with rows, a
  * cast that fails) throws and leaves everything as it was.
  */
-export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to: SchemaModel, changes: readonly SchemaChange[], options: MigrateOptions): Promise<void> {
+export async function migrateEntitySchema(
+  db: Kysely<any>,
+  from: SchemaModel,
+  to: SchemaModel,
+  changes: readonly SchemaChange[],
+  options: MigrateOptions,
+): Promise<void> {
   const { schema } = options;
   const tableOf = (e: EntityModel) => qualified(schema, e.table);
   await db.transaction().execute(async (tx) => {
@@ -59,7 +65,8 @@ export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to
     // Enums first: new columns may use them.
     for (const c of changes) {
       if (c.kind === 'add-enum') await step(c, `create type ${qualified(schema, c.enum.pgName)} as enum (${c.enum.values.map(quoteLiteral).join(', ')})`);
-      if (c.kind === 'add-enum-values') for (const v of c.values) await step(c, `alter type ${qualified(schema, c.enum.pgName)} add value if not exists ${quoteLiteral(v)}`);
+      if (c.kind === 'add-enum-values')
+        for (const v of c.values) await step(c, `alter type ${qualified(schema, c.enum.pgName)} add value if not exists ${quoteLiteral(v)}`);
     }
     const oldIndexes = indexNames(from, options);
     const newIndexes = indexNames(to, options);
@@ -106,11 +113,15 @@ export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to
           const ref = quoteIdent(col.column);
           const table = tableOf(c.entity);
           if (c.from.list && !c.to.list) {
-            throw new IdxError('SCHEMA_MIGRATION_REFUSED', `schema migration of "${schema}": ${describeChange(c)} turns a list into a single value, which cannot be done in place; rename the field instead`);
+            throw new IdxError(
+              'SCHEMA_MIGRATION_REFUSED',
+              `schema migration of "${schema}": ${describeChange(c)} turns a list into a single value, which cannot be done in place; rename the field instead`,
+            );
           }
           const sameType = JSON.stringify(c.from.type) === JSON.stringify(c.to.type) && c.from.list === c.to.list && c.from.itemNullable === c.to.itemNullable;
           if (!sameType) {
-            const using = !c.from.list && c.to.list ? `case when ${ref} is null then null else array[${ref}::text]::${col.sqlType} end` : `${ref}::text::${col.sqlType}`;
+            const using =
+              !c.from.list && c.to.list ? `case when ${ref} is null then null else array[${ref}::text]::${col.sqlType} end` : `${ref}::text::${col.sqlType}`;
             await step(c, `alter table ${table} alter column ${ref} type ${col.sqlType} using ${using}`);
           }
           if (c.from.nullable !== c.to.nullable) await step(c, `alter table ${table} alter column ${ref} ${c.to.nullable ? 'drop' : 'set'} not null`);
@@ -132,7 +143,10 @@ export async function migrateEntitySchema(db: Kysely<any>, from: SchemaModel, to
         for (const field of entity.fields) {
           if (field.type.kind !== 'enum' || field.type.name !== c.enum.name || field.column === undefined) continue;
           const col = resolveColumn(entity, field, schema, to);
-          await step(c, `alter table ${tableOf(entity)} alter column ${quoteIdent(col.column)} type ${col.sqlType} using ${quoteIdent(col.column)}::text${field.list ? '[]' : ''}::${col.sqlType}`);
+          await step(
+            c,
+            `alter table ${tableOf(entity)} alter column ${quoteIdent(col.column)} type ${col.sqlType} using ${quoteIdent(col.column)}::text${field.list ? '[]' : ''}::${col.sqlType}`,
+          );
         }
       }
       await step(c, `drop type ${qualified(schema, old)}`);

@@ -41,7 +41,13 @@ async function listen(b: TestBackend, channel: string): Promise<Listener> {
     await pglite.listen(`"${channel}"`, onPayload);
     close = () => pglite.unlisten(`"${channel}"`, onPayload);
   } else {
-    const client = new pg.Client({ host: process.env.DB_HOST, port: Number(process.env.DB_PORT || 5432), user: process.env.DB_USER || 'postgres', password: process.env.DB_PASS, database: process.env.DB_DATABASE || 'postgres' });
+    const client = new pg.Client({
+      host: process.env.DB_HOST,
+      port: Number(process.env.DB_PORT || 5432),
+      user: process.env.DB_USER || 'postgres',
+      password: process.env.DB_PASS,
+      database: process.env.DB_DATABASE || 'postgres',
+    });
     await client.connect();
     client.on('notification', (n) => n.channel === channel && onPayload(n.payload ?? ''));
     await client.query(`listen "${channel}"`);
@@ -75,11 +81,24 @@ t.test('historical: INSERT, UPDATE and DELETE as SubQuery reports them, exact nu
       await store.flush({ operations: [set('a', 10, { name: 'alice', balance: big, share: '0.10000000000000000001', amounts: [1n, big], seen: 1 })] });
       const [created, ...rest] = await l.take(1);
       t.same(rest, []);
-      t.strictSame(created, {
-        id: 'a',
-        mutation_type: 'INSERT',
-        _entity: { id: 'a', name: 'alice', balance: big.toString(), share: '0.10000000000000000001', amounts: ['1', big.toString()], seen: 1, created_at: created!._entity!.created_at, updated_at: created!._entity!.updated_at },
-      }, 'a new id is an INSERT; numerics as strings, no __block_range');
+      t.strictSame(
+        created,
+        {
+          id: 'a',
+          mutation_type: 'INSERT',
+          _entity: {
+            id: 'a',
+            name: 'alice',
+            balance: big.toString(),
+            share: '0.10000000000000000001',
+            amounts: ['1', big.toString()],
+            seen: 1,
+            created_at: created!._entity!.created_at,
+            updated_at: created!._entity!.updated_at,
+          },
+        },
+        'a new id is an INSERT; numerics as strings, no __block_range',
+      );
 
       await store.flush({ operations: [set('a', 11, { name: 'alice', balance: 5n, seen: 2 })] });
       const updated = await l.take(1);
@@ -94,7 +113,10 @@ t.test('historical: INSERT, UPDATE and DELETE as SubQuery reports them, exact nu
       // created, changed and removed within one flush: versions inserted already closed
       await store.flush({ operations: [set('b', 13, { seen: 1 }), set('b', 14, { seen: 2 }), remove('b', 15)] });
       const life = await l.take(3);
-      t.same(life.map((p) => `${brief(p)} ${p._entity?.seen}`), ['INSERT b 1', 'UPDATE b 2', 'DELETE b 2']);
+      t.same(
+        life.map((p) => `${brief(p)} ${p._entity?.seen}`),
+        ['INSERT b 1', 'UPDATE b 2', 'DELETE b 2'],
+      );
 
       // removed, then set again later: a new INSERT
       await store.flush({ operations: [set('a', 16, { seen: 3 })] });
@@ -126,7 +148,10 @@ t.test('without history: the statement kinds themselves; triggers dropped again'
       await store.flush({ operations: [set('a', 1, { seen: 1 })] });
       await store.flush({ operations: [set('a', 2, { seen: 2 })] });
       await store.flush({ operations: [remove('a', 3)] });
-      t.same((await l.take(3)).map((p) => `${brief(p)} ${p._entity?.seen}`), ['INSERT a 1', 'UPDATE a 2', 'DELETE a 2']);
+      t.same(
+        (await l.take(3)).map((p) => `${brief(p)} ${p._entity?.seen}`),
+        ['INSERT a 1', 'UPDATE a 2', 'DELETE a 2'],
+      );
 
       await dropNotifyTriggers(b.db.kysely, b.schema);
       await dropNotifyTriggers(b.db.kysely, b.schema);
@@ -139,7 +164,7 @@ t.test('without history: the statement kinds themselves; triggers dropped again'
   }),
 );
 
-t.test('a field createdAt arrives under created_at; idx\'s own time under __created_at', (t) =>
+t.test("a field createdAt arrives under created_at; idx's own time under __created_at", (t) =>
   backends.each(t, async (t, b) => {
     const domains = schemaModel([entity('Domain', { createdAt: 'BigInt', updatedAt: 'Date' })]);
     const options = { schema: b.schema, historical: true, timestampField: true };
@@ -148,9 +173,17 @@ t.test('a field createdAt arrives under created_at; idx\'s own time under __crea
     const store = createEntityStore({ db: b.db.kysely, model: domains, ...options });
     const l = await listen(b, notifyChannel(b.schema, 'domains'));
     try {
-      await store.flush({ operations: [{ entity: 'Domain', id: 'd', height: 1, op: 'set', data: { id: 'd', createdAt: 12345678901234567890n, updatedAt: new Date(0) } }] });
+      await store.flush({
+        operations: [{ entity: 'Domain', id: 'd', height: 1, op: 'set', data: { id: 'd', createdAt: 12345678901234567890n, updatedAt: new Date(0) } }],
+      });
       const [p] = await l.take(1);
-      t.match(p!._entity, { id: 'd', created_at: '12345678901234567890', updated_at: /^1970-01-01T00:00:00/, __created_at: /^\d{4}-/, __updated_at: /^\d{4}-/ });
+      t.match(p!._entity, {
+        id: 'd',
+        created_at: '12345678901234567890',
+        updated_at: /^1970-01-01T00:00:00/,
+        __created_at: /^\d{4}-/,
+        __updated_at: /^\d{4}-/,
+      });
     } finally {
       await l.close();
     }

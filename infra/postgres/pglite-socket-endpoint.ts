@@ -45,9 +45,8 @@ export async function publishPgliteSocket(db: Db, dataDir: string, onError?: (er
     listen: useUnix ? { path } : { host: '127.0.0.1', port: 0 },
     ...(onError && { onError }),
   });
-  const endpoint: PgliteSocketEndpoint = 'path' in server.address
-    ? { host: dir, port: SOCKET_PORT, pid: process.pid }
-    : { host: server.address.host, port: server.address.port, pid: process.pid };
+  const endpoint: PgliteSocketEndpoint =
+    'path' in server.address ? { host: dir, port: SOCKET_PORT, pid: process.pid } : { host: server.address.host, port: server.address.port, pid: process.pid };
   const file = join(dir, ENDPOINT_FILE);
   await writeFile(file, `${JSON.stringify(endpoint)}\n`);
   return {
@@ -88,7 +87,10 @@ export async function findPgliteSocket(dataDir: string): Promise<PgliteSocketEnd
 }
 
 /** A pg pool on the node's embedded database, as a {@link Db} for the query service. */
-export async function openPgliteSocketDb(dataDir: string, options: { maxConnections?: number; applicationName?: string; onPoolError?: (err: Error) => void } = {}): Promise<Db> {
+export async function openPgliteSocketDb(
+  dataDir: string,
+  options: { maxConnections?: number; applicationName?: string; onPoolError?: (err: Error) => void } = {},
+): Promise<Db> {
   const endpoint = await findPgliteSocket(dataDir);
   const db = await createDb({
     env: { DB_HOST: endpoint.host, DB_PORT: String(endpoint.port), DB_USER: 'postgres', DB_DATABASE: 'postgres' },
@@ -96,7 +98,11 @@ export async function openPgliteSocketDb(dataDir: string, options: { maxConnecti
     ...(options.applicationName !== undefined && { applicationName: options.applicationName }),
     ...(options.onPoolError && { onPoolError: options.onPoolError }),
   }).catch((err: unknown) => {
-    throw new IdxError('EMBEDDED_NODE_NOT_RUNNING', `cannot connect to the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}: ${(err as Error).message}`, { cause: err, retryable: true });
+    throw new IdxError(
+      'EMBEDDED_NODE_NOT_RUNNING',
+      `cannot connect to the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}: ${(err as Error).message}`,
+      { cause: err, retryable: true },
+    );
   });
   return {
     kind: db.kind,

@@ -34,7 +34,10 @@ t.test('a Unix socket in the data folder, named in idx-socket.json; pg queries w
   try {
     t.same((await c.query('select 1 + 1 as two')).rows, [{ two: 2 }]);
     await c.query('insert into items values ($1, $2), ($3, $4)', ['a', 1, 'b', 2]);
-    t.same((await c.query('select id, n from items where n > $1 order by id', [0])).rows, [{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+    t.same((await c.query('select id, n from items where n > $1 order by id', [0])).rows, [
+      { id: 'a', n: 1 },
+      { id: 'b', n: 2 },
+    ]);
     await t.rejects(c.query('selec 1'), { code: '42601' }, 'errors come back as PostgreSQL errors');
     await t.rejects(c.query('select $1::int', ['x']), { code: '22P02' });
     t.same((await c.query('select 3 as n')).rows, [{ n: 3 }], 'and the connection stays usable');
@@ -49,7 +52,10 @@ t.test('many clients at once, through a pool, as idx-query connects', async (t) 
   const db = await openPgliteSocketDb(dir, { maxConnections: 5 });
   try {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => execute<{ n: number }>(db.kysely, 'select $1::int * 2 as n', [i])));
-    t.same(answers.map((r) => r[0]!.n), Array.from({ length: 40 }, (_, i) => i * 2));
+    t.same(
+      answers.map((r) => r[0]!.n),
+      Array.from({ length: 40 }, (_, i) => i * 2),
+    );
     t.match(db.description, /embedded database of idx-node/);
   } finally {
     await db.close();
@@ -80,7 +86,7 @@ t.test("a client's transaction and the node's never mix", async (t) => {
     t.notOk(await settled(read), "a client waits for the node's transaction");
     release();
     await t.rejects(nodeTx, /roll back/);
-    t.same((await read).rows, [{ n: 1 }], "and never sees the rolled-back write");
+    t.same((await read).rows, [{ n: 1 }], 'and never sees the rolled-back write');
   } finally {
     await c.end();
     await execute(node.kysely, 'delete from items');

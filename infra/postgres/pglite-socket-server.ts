@@ -80,7 +80,9 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   const listeners = new Map<string, Set<Client>>();
   const secret = randomInt(2 ** 31);
 
-  const [info] = await exclusive(async () => (await pglite.query<{ v: string; tz: string }>(`select current_setting('server_version') as v, current_setting('TimeZone') as tz`)).rows);
+  const [info] = await exclusive(
+    async () => (await pglite.query<{ v: string; tz: string }>(`select current_setting('server_version') as v, current_setting('TimeZone') as tz`)).rows,
+  );
   const greeting = Buffer.concat([
     message('R', int32(0)),
     ...Object.entries({
@@ -106,7 +108,17 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   });
 
   const server: Server = createServer((socket) => {
-    const client: Client = { socket, buffer: Buffer.alloc(0), started: false, units: [], running: false, closed: false, status: 'I', settings: '', channels: new Set() };
+    const client: Client = {
+      socket,
+      buffer: Buffer.alloc(0),
+      started: false,
+      units: [],
+      running: false,
+      closed: false,
+      status: 'I',
+      settings: '',
+      channels: new Set(),
+    };
     clients.add(client);
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
@@ -253,7 +265,7 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     const kept: Buffer[] = [];
     let status: TxStatus | undefined;
     let changedSettings = false;
-    for (let at = 0; at + 5 <= out.length; ) {
+    for (let at = 0; at + 5 <= out.length;) {
       const type = out[at]!;
       const next = at + 1 + out.readInt32BE(at + 1);
       if (type === 0x5a /* Z */) status = String.fromCharCode(out[at + 5]!) as TxStatus;

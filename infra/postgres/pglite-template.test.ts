@@ -16,7 +16,11 @@ t.test('a seeding interrupted half-way (a kill, a full disk) is cleared and done
   await writeFile(join(dataDir, 'postgresql.conf'), '# cut off');
   await mkdir(join(parent, '.idx-data.seeding-abc123'));
   await seedPgliteDir(dataDir);
-  t.same((await readdir(parent)).filter((n) => n.includes('seeding')), [], 'staging copies are removed');
+  t.same(
+    (await readdir(parent)).filter((n) => n.includes('seeding')),
+    [],
+    'staging copies are removed',
+  );
   const db = await openPgliteDir(dataDir);
   await db.exec('create table kept (n int); insert into kept values (42)');
   await db.close();

@@ -54,7 +54,9 @@ export async function seedPgliteDir(dataDir: string): Promise<void> {
       // No PG_VERSION: empty, or cut short by an older idx. Anything else in it is the user's.
       const foreign = (await readdir(dataDir)).filter((name) => !LEFTOVER.test(name));
       if (foreign.length > 0) {
-        throw new Error(`${dataDir} holds no database but is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); move it away or point idx at another folder`);
+        throw new Error(
+          `${dataDir} holds no database but is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); move it away or point idx at another folder`,
+        );
       }
       await rm(dataDir, { recursive: true, force: true });
     }

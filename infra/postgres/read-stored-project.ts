@@ -40,7 +40,10 @@ export async function readStoredProject(db: Kysely<any>, schema: string, where =
   const present = new Map(tables.map((t) => [t.table, t.historical]));
   const missing = model.entities.filter((e) => !present.has(e.table)).map((e) => e.table);
   if (missing.length > 0) {
-    throw new IdxError('PROJECT_INCOMPLETE', `schema "${schema}" in ${where} lacks the tables ${missing.join(', ')} of its entity model; restart idx-node on the project so it creates them`);
+    throw new IdxError(
+      'PROJECT_INCOMPLETE',
+      `schema "${schema}" in ${where} lacks the tables ${missing.join(', ')} of its entity model; restart idx-node on the project so it creates them`,
+    );
   }
   const historicalTables = new Set(model.entities.filter((e) => present.get(e.table) === true).map((e) => e.table));
   return { schema, model, historicalTables, fingerprint: JSON.stringify(model) + JSON.stringify([...historicalTables].sort()) };

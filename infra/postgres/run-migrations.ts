@@ -42,7 +42,10 @@ export async function runMigrations(db: Kysely<any>, schema: string, migrations?
   return db.transaction().execute(async (tx) => {
     await execute(tx, `select pg_advisory_xact_lock(hashtextextended($1, 0))`, [`idx.migrations:${schema}`]);
     await execute(tx, `create schema if not exists ${quoteIdent(schema)}`);
-    await execute(tx, `create table if not exists ${qualified(schema, MIGRATIONS_TABLE)} (name text primary key, applied_at timestamptz not null default now())`);
+    await execute(
+      tx,
+      `create table if not exists ${qualified(schema, MIGRATIONS_TABLE)} (name text primary key, applied_at timestamptz not null default now())`,
+    );
     const done = new Set((await execute<{ name: string }>(tx, `select name from ${qualified(schema, MIGRATIONS_TABLE)}`)).map((r) => r.name));
     const pending = all.filter((m) => !done.has(m.name));
     if (pending.length === 0) return [];

@@ -10,7 +10,11 @@ const topic = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 /** block n: n % 3 transactions, each with one log from address (n % 2) with topics [t(n%2), t(tx)] */
 function block(n: number, salt = 'a'): ShardBlock {
-  const transactions = Array.from({ length: n % 3 }, (_, i) => ({ hash: h(n * 10 + i, `${salt}f`), tx: `{"tx":${n * 10 + i}}`, receipt: `{"receipt":${n * 10 + i}}` }));
+  const transactions = Array.from({ length: n % 3 }, (_, i) => ({
+    hash: h(n * 10 + i, `${salt}f`),
+    tx: `{"tx":${n * 10 + i}}`,
+    receipt: `{"receipt":${n * 10 + i}}`,
+  }));
   return {
     number: n,
     hash: h(n, salt),
@@ -27,7 +31,10 @@ await backends.each(t, async (t, { db, schema }) => {
   await store.migrate();
   t.same(await store.getState(), {}, 'migrating twice is harmless');
 
-  await store.writeBlocks(Array.from({ length: 21 }, (_, n) => block(n)), { synced: 20, tail: 0 });
+  await store.writeBlocks(
+    Array.from({ length: 21 }, (_, n) => block(n)),
+    { synced: 20, tail: 0 },
+  );
   t.same(await store.getState(), { synced: 20, tail: 0 }, 'state is written with the blocks');
   const all = { from: 0, to: 20 };
 
@@ -43,21 +50,35 @@ await backends.each(t, async (t, { db, schema }) => {
   t.equal(await store.transactionByHash(h(51, 'af'), all), '{"tx":51}');
   t.equal(await store.receiptByHash(h(51, 'af'), all), '{"receipt":51}');
   t.equal(await store.transactionByHash(h(51, 'af'), { from: 6, to: 20 }), undefined);
-  t.same(await store.hashes([3, 4, 99]), new Map([[3, h(3)], [4, h(4)]]));
+  t.same(
+    await store.hashes([3, 4, 99]),
+    new Map([
+      [3, h(3)],
+      [4, h(4)],
+    ]),
+  );
 
-  const logs = async (q: Partial<Parameters<typeof store.logs>[0]>) => (await store.logs({ fromBlock: 0, toBlock: 20, topics: [], limit: 1000, ...q })).map((l) => l.log);
+  const logs = async (q: Partial<Parameters<typeof store.logs>[0]>) =>
+    (await store.logs({ fromBlock: 0, toBlock: 20, topics: [], limit: 1000, ...q })).map((l) => l.log);
   t.equal((await logs({})).length, 21, 'every log (block n holds n % 3)');
   t.same(await logs({ fromBlock: 4, toBlock: 5 }), ['{"log":"4.0"}', '{"log":"5.0"}', '{"log":"5.1"}'], 'in chain order');
   t.same(await logs({ fromBlock: 4, toBlock: 5, addresses: [addr(1)] }), ['{"log":"5.0"}', '{"log":"5.1"}']);
   t.same(await logs({ fromBlock: 4, toBlock: 5, topics: [null, [topic(1)]] }), ['{"log":"5.1"}'], 'null is any topic');
-  t.same(await logs({ fromBlock: 4, toBlock: 5, topics: [[topic(0), topic(1)], [topic(0)]] }), ['{"log":"4.0"}', '{"log":"5.0"}'], 'alternatives within a position');
+  t.same(
+    await logs({ fromBlock: 4, toBlock: 5, topics: [[topic(0), topic(1)], [topic(0)]] }),
+    ['{"log":"4.0"}', '{"log":"5.0"}'],
+    'alternatives within a position',
+  );
   t.same(await logs({ fromBlock: 4, toBlock: 5, topics: [null, null, [topic(0)]] }), [], 'a position the log lacks never matches');
   t.same(await logs({ limit: 2 }), ['{"log":"1.0"}', '{"log":"2.0"}'], 'limit');
 
   // a reorg above 15: the new blocks replace the old ones
   await store.rewind(15, { synced: 15 });
   t.equal(await store.blockByNumber(16), undefined);
-  await store.writeBlocks([16, 17].map((n) => block(n, 'b')), { synced: 17 });
+  await store.writeBlocks(
+    [16, 17].map((n) => block(n, 'b')),
+    { synced: 17 },
+  );
   t.equal((await store.blockByNumber(16))?.hash, h(16, 'b'));
   t.equal(await store.transactionByHash(h(170, 'af'), all), undefined, 'the orphaned transactions are gone');
   t.equal(await store.transactionByHash(h(170, 'bf'), all), '{"tx":170}');

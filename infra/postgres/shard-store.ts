@@ -128,7 +128,13 @@ export function createShardStore({ db, schema }: ShardStoreOptions): ShardStore 
             tx,
             `insert into ${blocks} (number, hash, parent_hash, tx_count, body)
              select * from unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[])`,
-            [list.map((b) => b.number), list.map((b) => b.hash), list.map((b) => b.parentHash), list.map((b) => b.transactions.length), list.map((b) => b.body)],
+            [
+              list.map((b) => b.number),
+              list.map((b) => b.hash),
+              list.map((b) => b.parentHash),
+              list.map((b) => b.transactions.length),
+              list.map((b) => b.body),
+            ],
           );
           const txs = list.flatMap((b) => b.transactions.map((x, i) => ({ n: b.number, i, ...x })));
           if (txs.length > 0) {
@@ -163,14 +169,22 @@ export function createShardStore({ db, schema }: ShardStoreOptions): ShardStore 
 
     async pruneBelow(below, limit) {
       return db.transaction().execute(async (tx) => {
-        const [row] = await execute<{ n: string | null }>(tx, `select max(number) as n from (select number from ${blocks} where number > 0 and number < $1 order by number limit $2) s`, [below, limit]);
+        const [row] = await execute<{ n: string | null }>(
+          tx,
+          `select max(number) as n from (select number from ${blocks} where number > 0 and number < $1 order by number limit $2) s`,
+          [below, limit],
+        );
         return row?.n == null ? 0 : deleteBlocks(tx, '$col > 0 and $col <= $1', [Number(row.n)]);
       });
     },
 
     async pruneAbove(above, limit) {
       return db.transaction().execute(async (tx) => {
-        const [row] = await execute<{ n: string | null }>(tx, `select min(number) as n from (select number from ${blocks} where number > $1 order by number desc limit $2) s`, [above, limit]);
+        const [row] = await execute<{ n: string | null }>(
+          tx,
+          `select min(number) as n from (select number from ${blocks} where number > $1 order by number desc limit $2) s`,
+          [above, limit],
+        );
         return row?.n == null ? 0 : deleteBlocks(tx, '$col >= $1', [Number(row.n)]);
       });
     },
@@ -187,7 +201,11 @@ export function createShardStore({ db, schema }: ShardStoreOptions): ShardStore 
     },
 
     async blockByNumber(number) {
-      const [row] = await execute<{ number: string; hash: string; tx_count: number; body: string }>(db, `select number, hash, tx_count, body from ${blocks} where number = $1`, [number]);
+      const [row] = await execute<{ number: string; hash: string; tx_count: number; body: string }>(
+        db,
+        `select number, hash, tx_count, body from ${blocks} where number = $1`,
+        [number],
+      );
       return row === undefined ? undefined : toBlock(row);
     },
 
@@ -216,7 +234,11 @@ export function createShardStore({ db, schema }: ShardStoreOptions): ShardStore 
     },
 
     async transactionByHash(hash, range) {
-      const [row] = await execute<{ tx: string }>(db, `select tx from ${transactions} where hash = $1 and ${served('block_number', 2)} limit 1`, [hash.toLowerCase(), range.from, range.to]);
+      const [row] = await execute<{ tx: string }>(db, `select tx from ${transactions} where hash = $1 and ${served('block_number', 2)} limit 1`, [
+        hash.toLowerCase(),
+        range.from,
+        range.to,
+      ]);
       return row?.tx;
     },
 

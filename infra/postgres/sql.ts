@@ -38,11 +38,18 @@ export function indexName(table: string, columns: readonly string[], suffix: str
   const full = `${table}_${columns.join('_')}_${suffix}`;
   if (Buffer.byteLength(full) <= MAX_IDENT) return full;
   const hash = createHash('sha256').update(full).digest('hex').slice(0, 10);
-  return `${Buffer.from(full).subarray(0, MAX_IDENT - 12).toString().replace(/\uFFFD+$/, '')}_${hash}`;
+  return `${Buffer.from(full)
+    .subarray(0, MAX_IDENT - 12)
+    .toString()
+    .replace(/\uFFFD+$/, '')}_${hash}`;
 }
 
 /** Whether `schema.table` has the column (for DDL that depends on what an earlier run made). */
 export async function hasColumn(db: Executor, schema: string, table: string, column: string): Promise<boolean> {
-  const rows = await execute(db, `select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = $3`, [schema, table, column]);
+  const rows = await execute(db, `select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = $3`, [
+    schema,
+    table,
+    column,
+  ]);
   return rows.length > 0;
 }

@@ -92,7 +92,10 @@ export async function compileProjectTs(file: string, options: CompileProjectTsOp
   let exported: unknown;
   try {
     const moduleExports = load(entry) as Record<string, unknown> | undefined;
-    exported = moduleExports !== null && typeof moduleExports === 'object' && '__esModule' in moduleExports ? moduleExports.default : (moduleExports?.default ?? moduleExports);
+    exported =
+      moduleExports !== null && typeof moduleExports === 'object' && '__esModule' in moduleExports
+        ? moduleExports.default
+        : (moduleExports?.default ?? moduleExports);
     exported = await exported;
   } catch (err) {
     if (err instanceof IdxError) throw err;
@@ -170,7 +173,10 @@ function resolveLocal(from: string, specifier: string): string {
   if (/\.[mc]?js$/.test(base)) candidates.push(base.replace(/js$/, 'ts'));
   const found = candidates.find((c) => existsSync(c) && statSync(c).isFile());
   if (found === undefined) {
-    throw new IdxError('MANIFEST_IMPORT_NOT_FOUND', `${from} imports "${specifier}", but no such file exists (looked for ${base} with ${RESOLVE_EXTENSIONS.join(', ')})`);
+    throw new IdxError(
+      'MANIFEST_IMPORT_NOT_FOUND',
+      `${from} imports "${specifier}", but no such file exists (looked for ${base} with ${RESOLVE_EXTENSIONS.join(', ')})`,
+    );
   }
   return found;
 }

@@ -44,13 +44,16 @@ t.test('lists every problem, with line and column', async (t) => {
 });
 
 t.test('wrong extension, missing file, bad syntax', async (t) => {
-  const dir = t.testdir({ 'config.toml': 'idx = "."', 'config': 'idx: .', 'bad.yml': 'idx: [.\n', 'bad.json': '{ "idx": . }' });
+  const dir = t.testdir({ 'config.toml': 'idx = "."', config: 'idx: .', 'bad.yml': 'idx: [.\n', 'bad.json': '{ "idx": . }' });
   t.throws(() => loadNodeConfigFile(join(dir, 'config.toml')), {
     code: 'CONFIG_UNSUPPORTED_FORMAT',
     message: `config file ${join(dir, 'config.toml')}: expected a .yml, .yaml or .json file, got ".toml"`,
   });
   t.throws(() => loadNodeConfigFile(join(dir, 'config')), { code: 'CONFIG_UNSUPPORTED_FORMAT', message: /got no extension$/ });
-  t.throws(() => loadNodeConfigFile(join(dir, 'nope.yml')), { code: 'CONFIG_NOT_FOUND', message: new RegExp(`^config file ${join(dir, 'nope.yml')} cannot be read`) });
+  t.throws(() => loadNodeConfigFile(join(dir, 'nope.yml')), {
+    code: 'CONFIG_NOT_FOUND',
+    message: new RegExp(`^config file ${join(dir, 'nope.yml')} cannot be read`),
+  });
   t.same(problems(t.throws(() => loadNodeConfigFile(join(dir, 'bad.json')))), ['bad.json:1:10: unexpected ".", expected a value']);
   t.match(problems(t.throws(() => loadNodeConfigFile(join(dir, 'bad.yml'))))[0], /^bad\.yml:\d+:\d+: /);
 });

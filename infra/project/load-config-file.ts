@@ -16,7 +16,10 @@ export function loadNodeConfigFile(path: string): NodeConfigFile {
   const file = resolve(path);
   const ext = extname(file).toLowerCase();
   if (!CONFIG_EXTENSIONS.includes(ext)) {
-    throw new IdxError('CONFIG_UNSUPPORTED_FORMAT', `config file ${file}: expected a .yml, .yaml or .json file, got ${ext === '' ? 'no extension' : `"${ext}"`}`);
+    throw new IdxError(
+      'CONFIG_UNSUPPORTED_FORMAT',
+      `config file ${file}: expected a .yml, .yaml or .json file, got ${ext === '' ? 'no extension' : `"${ext}"`}`,
+    );
   }
   let text: string;
   try {

@@ -29,7 +29,10 @@ t.test('the SubQuery ERC20 starter loads the same from project.ts, project.yaml 
   // chainId and endpoints come from .env through the dotenv shim
   t.same(m.network, { chainId: '1', endpoints: [{ url: 'https://eth.llamarpc.com' }, { url: 'https://ethereum-rpc.publicnode.com' }] });
   t.same(m.dataSources[0]!.assets, { erc20: { file: './abis/erc20.abi.json' } });
-  t.same(m.dataSources[0]!.mapping.handlers.map((h) => h.kind), ['ethereum/TransactionHandler', 'ethereum/LogHandler']);
+  t.same(
+    m.dataSources[0]!.mapping.handlers.map((h) => h.kind),
+    ['ethereum/TransactionHandler', 'ethereum/LogHandler'],
+  );
   t.same(m.dataSources[0]!.options, { abi: 'erc20', address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2' });
   // raw keeps the manifest as read, with the Map made a plain object
   t.same((fromTs.raw as any).dataSources[0].assets, { erc20: { file: './abis/erc20.abi.json' } });
@@ -104,7 +107,9 @@ t.test('YAML: syntax errors and validation problems carry line and column', asyn
         .replace("  chainId: '1'\n", '')
         .replace('kind: ethereum/LogHandler', 'kind: ethereum/EventHandler'),
     },
-    hex: { 'project.yaml': STARTER_YAML.replace("address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'", 'address: 0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2') },
+    hex: {
+      'project.yaml': STARTER_YAML.replace("address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'", 'address: 0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'),
+    },
   });
   const syntax = await t.rejects(loadProject(join(dir, 'syntax')), { code: 'VALIDATION_FAILED' });
   // the yaml parser places an unclosed quote where the file ends

@@ -39,7 +39,6 @@ export interface LoadProjectOptions {
   warnNodeOnly?: (message: string) => void;
 }
 
-
 /** Looked for, in this order, when the location is a folder: as SubQuery, a multichain manifest first. */
 export const MANIFEST_FILE_NAMES = [...MULTICHAIN_FILE_NAMES, 'project.ts', 'project.yaml', 'project.yml', 'project.json'] as const;
 
@@ -93,7 +92,8 @@ export async function loadProjects(location: string, opts: LoadProjectOptions = 
   const projects: LoadedProject[] = [];
   for (const path of multichain.projectPaths) {
     const chain = await readManifest(path, opts.env);
-    if (isMultichainManifest(chain.raw)) throw new IdxError('MULTICHAIN_NESTED', `${path}, listed in ${manifestPath}, is itself a multichain manifest; list chain project manifests only`);
+    if (isMultichainManifest(chain.raw))
+      throw new IdxError('MULTICHAIN_NESTED', `${path}, listed in ${manifestPath}, is itself a multichain manifest; list chain project manifests only`);
     projects.push(await toProject(path, chain, opts));
   }
   return { multichain, projects };

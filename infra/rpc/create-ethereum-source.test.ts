@@ -42,13 +42,19 @@ t.test('chain identity and heights', async (t) => {
 t.test('a dead endpoint beside anvil: reads fail over to anvil', async (t) => {
   const dead = `http://127.0.0.1:${await deadPort()}`;
   const source = createEthereumSource(createRpcClient({ endpoints: [{ url: dead }, { url: anvil.url }], retries: 0 }));
-  for (let i = 0; i < 4; i++) t.same((await source.getBlockRefs(heights)).map((r) => r.height), heights);
+  for (let i = 0; i < 4; i++)
+    t.same(
+      (await source.getBlockRefs(heights)).map((r) => r.height),
+      heights,
+    );
   const down = createEthereumSource(createRpcClient({ endpoints: [{ url: dead }], retries: 1, backoffMs: 1 }));
   await t.rejects(down.bestHeight(), { code: 'RPC_UNREACHABLE', message: new RegExp(`${dead}: connect ECONNREFUSED`) });
 });
 
 t.test('finalizedHeight is null where the chain has no finalized tag', async (t) => {
-  const { proxy, source, notices } = await behindProxy(t, (c) => (c.params[0] === 'finalized' ? { error: { code: -32602, message: 'invalid block tag finalized' } } : undefined));
+  const { proxy, source, notices } = await behindProxy(t, (c) =>
+    c.params[0] === 'finalized' ? { error: { code: -32602, message: 'invalid block tag finalized' } } : undefined,
+  );
   t.equal(await source.finalizedHeight(), null);
   t.equal(await source.finalizedHeight(), null);
   t.equal(proxy.bodies.length, 1, 'learned once, not asked again');
@@ -60,8 +66,13 @@ t.test('getBlocks: one HTTP request for many heights, domain values', async (t) 
   const blocks = await source.getBlocks(heights, { transactions: true });
   t.equal(proxy.bodies.length, 1);
   t.equal(callCount(proxy.bodies[0]), heights.length);
-  t.same(blocks.map((b) => b.height), heights);
-  const raw = (await client.request('eth_getBlockByNumber', [`0x${work.fromBlock.toString(16)}`, true])) as Record<string, unknown> & { transactions: Record<string, string>[] };
+  t.same(
+    blocks.map((b) => b.height),
+    heights,
+  );
+  const raw = (await client.request('eth_getBlockByNumber', [`0x${work.fromBlock.toString(16)}`, true])) as Record<string, unknown> & {
+    transactions: Record<string, string>[];
+  };
   const b = blocks[0]!;
   t.equal(b.hash, raw.hash);
   t.equal(b.parentHash, raw.parentHash);
@@ -69,7 +80,10 @@ t.test('getBlocks: one HTTP request for many heights, domain values', async (t) 
   t.equal(b.gasLimit, BigInt(raw.gasLimit as string));
   t.equal(b.baseFeePerGas, BigInt(raw.baseFeePerGas as string));
   t.equal(b.transactions!.length, 6);
-  t.same(b.transactionHashes, b.transactions!.map((x) => x.hash));
+  t.same(
+    b.transactionHashes,
+    b.transactions!.map((x) => x.hash),
+  );
   const tx = b.transactions![0]!;
   t.match(tx, { blockNumber: b.height, blockHash: b.hash, transactionIndex: 0, to: work.token, value: 0n, type: 2, chainId: 31_338 });
   t.equal(tx.hash, raw.transactions[0]!.hash);
@@ -94,7 +108,12 @@ t.test('getBlockRefs chain up by parent hash; a missing block is a retryable err
 t.test('getLogs by address and topics', async (t) => {
   const all = await source.getLogs({ fromBlock: work.fromBlock, toBlock: work.toBlock, address: [work.token] });
   t.equal(all.length, work.transfers + work.approvals);
-  const transfers = await source.getLogs({ fromBlock: work.fromBlock, toBlock: work.toBlock, address: [work.token.toUpperCase().replace('0X', '0x')], topics: [[TRANSFER]] });
+  const transfers = await source.getLogs({
+    fromBlock: work.fromBlock,
+    toBlock: work.toBlock,
+    address: [work.token.toUpperCase().replace('0X', '0x')],
+    topics: [[TRANSFER]],
+  });
   t.equal(transfers.length, work.transfers);
   const approvals = await source.getLogs({ fromBlock: work.fromBlock, toBlock: work.toBlock, topics: [[APPROVAL], null, null] });
   t.equal(approvals.length, work.approvals);
@@ -153,7 +172,9 @@ t.test('getLogs follows a suggested range', async (t) => {
   const { proxy, source } = await behindProxy(t, (c) => {
     if (c.method !== 'eth_getLogs' || getLogsRange(c) <= 10) return undefined;
     const from = Number((c.params[0] as { fromBlock: string }).fromBlock);
-    return { error: { code: -32602, message: `Log response size exceeded. this block range should work: [0x${from.toString(16)}, 0x${(from + 9).toString(16)}]` } };
+    return {
+      error: { code: -32602, message: `Log response size exceeded. this block range should work: [0x${from.toString(16)}, 0x${(from + 9).toString(16)}]` },
+    };
   });
   const query = { fromBlock: work.fromBlock, toBlock: work.toBlock, topics: [[TRANSFER]] };
   t.same(await source.getLogs(query), await createEthereumSource(client).getLogs(query));
@@ -161,8 +182,13 @@ t.test('getLogs follows a suggested range', async (t) => {
 });
 
 t.test('getLogs gives up on a single block the provider refuses', async (t) => {
-  const { source } = await behindProxy(t, (c) => (c.method === 'eth_getLogs' ? { error: { code: -32005, message: 'query returned more than 10000 results' } } : undefined));
-  await t.rejects(source.getLogs({ fromBlock: work.fromBlock, toBlock: work.fromBlock + 3 }), { code: 'RPC_LOG_RANGE_REFUSED', message: new RegExp(`single block ${work.fromBlock}`) });
+  const { source } = await behindProxy(t, (c) =>
+    c.method === 'eth_getLogs' ? { error: { code: -32005, message: 'query returned more than 10000 results' } } : undefined,
+  );
+  await t.rejects(source.getLogs({ fromBlock: work.fromBlock, toBlock: work.fromBlock + 3 }), {
+    code: 'RPC_LOG_RANGE_REFUSED',
+    message: new RegExp(`single block ${work.fromBlock}`),
+  });
 });
 
 t.test('getBlockLogs: every log of each block in one request, as eth_getLogs over the block', async (t) => {
@@ -170,8 +196,15 @@ t.test('getBlockLogs: every log of each block in one request, as eth_getLogs ove
   const some = heights.slice(0, 3);
   const lists = await source.getBlockLogs(some);
   t.equal(proxy.bodies.length, 1, 'one batch');
-  t.same(lists.map((l) => l.length), [6, 6, 6], 'transfers and approvals alike');
-  t.same(lists[1]!.map((l) => l.logIndex), [0, 1, 2, 3, 4, 5]);
+  t.same(
+    lists.map((l) => l.length),
+    [6, 6, 6],
+    'transfers and approvals alike',
+  );
+  t.same(
+    lists[1]!.map((l) => l.logIndex),
+    [0, 1, 2, 3, 4, 5],
+  );
   t.ok(lists.every((list, i) => list.every((l) => l.blockNumber === some[i])));
   t.same(await source.getBlockLogs([]), []);
 });
@@ -180,19 +213,31 @@ t.test('receipts: by hash, by block, and without eth_getBlockReceipts', async (t
   const blocks = await source.getBlocks(heights.slice(0, 3), { transactions: false });
   const hashes = blocks.flatMap((b) => b.transactionHashes);
   const receipts = await source.getReceipts(hashes);
-  t.same(receipts.map((r) => r.transactionHash), hashes);
+  t.same(
+    receipts.map((r) => r.transactionHash),
+    hashes,
+  );
   const r = receipts[0]!;
   t.match(r, { blockNumber: work.fromBlock, blockHash: blocks[0]!.hash, status: 1, to: work.token, contractAddress: null, type: 2 });
   t.type(r.gasUsed, 'bigint');
   t.type(r.effectiveGasPrice, 'bigint');
   const logs = await source.getLogs({ fromBlock: heights[0]!, toBlock: heights[2]! });
-  t.same(receipts.flatMap((x) => x.logs), logs, 'receipt logs equal eth_getLogs logs');
+  t.same(
+    receipts.flatMap((x) => x.logs),
+    logs,
+    'receipt logs equal eth_getLogs logs',
+  );
 
   const byBlock = await source.getBlockReceipts(heights.slice(0, 3));
   t.same(byBlock.flat(), receipts);
-  t.same(byBlock.map((rs) => rs.length), [6, 6, 6]);
+  t.same(
+    byBlock.map((rs) => rs.length),
+    [6, 6, 6],
+  );
 
-  const { proxy, source: old } = await behindProxy(t, (c) => (c.method === 'eth_getBlockReceipts' ? { error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' } } : undefined));
+  const { proxy, source: old } = await behindProxy(t, (c) =>
+    c.method === 'eth_getBlockReceipts' ? { error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' } } : undefined,
+  );
   t.same(await old.getBlockReceipts(heights.slice(0, 3)), byBlock);
   t.equal(proxy.bodies.length, 3, 'refused batch, then blocks and receipts in one batch each');
   await old.getBlockReceipts(heights.slice(0, 1));
@@ -203,7 +248,8 @@ t.test('receipts: by hash, by block, and without eth_getBlockReceipts', async (t
 t.test('call is pinned to a height', async (t) => {
   const holder = work.senders[0]! as `0x${string}`;
   const data = encodeFunctionData({ abi: testErc20Abi, functionName: 'balanceOf', args: [holder] });
-  const balanceAt = async (h: number) => decodeFunctionResult({ abi: testErc20Abi, functionName: 'balanceOf', data: (await source.call({ to: work.token, data }, h)) as `0x${string}` });
+  const balanceAt = async (h: number) =>
+    decodeFunctionResult({ abi: testErc20Abi, functionName: 'balanceOf', data: (await source.call({ to: work.token, data }, h)) as `0x${string}` });
   t.equal(await balanceAt(work.startBlock), 0n, 'before the mint');
   t.equal(await balanceAt(work.mintBlock), 10n ** 30n, 'right after the mint');
   t.ok((await balanceAt(work.toBlock)) < 10n ** 30n, 'after sending');

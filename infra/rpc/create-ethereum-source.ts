@@ -55,7 +55,10 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
   async function getReceipts(txHashes: readonly string[]): Promise<EthReceipt[]> {
     const raw = await client.batch(txHashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
     return raw.map((r, i) => {
-      if (r === null) throw new IdxError('CHAIN_RECEIPT_NOT_FOUND', `the endpoint has no receipt for transaction ${txHashes[i]}; it may not be synced yet`, { retryable: true });
+      if (r === null)
+        throw new IdxError('CHAIN_RECEIPT_NOT_FOUND', `the endpoint has no receipt for transaction ${txHashes[i]}; it may not be synced yet`, {
+          retryable: true,
+        });
       return toEthReceipt(r);
     });
   }
@@ -114,20 +117,26 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
         settled.forEach((s, i) => {
           const range = queue[i]!;
           if (s.ok) {
-            if (!Array.isArray(s.value)) throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs answered ${JSON.stringify(s.value)?.slice(0, 80)} instead of a list of logs`);
+            if (!Array.isArray(s.value))
+              throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs answered ${JSON.stringify(s.value)?.slice(0, 80)} instead of a list of logs`);
             done.push({ fromBlock: range.fromBlock, toBlock: range.toBlock, logs: s.value.map(toEthLog), endpoint: s.endpoint });
             return;
           }
           const advice = parseLogRangeRefusal(s.error, range);
           if (advice === null) throw s.error;
           if (range.fromBlock === range.toBlock) {
-            throw new IdxError('RPC_LOG_RANGE_REFUSED', `the endpoint refuses eth_getLogs even for the single block ${range.fromBlock}: ${s.error.message}. Narrow the data source's address/topics filter or use an endpoint without this limit.`, { cause: s.error });
+            throw new IdxError(
+              'RPC_LOG_RANGE_REFUSED',
+              `the endpoint refuses eth_getLogs even for the single block ${range.fromBlock}: ${s.error.message}. Narrow the data source's address/topics filter or use an endpoint without this limit.`,
+              { cause: s.error },
+            );
           }
           const blocks = range.toBlock - range.fromBlock + 1;
           let span = Math.ceil(blocks / 2);
           if (advice.maxBlocks !== undefined) {
             span = advice.maxBlocks;
-            if (advice.maxBlocks < maxLogBlocks) notice(`the endpoint limits eth_getLogs to ${advice.maxBlocks} blocks per query; asking for narrower ranges from now on`);
+            if (advice.maxBlocks < maxLogBlocks)
+              notice(`the endpoint limits eth_getLogs to ${advice.maxBlocks} blocks per query; asking for narrower ranges from now on`);
             maxLogBlocks = Math.min(maxLogBlocks, advice.maxBlocks);
           } else if (advice.suggestedToBlock !== undefined) {
             span = advice.suggestedToBlock - range.fromBlock + 1;
@@ -143,11 +152,14 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
 
     async getBlockLogs(heights) {
       if (heights.length === 0) return [];
-      const settled = await client.batchSettled(heights.map((h) => ({ method: 'eth_getLogs', params: [{ fromBlock: toQuantity(h), toBlock: toQuantity(h) }] })));
+      const settled = await client.batchSettled(
+        heights.map((h) => ({ method: 'eth_getLogs', params: [{ fromBlock: toQuantity(h), toBlock: toQuantity(h) }] })),
+      );
       const lists = settled.map((s, i) => {
         if (!s.ok) throw s.error;
         const logs = s.value;
-        if (!Array.isArray(logs)) throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs of block ${heights[i]} answered ${JSON.stringify(logs)?.slice(0, 80)} instead of a list of logs`);
+        if (!Array.isArray(logs))
+          throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs of block ${heights[i]} answered ${JSON.stringify(logs)?.slice(0, 80)} instead of a list of logs`);
         return logs.map(toEthLog).sort((a, b) => a.logIndex - b.logIndex);
       });
       return byHeight(lists, heights, settled);
@@ -196,7 +208,9 @@ function present(block: unknown, height: number): unknown {
 }
 
 function notFound(height: number): IdxError {
-  return new IdxError('CHAIN_BLOCK_NOT_FOUND', `the endpoint has no block ${height}: it is beyond the chain head or the endpoint is behind (or pruned)`, { retryable: true });
+  return new IdxError('CHAIN_BLOCK_NOT_FOUND', `the endpoint has no block ${height}: it is beyond the chain head or the endpoint is behind (or pruned)`, {
+    retryable: true,
+  });
 }
 
 /** [from, to] cut into consecutive ranges of at most `span` blocks. */

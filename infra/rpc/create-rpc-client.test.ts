@@ -21,7 +21,10 @@ t.test('N calls go in one HTTP request; results come back in call order', async 
   const results = await client.batch(calls);
   t.equal(server.bodies.length, 1, 'one HTTP request');
   t.equal(callCount(server.bodies[0]), 50);
-  t.same(results, calls.map((c) => `eth_getBlockByNumber:${JSON.stringify(c.params)}`));
+  t.same(
+    results,
+    calls.map((c) => `eth_getBlockByNumber:${JSON.stringify(c.params)}`),
+  );
   t.equal(server.headers[0]!.authorization, 'Bearer k', 'endpoint headers are sent');
   t.match((server.bodies[0] as JsonRpcRequest[])[0], { jsonrpc: '2.0', method: 'eth_getBlockByNumber' });
 
@@ -30,7 +33,9 @@ t.test('N calls go in one HTTP request; results come back in call order', async 
 });
 
 t.test('ids echoed as strings still match', async (t) => {
-  const server = await startLocalServer(t, (body) => ({ json: (body as JsonRpcRequest[]).map((c) => ({ jsonrpc: '2.0', id: String(c.id), result: c.method })) }));
+  const server = await startLocalServer(t, (body) => ({
+    json: (body as JsonRpcRequest[]).map((c) => ({ jsonrpc: '2.0', id: String(c.id), result: c.method })),
+  }));
   const client = createRpcClient({ endpoints: [{ url: server.url }], retries: 0 });
   t.same(await client.batch([{ method: 'a' }, { method: 'b' }]), ['a', 'b']);
 });
@@ -40,7 +45,10 @@ t.test('batches are split by maxBatchSize', async (t) => {
   const client = createRpcClient({ endpoints: [{ url: server.url }], maxBatchSize: 10, concurrency: 2 });
   const results = await client.batch(Array.from({ length: 25 }, (_, i) => ({ method: 'm', params: [i] })));
   t.same(server.bodies.map(callCount).sort(), [10, 10, 5]);
-  t.same(results, Array.from({ length: 25 }, (_, i) => `m:[${i}]`));
+  t.same(
+    results,
+    Array.from({ length: 25 }, (_, i) => `m:[${i}]`),
+  );
 });
 
 t.test('per-call errors become RpcError with the JSON-RPC code and data', async (t) => {
@@ -75,7 +83,12 @@ t.test('retries HTTP 5xx, 429 and rate-limit errors with backoff', async (t) => 
     const calls = body as JsonRpcRequest[];
     if (n === 3) {
       // one call rate limited, the other answered: only the first is sent again
-      return { json: [{ jsonrpc: '2.0', id: calls[0]!.id, error: { code: -32005, message: 'daily request count exceeded, request rate limited' } }, { jsonrpc: '2.0', id: calls[1]!.id, result: 'b' }] };
+      return {
+        json: [
+          { jsonrpc: '2.0', id: calls[0]!.id, error: { code: -32005, message: 'daily request count exceeded, request rate limited' } },
+          { jsonrpc: '2.0', id: calls[1]!.id, result: 'b' },
+        ],
+      };
     }
     return echo(body);
   });
@@ -96,7 +109,9 @@ t.test('a Retry-After is honoured (up to maxBackoffMs)', async (t) => {
 });
 
 t.test('a lagging endpoint behind a load balancer: the call goes to another', async (t) => {
-  const behind = await startLocalServer(t, (body) => ({ json: { jsonrpc: '2.0', id: (body as JsonRpcRequest).id, error: { code: -32000, message: 'header not found' } } }));
+  const behind = await startLocalServer(t, (body) => ({
+    json: { jsonrpc: '2.0', id: (body as JsonRpcRequest).id, error: { code: -32000, message: 'header not found' } },
+  }));
   const synced = await startLocalServer(t, echo);
   const client = createRpcClient({ endpoints: [{ url: behind.url }, { url: synced.url }], retries: 0 });
   t.equal(await client.request('eth_call', [{}, '0x10']), 'eth_call:[{},"0x10"]');
@@ -190,15 +205,27 @@ t.test('bad answers: not JSON, a whole-batch error, missing responses', async (t
 
 t.test('an endpoint that limits batch sizes gets smaller batches from then on', async (t) => {
   const server = await startLocalServer(t, (body) => {
-    if (callCount(body) > 8) return callCount(body) > 20 ? { status: 413, text: 'Payload Too Large' } : { json: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch limit 8 exceeded' } } };
+    if (callCount(body) > 8)
+      return callCount(body) > 20
+        ? { status: 413, text: 'Payload Too Large' }
+        : { json: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch limit 8 exceeded' } } };
     return echo(body);
   });
   const client = createRpcClient({ endpoints: [{ url: server.url }], maxBatchSize: 100, concurrency: 1 });
   const calls = Array.from({ length: 30 }, (_, i) => ({ method: 'm', params: [i] }));
-  t.same(await client.batch(calls), calls.map((_, i) => `m:[${i}]`));
+  t.same(
+    await client.batch(calls),
+    calls.map((_, i) => `m:[${i}]`),
+  );
   const first = server.bodies.length;
-  t.same(await client.batch(calls), calls.map((_, i) => `m:[${i}]`));
-  t.ok(server.bodies.slice(first).every((b) => callCount(b) <= 8), 'the learned size is kept');
+  t.same(
+    await client.batch(calls),
+    calls.map((_, i) => `m:[${i}]`),
+  );
+  t.ok(
+    server.bodies.slice(first).every((b) => callCount(b) <= 8),
+    'the learned size is kept',
+  );
   t.equal(server.bodies.length - first, 4, '30 calls in batches of at most 8');
 });
 

@@ -86,9 +86,11 @@ class TransportFailure extends Error {
 class BatchTooLarge extends Error {}
 
 export function createRpcClient(options: RpcClientOptions): RpcClient {
-  if (options.endpoints.length === 0) throw new IdxError('RPC_NO_ENDPOINTS', 'no RPC endpoint given: set network.endpoint in the manifest or pass --network-endpoint');
+  if (options.endpoints.length === 0)
+    throw new IdxError('RPC_NO_ENDPOINTS', 'no RPC endpoint given: set network.endpoint in the manifest or pass --network-endpoint');
   for (const e of options.endpoints) {
-    if (!/^https?:\/\//i.test(e.url)) throw new IdxError('RPC_BAD_ENDPOINT', `RPC endpoint "${e.url}" is not an http(s) URL (only HTTP endpoints are supported, not ws://)`);
+    if (!/^https?:\/\//i.test(e.url))
+      throw new IdxError('RPC_BAD_ENDPOINT', `RPC endpoint "${e.url}" is not an http(s) URL (only HTTP endpoints are supported, not ws://)`);
   }
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxBatchSize = Math.max(1, options.maxBatchSize ?? 100);
@@ -185,14 +187,24 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       attempts++;
       let answers: Map<number, JsonRpcResponse>;
       try {
-        answers = await post(endpoint, pending.map((i) => calls[i]!));
+        answers = await post(
+          endpoint,
+          pending.map((i) => calls[i]!),
+        );
       } catch (err) {
         if (err instanceof BatchTooLarge) {
           // halve until the endpoint takes it; later batches start at the size that worked
           const half = Math.ceil(pending.length / 2);
           batchLimit = Math.min(batchLimit, half);
           const parts = [pending.slice(0, half), pending.slice(half)];
-          const settled = await Promise.all(parts.map((part) => sendChunk(part.map((i) => calls[i]!), disallowed)));
+          const settled = await Promise.all(
+            parts.map((part) =>
+              sendChunk(
+                part.map((i) => calls[i]!),
+                disallowed,
+              ),
+            ),
+          );
           parts.forEach((part, p) => part.forEach((callIndex, k) => (out[callIndex] = settled[p]![k]!)));
           return out;
         }
@@ -291,7 +303,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         if (pieces !== undefined) {
           const filter = call.params![0] as Record<string, unknown>;
           return pieces.map((p) => {
-            const piece = { ...filter, fromBlock: `0x${p.from.toString(16)}`, toBlock: p.to === Number.POSITIVE_INFINITY ? (filter.toBlock ?? 'latest') : `0x${p.to.toString(16)}` };
+            const piece = {
+              ...filter,
+              fromBlock: `0x${p.from.toString(16)}`,
+              toBlock: p.to === Number.POSITIVE_INFINITY ? (filter.toBlock ?? 'latest') : `0x${p.to.toString(16)}`,
+            };
             parts.push({ call: { method: call.method, params: [piece] }, targets: eligible(list, { kind: 'heights', from: p.from, to: p.to }) });
             return parts.length - 1;
           });
@@ -311,7 +327,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     await Promise.all(
       [...groups.values()].map(async (members) => {
         const allowed = new Set(parts[members[0]!]!.targets.map((i) => all[i]!));
-        const answers = await sendAll(members.map((i) => parts[i]!.call), new Set(all.filter((e) => !allowed.has(e))));
+        const answers = await sendAll(
+          members.map((i) => parts[i]!.call),
+          new Set(all.filter((e) => !allowed.has(e))),
+        );
         members.forEach((partIndex, k) => (settled[partIndex] = answers[k]!));
       }),
     );
@@ -334,8 +353,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
             endpoint: endpoint.label,
             settled: calls.map((c, i): RpcSettled => {
               const a = answers.get(i);
-              if (a === undefined) return { ok: false, error: new RpcError(c.method, { code: -32603, message: 'no response to this call' }, { endpoint: endpoint.label }) };
-              if (a.error !== undefined && a.error !== null) return { ok: false, error: new RpcError(c.method, normaliseError(a.error), { endpoint: endpoint.label }) };
+              if (a === undefined)
+                return { ok: false, error: new RpcError(c.method, { code: -32603, message: 'no response to this call' }, { endpoint: endpoint.label }) };
+              if (a.error !== undefined && a.error !== null)
+                return { ok: false, error: new RpcError(c.method, normaliseError(a.error), { endpoint: endpoint.label }) };
               return { ok: true, value: a.result ?? null, endpoint: endpoint.label };
             }),
           };

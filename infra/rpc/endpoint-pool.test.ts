@@ -36,5 +36,8 @@ t.test('when all are cooling, the one that recovers first; exclusions are honour
   t.equal(pool.pick(new Set()), a);
   t.equal(pool.pick(new Set([a])), b);
   t.equal(pool.pick(new Set([a, b])), undefined);
-  t.same(pool.endpoints.map((e) => e.label), ['http://a', 'http://b']);
+  t.same(
+    pool.endpoints.map((e) => e.label),
+    ['http://a', 'http://b'],
+  );
 });

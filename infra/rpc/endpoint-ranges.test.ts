@@ -32,14 +32,41 @@ t.test('parseDataInfo, eligible, splitHeights', async (t) => {
   t.same(eligible(shards, { kind: 'heights', from: 150, to: 150 }), [1]);
   t.same(eligible(shards, { kind: 'heights', from: 90, to: 110 }), [], 'a span across shards: nobody alone');
   t.same(eligible(shards, { kind: 'head' }), [1]);
-  t.same(eligible([{ start: 0, end: 10 }, { start: 5, end: 20 }], { kind: 'head' }), [1], 'without a shard following the chain: the one reaching highest');
+  t.same(
+    eligible(
+      [
+        { start: 0, end: 10 },
+        { start: 5, end: 20 },
+      ],
+      { kind: 'head' },
+    ),
+    [1],
+    'without a shard following the chain: the one reaching highest',
+  );
   t.same(eligible([...shards, undefined], { kind: 'heights', from: 90, to: 110 }), [2], 'a full node holds everything');
   t.same(eligible(shards, { kind: 'any' }), [0, 1]);
   t.same(eligible([...shards, undefined], { kind: 'full-node' }), [2]);
   t.same(eligible(shards, { kind: 'full-node' }), [0, 1], 'only shards: let them answer');
-  t.same(splitHeights(shards, 90, 110), [{ from: 90, to: 100 }, { from: 101, to: 110 }]);
-  t.same(splitHeights(shards, 90, Number.POSITIVE_INFINITY), [{ from: 90, to: 100 }, { from: 101, to: Number.POSITIVE_INFINITY }]);
-  t.equal(splitHeights([{ start: 0, end: 10 }, { start: 20, end: null }], 5, 25), undefined, 'a gap no shard holds');
+  t.same(splitHeights(shards, 90, 110), [
+    { from: 90, to: 100 },
+    { from: 101, to: 110 },
+  ]);
+  t.same(splitHeights(shards, 90, Number.POSITIVE_INFINITY), [
+    { from: 90, to: 100 },
+    { from: 101, to: Number.POSITIVE_INFINITY },
+  ]);
+  t.equal(
+    splitHeights(
+      [
+        { start: 0, end: 10 },
+        { start: 20, end: null },
+      ],
+      5,
+      25,
+    ),
+    undefined,
+    'a gap no shard holds',
+  );
 });
 
 /** A fake shard: answers idx_dataInfo with its range and eth_getBlockByNumber/eth_getLogs with its name, 4444 outside. */
@@ -54,8 +81,13 @@ async function shard(t: Parameters<typeof startLocalServer>[0], name: string, ra
       }
       const f = c.params[0] as { fromBlock?: string; toBlock?: string } | string;
       const [from, to] = typeof f === 'string' ? [Number(f), Number(f)] : [Number(f.fromBlock), f.toBlock === 'latest' ? 1e9 : Number(f.toBlock)];
-      if (r !== 'full' && (from < r.start || (r.end !== null && to > r.end))) return { jsonrpc: '2.0', id: c.id, error: { code: 4444, message: `pruned history unavailable: requested ${from}` } };
-      return { jsonrpc: '2.0', id: c.id, result: c.method === 'eth_getLogs' ? [`${name}:${from}-${typeof f === 'string' ? from : f.toBlock}`] : `${name}:${from}` };
+      if (r !== 'full' && (from < r.start || (r.end !== null && to > r.end)))
+        return { jsonrpc: '2.0', id: c.id, error: { code: 4444, message: `pruned history unavailable: requested ${from}` } };
+      return {
+        jsonrpc: '2.0',
+        id: c.id,
+        result: c.method === 'eth_getLogs' ? [`${name}:${from}-${typeof f === 'string' ? from : f.toBlock}`] : `${name}:${from}`,
+      };
     });
     return { json: Array.isArray(body) ? out : out[0] };
   });
@@ -69,8 +101,18 @@ t.test('a client over shards sends each call to the shard holding its blocks', a
   const full = await shard(t, 'full', () => 'full');
   const client = createRpcClient({ endpoints: [{ url: low.url }, { url: high.url }], routeByRange: true, retries: 1, backoffMs: 1, cooldownMs: 1 });
   const heights = [5, 150, 100, 101, 7];
-  t.same(await client.batch(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [`0x${h.toString(16)}`, false] }))), ['low:5', 'high:150', 'low:100', 'high:101', 'low:7']);
-  t.same(await client.request('eth_getLogs', [{ fromBlock: '0x5a', toBlock: '0x6e' }]), ['low:90-0x64', 'high:101-0x6e'], 'a getLogs span across shards is cut and joined');
+  t.same(await client.batch(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [`0x${h.toString(16)}`, false] }))), [
+    'low:5',
+    'high:150',
+    'low:100',
+    'high:101',
+    'low:7',
+  ]);
+  t.same(
+    await client.request('eth_getLogs', [{ fromBlock: '0x5a', toBlock: '0x6e' }]),
+    ['low:90-0x64', 'high:101-0x6e'],
+    'a getLogs span across shards is cut and joined',
+  );
   t.same(await client.request('eth_getLogs', [{ fromBlock: '0x5a', toBlock: 'latest' }]), ['low:90-0x64', 'high:101-latest']);
   t.same(await client.request('eth_getBlockByNumber', ['latest', false]), 'high:NaN', 'the newest block: the shard that follows the chain');
   t.equal(low.bodies.filter((b) => JSON.stringify(b).includes('idx_dataInfo')).length, 1, 'ranges are asked once');
@@ -81,7 +123,13 @@ t.test('a client over shards sends each call to the shard holding its blocks', a
   t.same(await client.request('eth_getBlockByNumber', ['0x46', false]), 'high:70');
   t.equal(low.bodies.filter((b) => JSON.stringify(b).includes('idx_dataInfo')).length, 2, 'after a 4444 the ranges are asked again');
 
-  const mixed = createRpcClient({ endpoints: [{ url: low.url }, { url: high.url }, { url: full.url }], routeByRange: true, retries: 1, backoffMs: 1, cooldownMs: 1 });
+  const mixed = createRpcClient({
+    endpoints: [{ url: low.url }, { url: high.url }, { url: full.url }],
+    routeByRange: true,
+    retries: 1,
+    backoffMs: 1,
+    cooldownMs: 1,
+  });
   t.same(await mixed.request('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x3c' }]), ['full:0-0x3c'], 'a full node (no idx_dataInfo) holds everything');
 });
 

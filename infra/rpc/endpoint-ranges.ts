@@ -122,7 +122,7 @@ export function eligible(ranges: readonly (EndpointRange | undefined)[], need: B
  */
 export function splitHeights(ranges: readonly (EndpointRange | undefined)[], from: number, to: number): { from: number; to: number }[] | undefined {
   const pieces: { from: number; to: number }[] = [];
-  for (let at = from; at <= to; ) {
+  for (let at = from; at <= to;) {
     let reach = -1;
     for (const r of ranges) {
       if (r !== undefined && (r.start > at || (r.end !== null && r.end < at))) continue;

@@ -21,13 +21,24 @@ t.test('blooms and receipts roots recomputed from anvil blocks equal their heade
   // one block of every legacy-compatible receipt shape: legacy, access list (1) and dynamic fee (2) transactions, a revert, a plain transfer
   await client.request('evm_setAutomine', [false]);
   const base = { from: ANVIL_DEV_ACCOUNT, to: work.token, gas: toQuantity(100_000) };
-  const transfer = '0xa9059cbb' + '00'.repeat(12) + work.recipients[0]!.slice(2) + (1n).toString(16).padStart(64, '0');
+  const transfer = '0xa9059cbb' + '00'.repeat(12) + work.recipients[0]!.slice(2) + 1n.toString(16).padStart(64, '0');
   const nonce = hexToNumber(await client.request('eth_getTransactionCount', [ANVIL_DEV_ACCOUNT, 'pending']));
   await client.batch([
-    { method: 'eth_sendTransaction', params: [{ ...base, data: '0x', to: work.recipients[1], value: '0x1', gasPrice: toQuantity(10n ** 10n), nonce: toQuantity(nonce), gas: toQuantity(21_000) }] },
-    { method: 'eth_sendTransaction', params: [{ ...base, data: transfer, gasPrice: toQuantity(10n ** 10n), accessList: [], type: '0x1', nonce: toQuantity(nonce + 1) }] },
+    {
+      method: 'eth_sendTransaction',
+      params: [
+        { ...base, data: '0x', to: work.recipients[1], value: '0x1', gasPrice: toQuantity(10n ** 10n), nonce: toQuantity(nonce), gas: toQuantity(21_000) },
+      ],
+    },
+    {
+      method: 'eth_sendTransaction',
+      params: [{ ...base, data: transfer, gasPrice: toQuantity(10n ** 10n), accessList: [], type: '0x1', nonce: toQuantity(nonce + 1) }],
+    },
     // the dev account holds no tokens: this transfer reverts (status 0, no logs)
-    { method: 'eth_sendTransaction', params: [{ ...base, data: transfer, maxFeePerGas: toQuantity(10n ** 11n), maxPriorityFeePerGas: '0x1', nonce: toQuantity(nonce + 2) }] },
+    {
+      method: 'eth_sendTransaction',
+      params: [{ ...base, data: transfer, maxFeePerGas: toQuantity(10n ** 11n), maxPriorityFeePerGas: '0x1', nonce: toQuantity(nonce + 2) }],
+    },
   ]);
   await client.request('evm_mine');
   await client.request('evm_setAutomine', [true]);
@@ -38,14 +49,23 @@ t.test('blooms and receipts roots recomputed from anvil blocks equal their heade
   const receipts = await source.getBlockReceipts(heights);
   const types = new Set(receipts.flat().map((r) => r.type ?? 0));
   t.same([...types].sort(), [0, 1, 2], 'legacy, access-list and dynamic-fee receipts are covered');
-  t.ok(receipts.flat().some((r) => r.status === 0), 'a failed transaction is covered');
-  t.ok(receipts.some((list) => list.length > 128), 'a block of more than 128 receipts is covered');
+  t.ok(
+    receipts.flat().some((r) => r.status === 0),
+    'a failed transaction is covered',
+  );
+  t.ok(
+    receipts.some((list) => list.length > 128),
+    'a block of more than 128 receipts is covered',
+  );
   blocks.forEach((block, i) => {
     const logs = receipts[i]!.flatMap((r) => r.logs);
     t.equal(bytesToHex(logsBloom(logs)), block.logsBloom, `block ${block.height}: the bloom of its logs is the header's`);
     t.equal(receiptsRoot(receipts[i]!), block.receiptsRoot, `block ${block.height}: receipts root`);
     const bloom = parseBloom(block.logsBloom);
-    t.ok(logs.every((l) => bloomHasLog(bloom, l)), 'every log is in the bloom');
+    t.ok(
+      logs.every((l) => bloomHasLog(bloom, l)),
+      'every log is in the bloom',
+    );
     const altered = receipts[i]!.map((r) => ({ ...r, logs: r.logs.map((l) => ({ ...l, data: l.data.replace(/.$/, (c) => (c === '0' ? '1' : '0')) })) }));
     if (logs.length > 0) t.not(receiptsRoot(altered), block.receiptsRoot, 'one altered data byte changes the root');
   });

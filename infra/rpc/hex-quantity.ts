@@ -19,7 +19,8 @@ export function hexToNumber(hex: unknown, what = 'quantity'): number {
 }
 
 export function toQuantity(value: number | bigint): string {
-  if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < 0)) throw new IdxError('INVALID_QUANTITY', `${value} is not a non-negative integer`);
+  if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < 0))
+    throw new IdxError('INVALID_QUANTITY', `${value} is not a non-negative integer`);
   if (typeof value === 'bigint' && value < 0n) throw new IdxError('INVALID_QUANTITY', `${value} is negative`);
   return `0x${value.toString(16)}`;
 }

@@ -60,7 +60,10 @@ t.test('errors: -32700, -32600, -32601, -32602, -32603 and method-defined codes'
   t.match((await post('"hello"')).json, { id: null, error: { code: -32600 } });
   t.match((await post('[]')).json, { id: null, error: { code: -32600, message: /empty batch/ } });
   t.match((await post('{"jsonrpc":"2.0","id":4,"method":"nope"}')).json, { id: 4, error: { code: -32601, message: /nope/ } });
-  t.match((await post('{"jsonrpc":"2.0","id":5,"method":"slowSum","params":[1,"2"]}')).json, { id: 5, error: { code: -32602, message: 'slowSum takes numbers' } });
+  t.match((await post('{"jsonrpc":"2.0","id":5,"method":"slowSum","params":[1,"2"]}')).json, {
+    id: 5,
+    error: { code: -32602, message: 'slowSum takes numbers' },
+  });
   t.match((await post('{"jsonrpc":"2.0","id":5,"method":"echo","params":{"a":1}}')).json, { id: 5, error: { code: -32602, message: /array/ } });
   t.same((await post('{"jsonrpc":"2.0","id":6,"method":"custom","params":[]}')).json, {
     jsonrpc: '2.0',
@@ -133,17 +136,34 @@ t.test('answers are bounded: a call over the size limit, and a batch whose answe
   const at = `http://127.0.0.1:${(limited.address() as { port: number }).port}`;
   const send = async (body: unknown) => (await fetch(at, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
 
-  t.match(await send({ jsonrpc: '2.0', id: 1, method: 'blob', params: [2000] }), { id: 1, error: { code: -32003, message: /answer of blob is 2002 bytes, more than this server's limit of 1000/ } });
+  t.match(await send({ jsonrpc: '2.0', id: 1, method: 'blob', params: [2000] }), {
+    id: 1,
+    error: { code: -32003, message: /answer of blob is 2002 bytes, more than this server's limit of 1000/ },
+  });
   t.same(await send({ jsonrpc: '2.0', id: 2, method: 'blob', params: [10] }), { jsonrpc: '2.0', id: 2, result: 'x'.repeat(10) }, 'small answers pass');
 
   runs = 0;
   const calls = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'blob', params: [300] }));
   const started = performance.now();
-  const [batch, meanwhile] = await Promise.all([send(calls), new Promise((r) => setTimeout(r, 5)).then(() => send({ jsonrpc: '2.0', id: 'm', method: 'blob', params: [1] }))]);
+  const [batch, meanwhile] = await Promise.all([
+    send(calls),
+    new Promise((r) => setTimeout(r, 5)).then(() => send({ jsonrpc: '2.0', id: 'm', method: 'blob', params: [1] })),
+  ]);
   t.equal(batch.length, 100, 'every call is answered');
-  t.same(batch.slice(0, 2).map((a: any) => a.result?.length), [300, 300], 'the answers that fit come first');
-  t.ok(batch.slice(3).every((a: any) => a.error?.code === -32003 && /answers of this batch reached this server's limit of 1000 bytes/.test(a.error.message)), 'the rest are -32003');
-  t.same(batch.map((a: any) => a.id), calls.map((c) => c.id), 'ids in order');
+  t.same(
+    batch.slice(0, 2).map((a: any) => a.result?.length),
+    [300, 300],
+    'the answers that fit come first',
+  );
+  t.ok(
+    batch.slice(3).every((a: any) => a.error?.code === -32003 && /answers of this batch reached this server's limit of 1000 bytes/.test(a.error.message)),
+    'the rest are -32003',
+  );
+  t.same(
+    batch.map((a: any) => a.id),
+    calls.map((c) => c.id),
+    'ids in order',
+  );
   t.ok(runs <= 6, `the calls after the limit are not run (${runs} of 100 ran)`);
   t.equal(meanwhile.result, 'x', 'another client is answered meanwhile');
   t.ok(performance.now() - started < 1000);

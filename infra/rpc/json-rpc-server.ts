@@ -73,7 +73,8 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
 
   /** One call's answer as JSON text, or undefined for a notification. */
   async function answer(call: unknown): Promise<string | undefined> {
-    if (call === null || typeof call !== 'object' || Array.isArray(call)) return errorText(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC request object');
+    if (call === null || typeof call !== 'object' || Array.isArray(call))
+      return errorText(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC request object');
     const c = call as Record<string, unknown>;
     const validId = c.id === null || typeof c.id === 'string' || (typeof c.id === 'number' && Number.isFinite(c.id));
     const id: Id = validId ? (c.id as Id) : null;
@@ -82,7 +83,8 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     if (has(c, 'id') && !validId) return errorText(null, INVALID_REQUEST, 'Invalid Request: id must be a string, a number or null');
     if (c.jsonrpc !== '2.0') return errorText(id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"');
     if (typeof c.method !== 'string') return errorText(id, INVALID_REQUEST, 'Invalid Request: method must be a string');
-    if (has(c, 'params') && (c.params === null || typeof c.params !== 'object')) return errorText(id, INVALID_REQUEST, 'Invalid Request: params must be an array or an object');
+    if (has(c, 'params') && (c.params === null || typeof c.params !== 'object'))
+      return errorText(id, INVALID_REQUEST, 'Invalid Request: params must be an array or an object');
     const isNotification = !has(c, 'id');
     const method = methods.get(c.method);
     let result: unknown;
@@ -100,7 +102,11 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     const text = result instanceof RawJson ? result.text : JSON.stringify(result === undefined ? null : result);
     const bytes = Buffer.byteLength(text);
     if (bytes > maxResponse) {
-      return errorText(id, RESPONSE_TOO_LARGE, `response too large: the answer of ${c.method} is ${bytes} bytes, more than this server's limit of ${maxResponse}; ask for less (e.g. a narrower block range)`);
+      return errorText(
+        id,
+        RESPONSE_TOO_LARGE,
+        `response too large: the answer of ${c.method} is ${bytes} bytes, more than this server's limit of ${maxResponse}; ask for less (e.g. a narrower block range)`,
+      );
     }
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
   }
@@ -110,7 +116,11 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     const c = call !== null && typeof call === 'object' && !Array.isArray(call) ? (call as Record<string, unknown>) : undefined;
     if (c !== undefined && !has(c, 'id')) return undefined;
     const id = c !== undefined && (c.id === null || typeof c.id === 'string' || (typeof c.id === 'number' && Number.isFinite(c.id))) ? (c.id as Id) : null;
-    return errorText(id, RESPONSE_TOO_LARGE, `response too large: the answers of this batch reached this server's limit of ${maxResponse} bytes, so this call's answer is left out: send it again in another request`);
+    return errorText(
+      id,
+      RESPONSE_TOO_LARGE,
+      `response too large: the answers of this batch reached this server's limit of ${maxResponse} bytes, so this call's answer is left out: send it again in another request`,
+    );
   }
 
   /** A batch's answers in order, run a few at a time and stopped once they reach the size limit. */
@@ -142,7 +152,8 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): (req: Inco
     }
     if (!Array.isArray(parsed)) return answer(parsed);
     if (parsed.length === 0) return errorText(null, INVALID_REQUEST, 'Invalid Request: an empty batch');
-    if (parsed.length > maxBatch) return errorText(null, INVALID_REQUEST, `Invalid Request: batch too large: ${parsed.length} calls, at most ${maxBatch} per batch`);
+    if (parsed.length > maxBatch)
+      return errorText(null, INVALID_REQUEST, `Invalid Request: batch too large: ${parsed.length} calls, at most ${maxBatch} per batch`);
     const answers = await answerBatch(parsed);
     return answers.length === 0 ? undefined : `[${answers.join(',')}]`;
   }

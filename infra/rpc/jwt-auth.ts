@@ -22,7 +22,8 @@ export async function loadOrCreateJwtSecret(path: string): Promise<{ secret: Buf
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new IdxError('ADMIN_SECRET_UNREADABLE', `cannot read the admin secret file ${path}: ${(err as Error).message}`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new IdxError('ADMIN_SECRET_UNREADABLE', `cannot read the admin secret file ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (text === undefined || text.trim() === '') {
     const secret = randomBytes(32);
@@ -35,7 +36,10 @@ export async function loadOrCreateJwtSecret(path: string): Promise<{ secret: Buf
   }
   const hex = text.trim().replace(/^0x/i, '');
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
-    throw new IdxError('ADMIN_SECRET_INVALID', `the admin secret file ${path} must hold 32 bytes as 64 hex digits (as geth's jwtsecret file), e.g. made by: openssl rand -hex 32 > ${path}`);
+    throw new IdxError(
+      'ADMIN_SECRET_INVALID',
+      `the admin secret file ${path} must hold 32 bytes as 64 hex digits (as geth's jwtsecret file), e.g. made by: openssl rand -hex 32 > ${path}`,
+    );
   }
   return { secret: Buffer.from(hex, 'hex'), created: false };
 }
@@ -68,6 +72,7 @@ export function refuseJwt(authorization: string | undefined, secret: Buffer, now
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid token: the signature does not match the admin secret';
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'invalid token: the claims need an "iat" (issued at, in seconds)';
-  if (Math.abs(nowSeconds - iat) > JWT_MAX_SKEW_SECONDS) return `stale token: issued at ${iat}, more than ${JWT_MAX_SKEW_SECONDS} s from the server's time ${nowSeconds}; make a fresh token for each request`;
+  if (Math.abs(nowSeconds - iat) > JWT_MAX_SKEW_SECONDS)
+    return `stale token: issued at ${iat}, more than ${JWT_MAX_SKEW_SECONDS} s from the server's time ${nowSeconds}; make a fresh token for each request`;
   return undefined;
 }

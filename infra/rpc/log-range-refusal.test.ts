@@ -20,7 +20,10 @@ t.test('providers that suggest a range, or only refuse', async (t) => {
   t.same(refusal(-32005, 'query returned more than 10000 results. Try with this block range [0xF4240, 0xF4A10].'), { suggestedToBlock: 0xf4a10 });
   t.same(refusal(-32005, 'query returned more than 10000 results', { from: '0xf4240', to: '0xf4400', limit: 10000 }), { suggestedToBlock: 0xf4400 });
   t.same(
-    refusal(-32602, 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters and the response size limit, this block range should work: [0xf4240, 0xf4a0f]'),
+    refusal(
+      -32602,
+      'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters and the response size limit, this block range should work: [0xf4240, 0xf4a0f]',
+    ),
     { suggestedToBlock: 0xf4a0f, maxBlocks: 2_000 },
   );
   t.same(refusal(-32005, 'query returned more than 10000 results'), {}, 'halve');

@@ -48,7 +48,9 @@ export function isLagging(error: JsonRpcErrorObject): boolean {
 /** The method does not exist on this endpoint (e.g. `eth_getBlockReceipts` on older nodes). */
 export function isMethodUnsupported(err: unknown): boolean {
   if (!(err instanceof RpcError)) return false;
-  return err.rpcCode === -32601 || /method .*(not (found|supported|available|exist)|unsupported|does not exist)|unsupported method|not supported/i.test(err.message);
+  return (
+    err.rpcCode === -32601 || /method .*(not (found|supported|available|exist)|unsupported|does not exist)|unsupported method|not supported/i.test(err.message)
+  );
 }
 
 /** One endpoint's failure to answer at all, as remembered for the final error message. */

@@ -33,22 +33,33 @@ export async function verifyChain(client: RpcClient, expected: ExpectedChain): P
     const [id, genesis] = a.settled;
     if (!id!.ok) throw id!.error;
     if (!genesis!.ok) throw genesis!.error;
-    if (genesis!.value === null) throw new IdxError('CHAIN_NO_GENESIS', `${a.endpoint} has no block 0 (a pruned node?): the indexer needs it to identify the chain`);
+    if (genesis!.value === null)
+      throw new IdxError('CHAIN_NO_GENESIS', `${a.endpoint} has no block 0 (a pruned node?): the indexer needs it to identify the chain`);
     identities.push({ endpoint: a.endpoint, chainId: hexToNumber(id!.value, 'chain id'), genesisHash: toBlockRef(genesis!.value).hash });
   }
   if (identities.length === 0) {
-    throw new RpcUnreachableError('eth_chainId', answers.length, answers.map((a) => ({ endpoint: a.endpoint, error: 'failure' in a ? a.failure : '' })));
+    throw new RpcUnreachableError(
+      'eth_chainId',
+      answers.length,
+      answers.map((a) => ({ endpoint: a.endpoint, error: 'failure' in a ? a.failure : '' })),
+    );
   }
   const want = String(expected.chainId).trim();
   for (const e of identities) {
     if (String(e.chainId) !== want) {
-      throw new IdxError('CHAIN_ID_MISMATCH', `${e.endpoint} serves chain ${e.chainId}, but the manifest's network.chainId is "${want}": point the endpoint at chain ${want}, or fix network.chainId`);
+      throw new IdxError(
+        'CHAIN_ID_MISMATCH',
+        `${e.endpoint} serves chain ${e.chainId}, but the manifest's network.chainId is "${want}": point the endpoint at chain ${want}, or fix network.chainId`,
+      );
     }
   }
   const first = identities[0]!;
   const other = identities.find((e) => e.genesisHash !== first.genesisHash);
   if (other !== undefined) {
-    throw new IdxError('CHAIN_GENESIS_MISMATCH', `the endpoints serve different chains with id ${first.chainId}: ${first.endpoint} has genesis ${first.genesisHash}, ${other.endpoint} has ${other.genesisHash}; use endpoints of one chain`);
+    throw new IdxError(
+      'CHAIN_GENESIS_MISMATCH',
+      `the endpoints serve different chains with id ${first.chainId}: ${first.endpoint} has genesis ${first.genesisHash}, ${other.endpoint} has ${other.genesisHash}; use endpoints of one chain`,
+    );
   }
   if (expected.genesisHash !== undefined) checkStoredGenesis(expected.genesisHash, first.genesisHash, first.endpoint);
   return { chainId: first.chainId, genesisHash: first.genesisHash };

@@ -14,12 +14,46 @@ const abi = [
       { indexed: false, name: 'amount0', type: 'int256' },
       { indexed: false, name: 'fee', type: 'uint24' },
       { indexed: false, name: 'note', type: 'string' },
-      { indexed: false, name: 'pair', type: 'tuple', components: [{ name: 'token', type: 'address' }, { name: 'weights', type: 'uint256[]' }] },
+      {
+        indexed: false,
+        name: 'pair',
+        type: 'tuple',
+        components: [
+          { name: 'token', type: 'address' },
+          { name: 'weights', type: 'uint256[]' },
+        ],
+      },
     ],
   },
-  { type: 'event', name: 'Transfer', inputs: [{ indexed: true, name: 'from', type: 'address' }, { indexed: true, name: 'to', type: 'address' }, { indexed: false, name: 'value', type: 'uint256' }] },
-  { type: 'event', name: 'Transfer', inputs: [{ indexed: true, name: 'from', type: 'address' }, { indexed: true, name: 'to', type: 'address' }, { indexed: true, name: 'tokenId', type: 'uint256' }] },
-  { type: 'function', name: 'setFlags', stateMutability: 'nonpayable', inputs: [{ name: 'on', type: 'bool' }, { name: 'id', type: 'bytes4' }, { name: '', type: 'uint8' }], outputs: [] },
+  {
+    type: 'event',
+    name: 'Transfer',
+    inputs: [
+      { indexed: true, name: 'from', type: 'address' },
+      { indexed: true, name: 'to', type: 'address' },
+      { indexed: false, name: 'value', type: 'uint256' },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'Transfer',
+    inputs: [
+      { indexed: true, name: 'from', type: 'address' },
+      { indexed: true, name: 'to', type: 'address' },
+      { indexed: true, name: 'tokenId', type: 'uint256' },
+    ],
+  },
+  {
+    type: 'function',
+    name: 'setFlags',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'on', type: 'bool' },
+      { name: 'id', type: 'bytes4' },
+      { name: '', type: 'uint8' },
+    ],
+    outputs: [],
+  },
 ] as const satisfies Abi;
 
 const A = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -28,7 +62,10 @@ const B = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 t.test('dynamic, signed, small and tuple values decode to what ethers v5 gives', async (t) => {
   const d = createAbiDecoder(abi);
   const topics = encodeEventTopics({ abi, eventName: 'Swap', args: { sender: A, tag: 'hello' } }) as string[];
-  const data = encodeAbiParameters(abi[0].inputs.filter((i) => !i.indexed), [-5n, 3000, 'a note', { token: B, weights: [1n, 2n] }]);
+  const data = encodeAbiParameters(
+    abi[0].inputs.filter((i) => !i.indexed),
+    [-5n, 3000, 'a note', { token: B, weights: [1n, 2n] }],
+  );
   const args = rebuildArgs(d.decodeLog(topics, data)!) as unknown as Record<string, unknown> & unknown[];
   t.equal(args.sender, A);
   t.same(args.tag, { hash: keccak256(toHex('hello')), _isIndexed: true }, 'an indexed string is only its hash');
@@ -40,7 +77,10 @@ t.test('dynamic, signed, small and tuple values decode to what ethers v5 gives',
   const pair = args.pair as Record<string, unknown> & unknown[];
   t.equal(pair.token, B);
   t.equal(pair[0], B);
-  t.same((pair.weights as BigNumber[]).map((w) => w.toBigInt()), [1n, 2n]);
+  t.same(
+    (pair.weights as BigNumber[]).map((w) => w.toBigInt()),
+    [1n, 2n],
+  );
   t.equal(args.length, 6);
   t.equal(args[2], args.amount0);
 });

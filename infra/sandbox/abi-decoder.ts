@@ -37,7 +37,9 @@ export function createAbiDecoder(abi: JsonAbi): AbiDecoder {
       if (event === undefined) return undefined;
       try {
         const unindexed = event.inputs.filter((i) => !i.indexed);
-        const values = decodeStatic(unindexed, data) ?? (decodeAbiParameters(unindexed, data as `0x${string}`) as readonly unknown[]).map((v, i) => toWire(unindexed[i]!, v));
+        const values =
+          decodeStatic(unindexed, data) ??
+          (decodeAbiParameters(unindexed, data as `0x${string}`) as readonly unknown[]).map((v, i) => toWire(unindexed[i]!, v));
         let t = 1;
         let u = 0;
         const items = event.inputs.map((input) => {
@@ -56,7 +58,9 @@ export function createAbiDecoder(abi: JsonAbi): AbiDecoder {
       if (fn === undefined) return undefined;
       try {
         const data = `0x${input.slice(10)}`;
-        const values = decodeStatic(fn.inputs, data) ?? (decodeAbiParameters(fn.inputs, data as `0x${string}`) as readonly unknown[]).map((v, i) => toWire(fn.inputs[i]!, v));
+        const values =
+          decodeStatic(fn.inputs, data) ??
+          (decodeAbiParameters(fn.inputs, data as `0x${string}`) as readonly unknown[]).map((v, i) => toWire(fn.inputs[i]!, v));
         return { $r: values, n: fn.inputs.map((p) => p.name || null) };
       } catch {
         return undefined;

@@ -92,7 +92,8 @@ export function createHostBridge(host: MappingHost): HostBridge {
         }
         case 'randomBytes': {
           const size = args[0];
-          if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 65536) throw new RangeError(`randomBytes: size must be an integer from 0 to 65536, got ${String(size)}`);
+          if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 65536)
+            throw new RangeError(`randomBytes: size must be an integer from 0 to 65536, got ${String(size)}`);
           return new Uint8Array(randomBytes(size));
         }
         case 'randomUUID':

@@ -88,7 +88,9 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       }
       const preludeExports = await script.run(context, { reference: true });
       const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
-      const runtime = await context.evalClosure(BOOTSTRAP, [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef], { result: { reference: true } });
+      const runtime = await context.evalClosure(BOOTSTRAP, [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef], {
+        result: { reference: true },
+      });
       const load = await runtime.get('load', { reference: true });
       const runBlock = await runtime.get('runBlock', { reference: true });
       let outcome: LoadOutcome;
@@ -124,7 +126,9 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       if (state === undefined) throw new Error('runtime not ready');
       progress[0] = 0;
       try {
-        const outcome = await state.runBlock.apply(undefined, [new ivm.ExternalCopy(payload).copyInto({ release: true })], { result: { promise: true, copy: true } });
+        const outcome = await state.runBlock.apply(undefined, [new ivm.ExternalCopy(payload).copyInto({ release: true })], {
+          result: { promise: true, copy: true },
+        });
         // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
         if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
         return outcome;

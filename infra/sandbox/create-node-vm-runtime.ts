@@ -79,9 +79,12 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
     const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe);
     let load: LoadOutcome;
     try {
-      const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(context, {
-        timeout: options.timeoutMs,
-      });
+      const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(
+        context,
+        {
+          timeout: options.timeoutMs,
+        },
+      );
       context.__idx_load = () => runtime.load(factory);
       load = new Script('__idx_load()').runInContext(context, { timeout: options.timeoutMs }) as LoadOutcome;
     } catch (err) {

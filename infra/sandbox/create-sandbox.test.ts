@@ -40,7 +40,8 @@ const rejection = async (p: Promise<unknown>): Promise<SandboxError> => {
 };
 
 t.test('a log handler sees SubQuery-shaped fields and ethers-style decoded args', async (t) => {
-  const { sb, calls } = await sandbox(`
+  const { sb, calls } = await sandbox(
+    `
     module.exports.handleTransfer = async function (log) {
       const a = log.args;
       await store.set('Seen', 'x', {
@@ -53,44 +54,53 @@ t.test('a log handler sees SubQuery-shaped fields and ethers-style decoded args'
         txHash2: log.transaction.hash, txFrom: log.transaction.from, frozen: Object.isFrozen(a),
       });
     };
-  `, { host: { blockExtras: async (_h, want) => ({ ...(want.transactions && { transactions: [transferTx()] }), ...(want.logs && { logs: [transferLog(0, 1000n)] }) }) } });
+  `,
+    {
+      host: {
+        blockExtras: async (_h, want) => ({ ...(want.transactions && { transactions: [transferTx()] }), ...(want.logs && { logs: [transferLog(0, 1000n)] }) }),
+      },
+    },
+  );
   t.same(sb.handlers, ['handleTransfer']);
   await sb.runBlock(oneTransfer(), [logCall('handleTransfer')]);
-  t.same(calls.filter((c) => c[0] === 'set'), [
+  t.same(
+    calls.filter((c) => c[0] === 'set'),
     [
-      'set',
-      'Seen',
-      'x',
-      {
-        id: 'x',
-        fromLower: FROM,
-        from: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-        to: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
-        positional: true,
-        length: 3,
-        value: 1000n,
-        valueString: '1000',
-        valueNumber: 1000,
-        hex: '0x03e8',
-        isBn: true,
-        math: 1000n,
-        cmp: [true, true, true, false],
-        address: '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
-        blockNumber: 100,
-        logIndex: 0,
-        txIndex: 0,
-        txHash: TX_HASH,
-        removed: false,
-        timestamp: 1_700_000_000n,
-        blockNum: 100,
-        blockLogs: 1,
-        topics: 3,
-        txHash2: TX_HASH,
-        txFrom: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-        frozen: true,
-      },
+      [
+        'set',
+        'Seen',
+        'x',
+        {
+          id: 'x',
+          fromLower: FROM,
+          from: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+          to: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+          positional: true,
+          length: 3,
+          value: 1000n,
+          valueString: '1000',
+          valueNumber: 1000,
+          hex: '0x03e8',
+          isBn: true,
+          math: 1000n,
+          cmp: [true, true, true, false],
+          address: '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
+          blockNumber: 100,
+          logIndex: 0,
+          txIndex: 0,
+          txHash: TX_HASH,
+          removed: false,
+          timestamp: 1_700_000_000n,
+          blockNum: 100,
+          blockLogs: 1,
+          topics: 3,
+          txHash2: TX_HASH,
+          txFrom: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+          frozen: true,
+        },
+      ],
     ],
-  ]);
+  );
 });
 
 // SubQuery hands handlers whole blocks; idx loads what a block was fetched without on first read.
@@ -98,7 +108,11 @@ const OTHER_TX = `0x${'cd'.repeat(32)}`;
 const APPROVAL_TOPIC = '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
 const wholeBlock = () => {
   const other = { ...transferTx(), hash: OTHER_TX, transactionIndex: 1, nonce: 8 };
-  const approval = { ...transferLog(0, 5n), address: `0x${'99'.repeat(20)}`, topics: [APPROVAL_TOPIC, transferLog(0, 0n).topics[1]!, transferLog(0, 0n).topics[2]!] };
+  const approval = {
+    ...transferLog(0, 5n),
+    address: `0x${'99'.repeat(20)}`,
+    topics: [APPROVAL_TOPIC, transferLog(0, 0n).topics[1]!, transferLog(0, 0n).topics[2]!],
+  };
   const otherLog = { ...transferLog(2, 9n), transactionHash: OTHER_TX, transactionIndex: 1 };
   return { transactions: [transferTx(), other], logs: [approval, transferLog(1, 1000n), otherLog] };
 };
@@ -126,10 +140,14 @@ t.test('log.transaction, block.transactions, block.logs and tx.logs: every one o
   );
   // only the Transfer at log index 1 was matched and fetched
   await sb.runBlock({ block: block(100), logs: [transferLog(1, 1000n)] }, [logCall('handleTransfer')]);
-  t.same(calls.filter((c) => c[0] === 'blockExtras'), [
-    ['blockExtras', 100, { transactions: true, logs: false }],
-    ['blockExtras', 100, { transactions: false, logs: true }],
-  ], 'one load per kind of data, however often it is read');
+  t.same(
+    calls.filter((c) => c[0] === 'blockExtras'),
+    [
+      ['blockExtras', 100, { transactions: true, logs: false }],
+      ['blockExtras', 100, { transactions: false, logs: true }],
+    ],
+    'one load per kind of data, however often it is read',
+  );
   t.same(calls.find((c) => c[0] === 'set')![3], {
     id: '1',
     txHash: TX_HASH,
@@ -146,9 +164,15 @@ t.test('log.transaction, block.transactions, block.logs and tx.logs: every one o
 });
 
 t.test('a mapping that never reads them loads nothing', async (t) => {
-  const { sb, calls } = await sandbox(`module.exports.handleTransfer = async (log) => { await store.set('Seen', 'x', { id: 'x', v: log.args.value.toBigInt(), keys: Object.keys(log).length }); };`, { host: servingWholeBlock() });
+  const { sb, calls } = await sandbox(
+    `module.exports.handleTransfer = async (log) => { await store.set('Seen', 'x', { id: 'x', v: log.args.value.toBigInt(), keys: Object.keys(log).length }); };`,
+    { host: servingWholeBlock() },
+  );
   await sb.runBlock(oneTransfer(), [logCall('handleTransfer')]);
-  t.same(calls.map((c) => c[0]), ['set']);
+  t.same(
+    calls.map((c) => c[0]),
+    ['set'],
+  );
 });
 
 t.test("a transaction handler sees every log of its transaction in tx.logs, decoded by the data source's ABI", async (t) => {
@@ -163,12 +187,16 @@ t.test("a transaction handler sees every log of its transaction in tx.logs, deco
   );
   // a transaction handler alone: the block has its transactions but no logs were fetched
   await sb.runBlock({ block: block(100, wholeBlock().transactions), logs: [] }, [{ handler: 'handleTx', kind: 'transaction', index: 0, abi }]);
-  t.same(calls.filter((c) => c[0] === 'blockExtras'), [['blockExtras', 100, { transactions: false, logs: true }]]);
+  t.same(
+    calls.filter((c) => c[0] === 'blockExtras'),
+    [['blockExtras', 100, { transactions: false, logs: true }]],
+  );
   t.same(calls.find((c) => c[0] === 'set')![3], { id: TX_HASH, logs: [0, 1], value: 1000n, blockLogs: 100 });
 });
 
 t.test('store calls reach the host in order, reads return host data and see earlier writes', async (t) => {
-  const { sb, calls } = await sandbox(`
+  const { sb, calls } = await sandbox(
+    `
     module.exports.handleTransfer = async function (log) {
       const before = await store.get('Account', 'a');
       await store.set('Account', 'a', { id: 'a', balance: (before ? before.balance : 0n) + log.args.value.toBigInt(), when: new Date(0), tags: ['x'] });
@@ -184,7 +212,9 @@ t.test('store calls reach the host in order, reads return host data and see earl
       const byField = await store.getByField('Account', 'id', 'a');
       await store.set('Check', 'd', { id: 'd', found: byField.length });
     };
-  `, { readCacheSize: 0 });
+  `,
+    { readCacheSize: 0 },
+  );
   await sb.runBlock(oneTransfer(7n), [logCall('handleTransfer')]);
   await sb.runBlock(oneTransfer(5n), [logCall('handleTransfer')]);
   const ops = calls.map((c) => `${c[0]} ${c[1]}`);
@@ -201,7 +231,10 @@ t.test('store calls reach the host in order, reads return host data and see earl
     'getByField Account',
     'set Check',
   ]);
-  t.same(calls[5]![2], [{ id: 'b', balance: 1n }, { id: 'c', balance: 2n }]);
+  t.same(calls[5]![2], [
+    { id: 'b', balance: 1n },
+    { id: 'c', balance: 2n },
+  ]);
   t.same(calls[8]![2], ['b']);
   t.same(calls[1]![3], { id: 'a', balance: 7n, when: new Date(0), tags: ['x'] });
   t.same(calls[3]![3], { id: 'c', sawBalance: 7n, isBigint: true, isDate: true });
@@ -227,7 +260,11 @@ t.test('the read cache answers repeated gets without the host, with copies, and 
     };
     module.exports.fail = async function () { throw new Error('boom'); };
   `);
-  const run = (height: number, handlers = ['touch']) => sb.runBlock({ block: block(height), logs: [transferLog(0, 1n, height)] }, handlers.map((h) => logCall(h)));
+  const run = (height: number, handlers = ['touch']) =>
+    sb.runBlock(
+      { block: block(height), logs: [transferLog(0, 1n, height)] },
+      handlers.map((h) => logCall(h)),
+    );
   const gets = () => calls.filter((c) => c[0] === 'get').map((c) => `${c[1]}:${c[2]}`);
   await run(100);
   t.same(gets(), ['Account:a', 'Missing:m'], 'one host read per entity, also for an absent one');
@@ -262,8 +299,18 @@ t.test('a transaction handler gets decoded call args, bigint fields, its logs an
     { handler: 'handleBlock', kind: 'block' },
     { handler: 'handleTx', kind: 'transaction', index: 0, abi },
   ]);
-  t.same(calls.find((c) => c[0] === 'set' && c[1] === 'Block')![3], { id: '100', ts: 1_700_000_000n, gasLimit: 30_000_000n, txs: 1, logs: 1, hash: `0x${'11'.repeat(32)}` });
-  t.same(calls.find((c) => c[0] === 'getReceipt'), ['getReceipt', TX_HASH]);
+  t.same(calls.find((c) => c[0] === 'set' && c[1] === 'Block')![3], {
+    id: '100',
+    ts: 1_700_000_000n,
+    gasLimit: 30_000_000n,
+    txs: 1,
+    logs: 1,
+    hash: `0x${'11'.repeat(32)}`,
+  });
+  t.same(
+    calls.find((c) => c[0] === 'getReceipt'),
+    ['getReceipt', TX_HASH],
+  );
   t.same(calls.find((c) => c[0] === 'set' && c[1] === 'Tx')![3], {
     id: TX_HASH,
     from: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
@@ -305,10 +352,27 @@ t.test('globals: logger, api pinned to the block, chainId, createDynamicDatasour
     { level: 'info', message: 'value 1000 at 100' },
     { level: 'warn', message: 'with fields', fields: { who: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } },
   ]);
-  t.same(calls.find((c) => c[0] === 'ethCall'), ['ethCall', { to: '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', data: '0x70a08231' }, 100]);
-  t.same(calls.find((c) => c[0] === 'request'), ['request', 'eth_getBalance', ['0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0x64']]);
-  t.same(calls.find((c) => c[0] === 'createDynamicDatasource'), ['createDynamicDatasource', 'Pool', { address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' }]);
-  t.same(calls.find((c) => c[0] === 'set')![3], { id: 'g', out: `0x${'00'.repeat(31)}2a`, balance: 16n, chainId: '31337', cached: 1, unsafe: 'undefined', network: 31337 });
+  t.same(
+    calls.find((c) => c[0] === 'ethCall'),
+    ['ethCall', { to: '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', data: '0x70a08231' }, 100],
+  );
+  t.same(
+    calls.find((c) => c[0] === 'request'),
+    ['request', 'eth_getBalance', ['0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0x64']],
+  );
+  t.same(
+    calls.find((c) => c[0] === 'createDynamicDatasource'),
+    ['createDynamicDatasource', 'Pool', { address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' }],
+  );
+  t.same(calls.find((c) => c[0] === 'set')![3], {
+    id: 'g',
+    out: `0x${'00'.repeat(31)}2a`,
+    balance: 16n,
+    chainId: '31337',
+    cached: 1,
+    unsafe: 'undefined',
+    network: 31337,
+  });
 });
 
 t.test('only assert, buffer, crypto, events, path, stream, url and util can be required', async (t) => {
@@ -427,7 +491,10 @@ t.test('a throwing handler names itself and the block, with a stack in the proje
   t.equal(err.code, 'HANDLER_FAILED');
   t.equal(err.handler, 'handleTransfer');
   t.equal(err.height, 100);
-  t.match(err.message, /^Handler handleTransfer failed at block 100: balance went negative\n\s+at handleTransfer \(\/project\/src\/mappings\/mappingHandlers\.ts:7:11\)/);
+  t.match(
+    err.message,
+    /^Handler handleTransfer failed at block 100: balance went negative\n\s+at handleTransfer \(\/project\/src\/mappings\/mappingHandlers\.ts:7:11\)/,
+  );
   t.equal(err.location, `${file}:7:11`);
 
   const nonError = await rejection((await sandbox(`module.exports.h = async () => { throw 'plain string'; };`)).sb.runBlock(oneTransfer(), [logCall('h')]));
@@ -527,11 +594,28 @@ t.test('a rollup bundle of several TypeScript files maps errors to the file and 
   writeFileSync(join(root, 'src/index.ts'), "export { handleTransfer } from './mappings/mappingHandlers';\n");
   writeFileSync(
     join(root, 'src/mappings/mappingHandlers.ts'),
-    ["import { checkedBalance } from '../helpers';", '', 'export async function handleTransfer(log: { args: { value: { toBigInt(): bigint } } }): Promise<void> {', '  const balance: bigint = checkedBalance(-log.args.value.toBigInt());', "  await store.set('Account', 'a', { id: 'a', balance });", '}', 'declare const store: { set(e: string, id: string, d: object): Promise<void> };', ''].join('\n'),
+    [
+      "import { checkedBalance } from '../helpers';",
+      '',
+      'export async function handleTransfer(log: { args: { value: { toBigInt(): bigint } } }): Promise<void> {',
+      '  const balance: bigint = checkedBalance(-log.args.value.toBigInt());',
+      "  await store.set('Account', 'a', { id: 'a', balance });",
+      '}',
+      'declare const store: { set(e: string, id: string, d: object): Promise<void> };',
+      '',
+    ].join('\n'),
   );
   writeFileSync(
     join(root, 'src/helpers.ts'),
-    ['export function checkedBalance(value: bigint): bigint {', '  if (value < 0n) {', '    throw new RangeError(`negative balance ${value}`);', '  }', '  return value;', '}', ''].join('\n'),
+    [
+      'export function checkedBalance(value: bigint): bigint {',
+      '  if (value < 0n) {',
+      '    throw new RangeError(`negative balance ${value}`);',
+      '  }',
+      '  return value;',
+      '}',
+      '',
+    ].join('\n'),
   );
   const swc = (createRequire(import.meta.url)('@rollup/plugin-swc') as { swc: (o: object) => Plugin }).swc;
   const bundle = await rollup({
@@ -547,7 +631,10 @@ t.test('a rollup bundle of several TypeScript files maps errors to the file and 
   const err = await rejection(sb.runBlock(oneTransfer(5n), [logCall('handleTransfer')]));
   t.equal(err.code, 'HANDLER_FAILED');
   t.equal(err.location, `${join(root, 'src/helpers.ts')}:3:11`);
-  t.match(err.message, `Handler handleTransfer failed at block 100: RangeError: negative balance -5\n    at checkedBalance (${join(root, 'src/helpers.ts')}:3:11)\n    at handleTransfer (${join(root, 'src/mappings/mappingHandlers.ts')}:4:`);
+  t.match(
+    err.message,
+    `Handler handleTransfer failed at block 100: RangeError: negative balance -5\n    at checkedBalance (${join(root, 'src/helpers.ts')}:3:11)\n    at handleTransfer (${join(root, 'src/mappings/mappingHandlers.ts')}:4:`,
+  );
   t.same(calls, []);
 });
 

@@ -111,7 +111,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtime.reset();
     const { stack, location } = mapStack(load.error.stack ?? '', options.fileName, sourceMap);
     const code = load.error.name === 'ModuleNotAllowedError' ? 'MODULE_NOT_ALLOWED' : 'SANDBOX_LOAD_FAILED';
-    throw new SandboxError(code, `${options.fileName} failed to load: ${load.error.message}${location ? `\n    at ${location}` : ''}`, { location, mappingStack: stack });
+    throw new SandboxError(code, `${options.fileName} failed to load: ${load.error.message}${location ? `\n    at ${location}` : ''}`, {
+      location,
+      mappingStack: stack,
+    });
   };
 
   /** per transaction call with an ABI, its args of the transaction's logs, by position in `logs` */
@@ -155,7 +158,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (c.kind === 'block') return [c.handler, 0, 0];
       const list = c.kind === 'log' ? logs : txs;
       if (!Number.isInteger(c.index) || c.index < 0 || c.index >= list.length) {
-        throw new SandboxError('INVALID_HANDLER_CALL', `call ${i} (${c.handler}) refers to ${c.kind} ${c.index} of block ${block.height}, which has ${list.length}`, { handler: c.handler, height: block.height });
+        throw new SandboxError(
+          'INVALID_HANDLER_CALL',
+          `call ${i} (${c.handler}) refers to ${c.kind} ${c.index} of block ${block.height}, which has ${list.length}`,
+          { handler: c.handler, height: block.height },
+        );
       }
       if (c.kind === 'log') {
         const log = logs[c.index]!;
@@ -177,7 +184,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   const decodeLog = (d: AbiDecoder, topics: readonly string[], data: string, handler: string): WireResult | undefined => {
     const args = d.decodeLog(topics, data);
-    if (args === undefined) options.host.logger('warn', `${handler}: the log with topic ${topics[0] ?? '(none)'} does not match the data source's ABI; log.args is undefined`);
+    if (args === undefined)
+      options.host.logger('warn', `${handler}: the log with topic ${topics[0] ?? '(none)'} does not match the data source's ABI; log.args is undefined`);
     return args;
   };
 
@@ -257,11 +265,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
               { handler, height },
             );
           }
-          throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, { handler, height, cause: err });
+          throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, {
+            handler,
+            height,
+            cause: err,
+          });
         }
         // anything else the runtime rejected with (an unhandled rejection's value, say) still names where it came from
         const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
-        const text = err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
+        const text =
+          err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
         throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${text}`, { handler, height, cause: err });
       } finally {
         clearTimeout(timer);

@@ -76,7 +76,10 @@ t.test('at an enabled level, lines are cut to 64 KiB and a block sends at most 4
   const warnings = logs.filter((l) => l.level === 'warn');
   t.ok(info.length > 0 && info.length < 150, `${info.length} lines crossed`);
   const cut = info[0]!.message;
-  t.ok(cut.startsWith('x'.repeat(65536)) && cut.slice(65536) === '… (4128770 more characters)', `the line is cut, saying how much was left out: …${cut.slice(65530)}`);
+  t.ok(
+    cut.startsWith('x'.repeat(65536)) && cut.slice(65536) === '… (4128770 more characters)',
+    `the line is cut, saying how much was left out: …${cut.slice(65530)}`,
+  );
   const total = info.reduce((n, l) => n + l.message.length, 0);
   t.ok(total <= 4 * MiB, `${total} characters crossed`);
   t.equal(warnings.length, 1, 'one warning for the dropped lines');
@@ -101,10 +104,16 @@ t.test('the mapping logger follows the node: "silent" drops all, the default sen
   t.same(silent.logs, []);
   const warn = await sandbox(code, { host: { logLevel: 'warn' } });
   await warn.sb.runBlock(at(100), [blockCall('h')]);
-  t.same(warn.logs.map((l) => l.message), ['w', 'e']);
+  t.same(
+    warn.logs.map((l) => l.message),
+    ['w', 'e'],
+  );
   const all = await sandbox(code);
   await all.sb.runBlock(at(100), [blockCall('h')]);
-  t.same(all.logs.map((l) => l.message), ['t', 'd', 'i', 'w', 'e', 'c']);
+  t.same(
+    all.logs.map((l) => l.message),
+    ['t', 'd', 'i', 'w', 'e', 'c'],
+  );
 });
 
 t.test('store writes are bounded per entity and per block, failing the handler with the limit', async (t) => {
@@ -124,13 +133,25 @@ t.test('store writes are bounded per entity and per block, failing the handler w
   const huge = await rejection(sb.runBlock(at(100), [blockCall('small'), blockCall('huge')]));
   t.equal(huge.code, 'HANDLER_FAILED');
   t.equal(huge.handler, 'huge');
-  t.match(huge.message, /^Handler huge failed at block 100: RangeError: store\.set\("Blob", "b1"\): the entity is about 5 MiB, above the sandbox's limit of 4 MiB per entity/);
-  t.notOk(calls.some((c) => c[0] === 'set' && c[1] === 'Blob'), 'the oversized entity never reached the host');
+  t.match(
+    huge.message,
+    /^Handler huge failed at block 100: RangeError: store\.set\("Blob", "b1"\): the entity is about 5 MiB, above the sandbox's limit of 4 MiB per entity/,
+  );
+  t.notOk(
+    calls.some((c) => c[0] === 'set' && c[1] === 'Blob'),
+    'the oversized entity never reached the host',
+  );
 
   const many = await rejection(sb.runBlock(at(101), [blockCall('many')]));
   t.equal(many.handler, 'many');
-  t.match(many.message, /store\.bulkCreate\("Row", \[1000000 records\]\): this block would write 1000000 entities, above the sandbox's limit of 100000 per block/);
-  t.notOk(calls.some((c) => c[0] === 'bulkCreate'), 'none of the records reached the host');
+  t.match(
+    many.message,
+    /store\.bulkCreate\("Row", \[1000000 records\]\): this block would write 1000000 entities, above the sandbox's limit of 100000 per block/,
+  );
+  t.notOk(
+    calls.some((c) => c[0] === 'bulkCreate'),
+    'none of the records reached the host',
+  );
 
   const heavy = await rejection(sb.runBlock(at(102), [blockCall('heavy')]));
   t.match(heavy.message, /store\.set\("Page", "21"\): this block's store writes would reach about 66 MiB, above the sandbox's limit of 64 MiB per block/);
@@ -146,10 +167,16 @@ t.test('the arguments of one host call are bounded (eth_call data, request param
     module.exports.bigSend = async function () { await api.getBalance('0x' + '1'.repeat(2 * 1024 * 1024)); };
   `);
   const call = await rejection(sb.runBlock(at(100), [blockCall('bigCall')]));
-  t.match(call.message, /^Handler bigCall failed at block 100: RangeError: api\.call: its arguments are about 2 MiB, above the sandbox's limit of 1 MiB per call/);
+  t.match(
+    call.message,
+    /^Handler bigCall failed at block 100: RangeError: api\.call: its arguments are about 2 MiB, above the sandbox's limit of 1 MiB per call/,
+  );
   const send = await rejection(sb.runBlock(at(101), [blockCall('bigSend')]));
   t.match(send.message, /a request call: its arguments are about 2 MiB, above the sandbox's limit of 1 MiB per call/);
-  t.notOk(calls.some((c) => c[0] === 'ethCall' || c[0] === 'request'), 'nothing reached the chain');
+  t.notOk(
+    calls.some((c) => c[0] === 'ethCall' || c[0] === 'request'),
+    'nothing reached the chain',
+  );
 });
 
 t.test('ids with a lone surrogate and bad offsets are refused, naming what is wrong', async (t) => {
@@ -165,8 +192,14 @@ t.test('ids with a lone surrogate and bad offsets are refused, naming what is wr
   t.match((await rejection(sb.runBlock(at(101), [blockCall('loneGet')]))).message, /store\.get: the entity id "\\udc00" holds a lone surrogate/);
   await sb.runBlock(at(102), [blockCall('paired')]);
   t.same(calls.at(-1), ['set', 'A', 'x😀', { id: 'x😀' }], 'a surrogate pair is an ordinary character');
-  t.match((await rejection(sb.runBlock(at(103), [blockCall('hugeOffset')]))).message, /store\.getByField\("A", …\): offset must be a non-negative whole number, got 1e\+300/);
-  t.match((await rejection(sb.runBlock(at(104), [blockCall('negativeOffset')]))).message, /store\.getByFields\("A", …\): offset must be a non-negative whole number, got -1/);
+  t.match(
+    (await rejection(sb.runBlock(at(103), [blockCall('hugeOffset')]))).message,
+    /store\.getByField\("A", …\): offset must be a non-negative whole number, got 1e\+300/,
+  );
+  t.match(
+    (await rejection(sb.runBlock(at(104), [blockCall('negativeOffset')]))).message,
+    /store\.getByFields\("A", …\): offset must be a non-negative whole number, got -1/,
+  );
   await sb.runBlock(at(105), [blockCall('goodOffset')]);
   t.same(calls.at(-1), ['getByField', 'A', 'f', 1, { offset: 5, limit: 100 }]);
 });
@@ -264,7 +297,10 @@ t.test('a write the host refuses fails the block under the handler that made it,
   t.equal(err.code, 'HANDLER_FAILED');
   t.equal(err.handler, 'writer');
   t.equal(err.message, 'Handler writer failed at block 100: store.set("Bad", "b") failed: Bad "b": count: expected a 32-bit integer, got "x"');
-  t.notOk(fake.calls.some((c) => c[0] === 'set' && c[1] === 'Ok'), 'the later handler’s writes were not applied');
+  t.notOk(
+    fake.calls.some((c) => c[0] === 'set' && c[1] === 'Ok'),
+    'the later handler’s writes were not applied',
+  );
 });
 
 t.test('pending timers are bounded: each is a timer in the host', async (t) => {

@@ -24,7 +24,11 @@ async function sandbox(code: string, options: Partial<SandboxOptions> = {}) {
   return { sb, ...fake };
 }
 
-const rejection = (p: Promise<unknown>) => p.then(() => ({ code: 'resolved', message: '' }) as unknown as SandboxError, (err: unknown) => err as SandboxError);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => ({ code: 'resolved', message: '' }) as unknown as SandboxError,
+    (err: unknown) => err as SandboxError,
+  );
 
 const URL_MAPPING = `
   const url = require('url');

@@ -6,7 +6,8 @@ import { domainToASCII, domainToUnicode, fileURLToPath, format, parse, pathToFil
  * exactly as in Node; the isolate keeps only the results (isolate/builtins/url.ts).
  * Plain data in and out; a failure comes back as `{ error }` for the isolate to throw.
  */
-export type UrlOp = 'parse' | 'set' | 'legacyParse' | 'format' | 'formatURL' | 'resolve' | 'domainToASCII' | 'domainToUnicode' | 'pathToFileURL' | 'fileURLToPath';
+export type UrlOp =
+  'parse' | 'set' | 'legacyParse' | 'format' | 'formatURL' | 'resolve' | 'domainToASCII' | 'domainToUnicode' | 'pathToFileURL' | 'fileURLToPath';
 
 const PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
 const SETTABLE = new Set(['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);

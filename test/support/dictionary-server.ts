@@ -75,7 +75,12 @@ export async function startDictionaryServer(t: Teardown, chain: RpcClient, optio
     heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [`0x${h.toString(16)}`, true] })),
   );
   const transactions: Row[] = blocks.flatMap((b, h) =>
-    b.transactions.map((tx) => ({ blockHeight: String(h), from: tx.from.toLowerCase(), to: tx.to?.toLowerCase() ?? null, func: tx.input.length >= 10 ? tx.input.slice(0, 10) : null })),
+    b.transactions.map((tx) => ({
+      blockHeight: String(h),
+      from: tx.from.toLowerCase(),
+      to: tx.to?.toLowerCase() ?? null,
+      func: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
+    })),
   );
   const genesis = options.genesisHash ?? (await chain.request<{ hash: string }>('eth_getBlockByNumber', ['0x0', false])).hash;
   const chainId = String(Number(await chain.request<string>('eth_chainId', [])));

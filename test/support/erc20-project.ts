@@ -78,7 +78,12 @@ export interface CliRun {
  * Runs `idx-node` as a user would, watching /meta: SIGTERM once `until` is processed, SIGKILL
  * once `killAt` is; otherwise it runs until it exits by itself.
  */
-export function runNodeCli(dir: string, env: Record<string, string | undefined>, args: readonly string[], opts: { until?: number; killAt?: number } = {}): Promise<CliRun> {
+export function runNodeCli(
+  dir: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[],
+  opts: { until?: number; killAt?: number } = {},
+): Promise<CliRun> {
   const port = freePortGuess();
   const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '-p', String(port), ...args], {
     env: { PATH: process.env.PATH, ...env },
@@ -90,7 +95,9 @@ export function runNodeCli(dir: string, env: Record<string, string | undefined>,
   let lastSeen: number | undefined;
   let stopping = false;
   const poll = setInterval(async () => {
-    const meta = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json()).catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
+    const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+      .then((r) => r.json())
+      .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
     const h = meta?.lastProcessedHeight;
     if (h === undefined) return;
     lastSeen = h;
@@ -116,7 +123,10 @@ export function runNodeCli(dir: string, env: Record<string, string | undefined>,
 export async function slowDownTransfers(dir: string, ms: number): Promise<void> {
   const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
   const source = await readFile(mapping, 'utf8');
-  const patched = source.replace(/(export async function handleTransfer\([^)]*\)[^{]*\{)/, `$1\n  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms});`);
+  const patched = source.replace(
+    /(export async function handleTransfer\([^)]*\)[^{]*\{)/,
+    `$1\n  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms});`,
+  );
   if (patched === source) throw new Error('handleTransfer not found in the starter mapping');
   await writeFile(mapping, patched);
   await rebuild(dir);

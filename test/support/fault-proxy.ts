@@ -45,7 +45,9 @@ type RpcAnswer = { id: unknown; result?: unknown };
  */
 export async function startFaultProxy(t: Teardown, upstream: string, options: FaultOptions): Promise<FaultProxy> {
   const random = seededRandom(options.seed);
-  const counts = Object.fromEntries(['http-503', 'http-429', 'reset', 'stall', 'malformed', 'drop-log', 'alter-log', 'empty-logs'].map((k) => [k, 0])) as Record<FaultKind, number>;
+  const counts = Object.fromEntries(
+    ['http-503', 'http-429', 'reset', 'stall', 'malformed', 'drop-log', 'alter-log', 'empty-logs'].map((k) => [k, 0]),
+  ) as Record<FaultKind, number>;
   let requests = 0;
   const forward = async (body: string) => {
     const res = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

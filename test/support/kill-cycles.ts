@@ -64,7 +64,9 @@ function runOnce(options: KillCycleOptions, killAfter: number | undefined) {
   let reachedTarget = false;
   const killer = killAfter === undefined ? undefined : setTimeout(() => !reachedTarget && child.kill('SIGKILL'), killAfter);
   const poll = setInterval(async () => {
-    const meta = (await fetch(`http://127.0.0.1:${port}/meta`).then((r) => r.json()).catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
+    const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+      .then((r) => r.json())
+      .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
     if (reachedTarget || meta?.lastProcessedHeight === undefined || meta.lastProcessedHeight < options.target) return;
     reachedTarget = true;
     child.kill('SIGTERM');

@@ -44,7 +44,11 @@ export async function startSubscriptionService(t: { teardown(fn: () => unknown):
     db = await createDb({ env: process.env });
   }
   t.teardown(() => db.close());
-  const cmd = parseQueryArgs(['-n', b.schema, '--subscription', '--port', String(freePortGuess()), '--log-level', 'warn', ...args], { version: 'test', cwd: '/', write: () => {} });
+  const cmd = parseQueryArgs(['-n', b.schema, '--subscription', '--port', String(freePortGuess()), '--log-level', 'warn', ...args], {
+    version: 'test',
+    cwd: '/',
+    write: () => {},
+  });
   if (cmd.command !== 'run') throw new Error('expected a run command');
   const logger = createLogger({ level: 'silent', format: 'json' });
   const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, features: queryFeatures(cmd.options) });

@@ -60,7 +60,23 @@ export async function startShard(t: Teardown, upstream: string, place: ShardPlac
   const secretFile = join(secretDir, 'jwt.hex');
   const adminSecret = (await loadOrCreateJwtSecret(secretFile)).secret;
   const cmd = parseShardArgs(
-    ['--upstream', upstream, '--data-dir', place.dataDir, '--db-schema', place.schema, '-p', randomPort(), '--admin-port', randomPort(), '--admin-secret-file', secretFile, '--poll-interval', '50', ...args],
+    [
+      '--upstream',
+      upstream,
+      '--data-dir',
+      place.dataDir,
+      '--db-schema',
+      place.schema,
+      '-p',
+      randomPort(),
+      '--admin-port',
+      randomPort(),
+      '--admin-secret-file',
+      secretFile,
+      '--poll-interval',
+      '50',
+      ...args,
+    ],
     { version: 'test', write: () => {} },
   );
   if (cmd.command !== 'run') throw new Error('expected a run command');
@@ -70,7 +86,13 @@ export async function startShard(t: Teardown, upstream: string, place: ShardPlac
   type Listening = { port: number; shard: { pruned(): Promise<void>; store: ShardStore; adminPort?: number } };
   let onListening!: (v: Listening) => void;
   const listening = new Promise<Listening>((resolve) => (onListening = resolve));
-  const running = runShard({ options: cmd.options, logger, env: envFor(place.kind), signal: controller.signal, onListening: (port, shard) => onListening({ port, shard }) });
+  const running = runShard({
+    options: cmd.options,
+    logger,
+    env: envFor(place.kind),
+    signal: controller.signal,
+    onListening: (port, shard) => onListening({ port, shard }),
+  });
   const started = await Promise.race([listening, running.then(() => Promise.reject(new Error(`idx-shard stopped before listening:\n${lines.join('')}`)))]);
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -84,7 +106,17 @@ export async function startShard(t: Teardown, upstream: string, place: ShardPlac
   const adminUrl = `http://127.0.0.1:${started.shard.adminPort}`;
   const admin = async (method: string, params: unknown[] = []) =>
     (await post(adminUrl, { jsonrpc: '2.0', id: nextId++, method, params }, { authorization: `Bearer ${signJwt(adminSecret)}` })).json;
-  return { url: `http://127.0.0.1:${started.port}`, adminUrl, adminSecret, admin, where: place, store: started.shard.store, pruned: started.shard.pruned, lines, stop };
+  return {
+    url: `http://127.0.0.1:${started.port}`,
+    adminUrl,
+    adminSecret,
+    admin,
+    where: place,
+    store: started.shard.store,
+    pruned: started.shard.pruned,
+    lines,
+    stop,
+  };
 }
 
 export interface RpcAnswer {
@@ -95,7 +127,11 @@ export interface RpcAnswer {
 
 /** One JSON-RPC request body (a call or a batch) posted as is. */
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RpcAnswer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, text, json: text === '' ? undefined : JSON.parse(text) };
 }

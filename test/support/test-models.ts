@@ -75,7 +75,5 @@ export function everyTypeModel(): SchemaModel {
 
 /** The simple shape the property test and the benchmark write. */
 export function counterModel(): SchemaModel {
-  return schemaModel([
-    entity('Counter', { value: { type: 'Int', nullable: false }, label: 'String', total: { type: 'BigInt', index: { unique: false } } }),
-  ]);
+  return schemaModel([entity('Counter', { value: { type: 'Int', nullable: false }, label: 'String', total: { type: 'BigInt', index: { unique: false } } })]);
 }

@@ -37,7 +37,9 @@ t.test('a rewind below the creating block drops the data source with the blocks'
   // the new branch from 3 has no creating call: root creates only at block 4 of branch a
   chain.reorg(3, 'b', 10);
   const noCreate = { ...handlers, root: () => [] };
-  await fakeIndexer(chain, memory, { ...setup, handlers: noCreate, settings: { unfinalizedBlocks: true, stopAtHeight: 10 } }).indexer.run(new AbortController().signal);
+  await fakeIndexer(chain, memory, { ...setup, handlers: noCreate, settings: { unfinalizedBlocks: true, stopAtHeight: 10 } }).indexer.run(
+    new AbortController().signal,
+  );
   t.same([...memory.live('Seen').keys()], [], 'the child ran on no block of the new branch');
   t.same(memory.metadata.dynamicDatasources, [], 'and is no longer a data source');
 });

@@ -32,7 +32,9 @@ export interface BlockProcessorDeps<Compiled, Plan, Fetched extends FetchedBlock
  * the manifest's and those created from templates (`_metadata.dynamicDatasources`), which apply
  * from the block that created them on.
  */
-export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call>(deps: BlockProcessorDeps<Compiled, Plan, Fetched, Content, Call>) {
+export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call>(
+  deps: BlockProcessorDeps<Compiled, Plan, Fetched, Content, Call>,
+) {
   const { family } = deps;
   const log = deps.logger.child('indexer');
   let dynamic: DynamicDataSourceRecord[] = [];
@@ -55,7 +57,9 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     dynamic = [...dynamic, ...fresh];
     changed = true;
     rebuild();
-    log.info(`created ${fresh.length} data source${fresh.length === 1 ? '' : 's'} from template${fresh.length === 1 ? '' : 's'} ${fresh.map((f) => f.templateName).join(', ')} at block ${height}`);
+    log.info(
+      `created ${fresh.length} data source${fresh.length === 1 ? '' : 's'} from template${fresh.length === 1 ? '' : 's'} ${fresh.map((f) => f.templateName).join(', ')} at block ${height}`,
+    );
     // The new data sources apply from this very block: run their handlers on it too.
     const added = sources.slice(before);
     const extra = await deps.fetch(family.plan(added, height, height), { from: height, to: height });

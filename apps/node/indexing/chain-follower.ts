@@ -57,7 +57,9 @@ export function createChainFollower(deps: ChainFollowerDeps) {
       } catch (err) {
         const wait = nextFetchRetry(err, attempt, waited, policy);
         if (wait === undefined) throw err;
-        const left = isEndpointBehind(err) ? `the endpoint is behind; waiting up to ${Math.round((policy.laggingPatienceMs - waited) / 1000)} s more for it` : `${attempt}/${policy.attempts - 1}`;
+        const left = isEndpointBehind(err)
+          ? `the endpoint is behind; waiting up to ${Math.round((policy.laggingPatienceMs - waited) / 1000)} s more for it`
+          : `${attempt}/${policy.attempts - 1}`;
         log.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying in ${wait} ms (${left})`);
         await new Promise((r) => setTimeout(r, wait));
         waited += wait;
@@ -80,7 +82,8 @@ export function createChainFollower(deps: ChainFollowerDeps) {
    */
   function fetchWithRefs(plan: FetchPlan, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs> {
     const index = handedOut++;
-    if (!deps.watchingForks()) return retrying(range, async () => ({ range, fetched: await fetchOnce(plan, range, index), refs: new Map(), keepFrom: finalAtPlan }));
+    if (!deps.watchingForks())
+      return retrying(range, async () => ({ range, fetched: await fetchOnce(plan, range, index), refs: new Map(), keepFrom: finalAtPlan }));
     const heights: number[] = [];
     for (let h = range.from; h <= range.to; h++) if (h >= finalAtPlan || h === range.from) heights.push(h);
     return retrying(range, async () => {
@@ -94,7 +97,12 @@ export function createChainFollower(deps: ChainFollowerDeps) {
         brokenLink(before) !== undefined ||
         after?.hash !== newest.hash ||
         [...fetched.blocks.values()].some((b) => refs.has(b.height) && refs.get(b.height)!.hash !== b.hash);
-      if (changed) throw new IdxError('CHAIN_CHANGED_DURING_FETCH', `blocks of [${range.from},${range.to}] changed while they were fetched (a reorganisation); fetching again`, { retryable: true });
+      if (changed)
+        throw new IdxError(
+          'CHAIN_CHANGED_DURING_FETCH',
+          `blocks of [${range.from},${range.to}] changed while they were fetched (a reorganisation); fetching again`,
+          { retryable: true },
+        );
       return { range, fetched, refs, keepFrom: finalAtPlan };
     });
   }
@@ -114,7 +122,7 @@ export function createChainFollower(deps: ChainFollowerDeps) {
     async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => FetchPlan): Promise<FetchedWithRefs> {
       if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
       const depth = deps.fetcher.parallelism + 1;
-      for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth; ) {
+      for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth;) {
         const r = nextRange(from, target, batchSize);
         if (r === undefined) break;
         const promise = fetchWithRefs(planFor(r.from, r.to), r, finalized);

@@ -2,13 +2,20 @@ import t from 'tap';
 import { blockHandlerSource, createFakeChain, createMemoryStore, fakeIndexer, until } from '../../../test/support/fake-chain.ts';
 import { createForkWatch } from './fork-watch.ts';
 
-const recordBlock = { record: ({ height, hash, cache }: { height: number; hash: string; cache: import('../../../domain/entities/store-cache.ts').StoreCache }) => cache.set('Block', String(height), { id: String(height), hash }, height) };
+const recordBlock = {
+  record: ({ height, hash, cache }: { height: number; hash: string; cache: import('../../../domain/entities/store-cache.ts').StoreCache }) =>
+    cache.set('Block', String(height), { id: String(height), hash }, height),
+};
 
 t.test('following the head, a reorganisation is rewound to the common ancestor and the new branch indexed', async (t) => {
   const chain = createFakeChain(10);
   chain.setFinalized(3);
   const memory = createMemoryStore();
-  const { indexer } = fakeIndexer(chain, memory, { dataSources: [blockHandlerSource('record')], handlers: recordBlock, settings: { unfinalizedBlocks: true, stopAtHeight: 14 } });
+  const { indexer } = fakeIndexer(chain, memory, {
+    dataSources: [blockHandlerSource('record')],
+    handlers: recordBlock,
+    settings: { unfinalizedBlocks: true, stopAtHeight: 14 },
+  });
   const running = indexer.run(new AbortController().signal);
   await until(() => memory.metadata.lastProcessedHeight === 10);
   t.equal(memory.live('Block').get('9')?.hash, '0xa9');
@@ -30,22 +37,35 @@ t.test('a reorganisation while the node was stopped is found at start', async (t
   const chain = createFakeChain(10);
   chain.setFinalized(2);
   const memory = createMemoryStore();
-  await fakeIndexer(chain, memory, { dataSources: [blockHandlerSource('record')], handlers: recordBlock, settings: { unfinalizedBlocks: true, stopAtHeight: 10 } }).indexer.run(new AbortController().signal);
+  await fakeIndexer(chain, memory, {
+    dataSources: [blockHandlerSource('record')],
+    handlers: recordBlock,
+    settings: { unfinalizedBlocks: true, stopAtHeight: 10 },
+  }).indexer.run(new AbortController().signal);
   chain.reorg(6, 'c', 10);
-  await fakeIndexer(chain, memory, { dataSources: [blockHandlerSource('record')], handlers: recordBlock, settings: { unfinalizedBlocks: true, stopAtHeight: 10 } }).indexer.run(new AbortController().signal);
-  t.same(
-    [...memory.live('Block').values()].map((b) => b.hash).slice(4),
-    ['0xa5', '0xc6', '0xc7', '0xc8', '0xc9', '0xc10'],
-  );
+  await fakeIndexer(chain, memory, {
+    dataSources: [blockHandlerSource('record')],
+    handlers: recordBlock,
+    settings: { unfinalizedBlocks: true, stopAtHeight: 10 },
+  }).indexer.run(new AbortController().signal);
+  t.same([...memory.live('Block').values()].map((b) => b.hash).slice(4), ['0xa5', '0xc6', '0xc7', '0xc8', '0xc9', '0xc10']);
 });
 
 t.test('a fork below the kept blocks is an error naming what to do', async (t) => {
   const chain = createFakeChain(10);
   chain.setFinalized(7);
   const memory = createMemoryStore();
-  await fakeIndexer(chain, memory, { dataSources: [blockHandlerSource('record')], handlers: recordBlock, settings: { unfinalizedBlocks: true, stopAtHeight: 10 } }).indexer.run(new AbortController().signal);
+  await fakeIndexer(chain, memory, {
+    dataSources: [blockHandlerSource('record')],
+    handlers: recordBlock,
+    settings: { unfinalizedBlocks: true, stopAtHeight: 10 },
+  }).indexer.run(new AbortController().signal);
   chain.reorg(3, 'd', 10);
-  const rerun = fakeIndexer(chain, memory, { dataSources: [blockHandlerSource('record')], handlers: recordBlock, settings: { unfinalizedBlocks: true, stopAtHeight: 10 } });
+  const rerun = fakeIndexer(chain, memory, {
+    dataSources: [blockHandlerSource('record')],
+    handlers: recordBlock,
+    settings: { unfinalizedBlocks: true, stopAtHeight: 10 },
+  });
   await t.rejects(rerun.indexer.run(new AbortController().signal), { code: 'FORK_BEYOND_UNFINALIZED', message: /reindex --targetHeight/ });
 });
 

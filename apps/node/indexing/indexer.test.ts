@@ -47,7 +47,13 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
     fetcher: {
       parallelism: 1,
       close: async () => undefined,
-      fetch: async (_plan, range) => ({ ...range, logCount: 0, logs: new Map(), logsComplete: false, blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])) }),
+      fetch: async (_plan, range) => ({
+        ...range,
+        logCount: 0,
+        logs: new Map(),
+        logsComplete: false,
+        blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
+      }),
     },
     store,
     cache,
@@ -58,7 +64,9 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
         return { created: [] };
       },
     },
-    dataSources: [{ kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } }],
+    dataSources: [
+      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
+    ],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'silent', format: 'json' }),
@@ -73,7 +81,11 @@ t.test('flushes never overlap and commit in order, even when they are scheduled 
   // Blocks take about half as long as a flush: a flush is scheduled while the previous one is still writing.
   const { committed, maxInFlight } = await fakeRun({ batchSize: 1, flushAsync: true, flushIntervalMs: 0 }, 8, 15);
   t.equal(maxInFlight, 1, 'one flush at a time');
-  t.same(committed, [...committed].sort((a, b) => a - b), 'in order');
+  t.same(
+    committed,
+    [...committed].sort((a, b) => a - b),
+    'in order',
+  );
   t.equal(committed[committed.length - 1], 30);
   t.ok(committed.length > 1, 'several flushes were scheduled');
 });
@@ -85,7 +97,11 @@ t.test('slow handlers in a long range: blocks commit every --store-flush-interva
     t.ok(committed.length >= 3, `${flushAsync ? 'async' : 'sync'}: ${committed.length} commits in one range`);
     t.ok(committed[0]! < 30, 'the first commit comes before the range ends');
     t.equal(committed[committed.length - 1], 30);
-    t.same(committed, [...committed].sort((a, b) => a - b), 'in order');
+    t.same(
+      committed,
+      [...committed].sort((a, b) => a - b),
+      'in order',
+    );
     t.equal(maxInFlight, 1);
   }
 });

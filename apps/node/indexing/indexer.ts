@@ -95,7 +95,9 @@ export function createIndexer(deps: IndexerDeps) {
     follower.reset();
     const started = Date.now();
     await rewindProject(store, ancestor);
-    log.warn(`chain reorganisation: block ${ancestor + 1} onwards changed; rewound from ${from ?? '-'} to ${ancestor} in ${Date.now() - started} ms and indexing the new branch`);
+    log.warn(
+      `chain reorganisation: block ${ancestor + 1} onwards changed; rewound from ${from ?? '-'} to ${ancestor} in ${Date.now() - started} ms and indexing the new branch`,
+    );
     return load();
   }
 

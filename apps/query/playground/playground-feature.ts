@@ -61,7 +61,10 @@ export function playgroundFeature(options: PlaygroundFeatureOptions): QueryFeatu
     name: 'playground',
     attach({ app, service, logger }) {
       const log = logger.child('playground');
-      if (ignored.length > 0) log.warn(`--playground-settings: ${ignored.join(', ')} ${ignored.length === 1 ? 'has' : 'have'} no effect in GraphiQL and ${ignored.length === 1 ? 'is' : 'are'} ignored`);
+      if (ignored.length > 0)
+        log.warn(
+          `--playground-settings: ${ignored.join(', ')} ${ignored.length === 1 ? 'has' : 'have'} no effect in GraphiQL and ${ignored.length === 1 ? 'is' : 'are'} ignored`,
+        );
       const assets = assetPaths();
       const cache = new Map<string, Buffer>();
       app.use(async (ctx, next) => {
@@ -97,9 +100,15 @@ export function playgroundFeature(options: PlaygroundFeatureOptions): QueryFeatu
 /** A first query for a new user: a page of the first entity with its first columns. */
 export function sampleQuery(schemaName: string, built: BuiltSchema, subscriptions: boolean): string {
   const first = [...built.tables.values()][0];
-  const lines = [`# GraphQL over the data idx-node indexed into "${schemaName}". Run the query with the ▶ button (Ctrl-Enter);`, '# the Docs button lists every entity, filter and ordering.'];
+  const lines = [
+    `# GraphQL over the data idx-node indexed into "${schemaName}". Run the query with the ▶ button (Ctrl-Enter);`,
+    '# the Docs button lists every entity, filter and ordering.',
+  ];
   if (first === undefined) return `${lines.join('\n')}\n{\n  _metadata {\n    lastProcessedHeight\n  }\n}\n`;
-  const columns = first.columns.filter((c) => !c.list).slice(0, 6).map((c) => c.name);
+  const columns = first.columns
+    .filter((c) => !c.list)
+    .slice(0, 6)
+    .map((c) => c.name);
   if (subscriptions) lines.push(`# Live changes: subscription { ${first.names.connection} { id mutation_type _entity { id } } }`);
   return `${lines.join('\n')}\n{\n  ${first.names.connection}(first: 10) {\n    totalCount\n    nodes {\n${columns.map((c) => `      ${c}\n`).join('')}    }\n  }\n}\n`;
 }

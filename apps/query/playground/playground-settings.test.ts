@@ -30,9 +30,19 @@ t.test('GraphQL Playground keys with a GraphiQL meaning are applied', async (t) 
 });
 
 t.test('Playground-only keys are reported as ignored; unknown keys and bad values are errors naming the flag', async (t) => {
-  t.strictSame(parsePlaygroundSettings({ 'schema.polling.enable': false, 'tracing.hideTracingResponse': true }).ignored, ['schema.polling.enable', 'tracing.hideTracingResponse']);
-  t.throws(() => parsePlaygroundSettings({ 'editor.theme': 'blue' }), { code: 'BAD_ARGUMENT', message: /^--playground-settings: "editor.theme" must be "light" or "dark", got "blue"/ });
+  t.strictSame(parsePlaygroundSettings({ 'schema.polling.enable': false, 'tracing.hideTracingResponse': true }).ignored, [
+    'schema.polling.enable',
+    'tracing.hideTracingResponse',
+  ]);
+  t.throws(() => parsePlaygroundSettings({ 'editor.theme': 'blue' }), {
+    code: 'BAD_ARGUMENT',
+    message: /^--playground-settings: "editor.theme" must be "light" or "dark", got "blue"/,
+  });
   t.throws(() => parsePlaygroundSettings({ headers: { a: 1 } }), { message: /"headers" must be an object of header names to string values/ });
-  t.throws(() => parsePlaygroundSettings({ 'editor.fontFamily': 'x; } body { display: none' }), { message: /"editor.fontFamily" must be a CSS font-family list/ });
-  t.throws(() => parsePlaygroundSettings({ colour: 'red', 'editor.fontSize': 'big' }), { message: /unknown setting "colour"; "editor.fontSize" must be a number of pixels.*Known settings: editor.theme/ });
+  t.throws(() => parsePlaygroundSettings({ 'editor.fontFamily': 'x; } body { display: none' }), {
+    message: /"editor.fontFamily" must be a CSS font-family list/,
+  });
+  t.throws(() => parsePlaygroundSettings({ colour: 'red', 'editor.fontSize': 'big' }), {
+    message: /unknown setting "colour"; "editor.fontSize" must be a number of pixels.*Known settings: editor.theme/,
+  });
 });

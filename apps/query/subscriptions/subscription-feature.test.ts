@@ -31,11 +31,14 @@ interface Collected<T> {
 function collect<T>(client: Client, query: string, variables: Record<string, unknown> = {}): Collected<T> {
   const events: T[] = [];
   const errors: unknown[] = [];
-  client.subscribe<Record<string, T>>({ query, variables }, {
-    next: (r) => (r.errors ? errors.push(r.errors) : events.push(Object.values(r.data!)[0]!)),
-    error: (e) => errors.push(e),
-    complete: () => undefined,
-  });
+  client.subscribe<Record<string, T>>(
+    { query, variables },
+    {
+      next: (r) => (r.errors ? errors.push(r.errors) : events.push(Object.values(r.data!)[0]!)),
+      error: (e) => errors.push(e),
+      complete: () => undefined,
+    },
+  );
   return {
     events,
     errors,
@@ -82,7 +85,11 @@ t.test('subscriptions: INSERT, UPDATE, DELETE with their rows, id and mutation f
     const client = createClient({ url: `ws://localhost:${running.port}/`, webSocketImpl: WebSocket, retryAttempts: 0 });
     t.teardown(() => client.dispose());
     const accounts = collect<Payload>(client, 'subscription { accounts { id mutation_type _entity { id name balance score } } }');
-    const onlyB = collect<Payload>(client, 'subscription ($ids: [ID!]) { accounts(id: $ids, mutation: [UPDATE, DELETE]) { id mutation_type _entity { name } } }', { ids: ['b'] });
+    const onlyB = collect<Payload>(
+      client,
+      'subscription ($ids: [ID!]) { accounts(id: $ids, mutation: [UPDATE, DELETE]) { id mutation_type _entity { name } } }',
+      { ids: ['b'] },
+    );
     const transfers = collect<Payload>(client, 'subscription { transfers { id mutation_type _entity { value note from { id name } } } }');
     // subscriptions are set up before the first write
     await whenListening(b, [
@@ -92,20 +99,34 @@ t.test('subscriptions: INSERT, UPDATE, DELETE with their rows, id and mutation f
     ]);
 
     const big = '123456789012345678901234567890';
-    await store.flush({ operations: [op('Account', 'a', 1, { name: 'alice', balance: BigInt(big), score: 1.5 }), op('Account', 'b', 1, { name: 'bob', balance: 0n })] });
-    await store.flush({ operations: [op('Account', 'b', 2, { name: 'bob', balance: 7n }), op('Transfer', 't1', 2, { fromId: 'a', value: 7n, note: 'x'.repeat(8100) })] });
+    await store.flush({
+      operations: [op('Account', 'a', 1, { name: 'alice', balance: BigInt(big), score: 1.5 }), op('Account', 'b', 1, { name: 'bob', balance: 0n })],
+    });
+    await store.flush({
+      operations: [op('Account', 'b', 2, { name: 'bob', balance: 7n }), op('Transfer', 't1', 2, { fromId: 'a', value: 7n, note: 'x'.repeat(8100) })],
+    });
     await store.flush({ operations: [op('Account', 'b', 3)] });
 
-    t.strictSame(await accounts.wait(4), [
-      { id: 'a', mutation_type: 'INSERT', _entity: { id: 'a', name: 'alice', balance: big, score: 1.5 } },
-      { id: 'b', mutation_type: 'INSERT', _entity: { id: 'b', name: 'bob', balance: '0', score: null } },
-      { id: 'b', mutation_type: 'UPDATE', _entity: { id: 'b', name: 'bob', balance: '7', score: null } },
-      { id: 'b', mutation_type: 'DELETE', _entity: { id: 'b', name: 'bob', balance: '7', score: null } },
-    ], 'every change in order, BigInt exact, DELETE with the last state');
-    t.strictSame((await onlyB.wait(2)).map((p) => `${p.mutation_type} ${p.id}`), ['UPDATE b', 'DELETE b'], 'id and mutation filters');
-    t.strictSame(await transfers.wait(1), [
-      { id: 't1', mutation_type: 'INSERT', _entity: { value: '7', note: 'x'.repeat(8100), from: { id: 'a', name: 'alice' } } },
-    ], 'a row too large for NOTIFY is read from the table; relations resolve');
+    t.strictSame(
+      await accounts.wait(4),
+      [
+        { id: 'a', mutation_type: 'INSERT', _entity: { id: 'a', name: 'alice', balance: big, score: 1.5 } },
+        { id: 'b', mutation_type: 'INSERT', _entity: { id: 'b', name: 'bob', balance: '0', score: null } },
+        { id: 'b', mutation_type: 'UPDATE', _entity: { id: 'b', name: 'bob', balance: '7', score: null } },
+        { id: 'b', mutation_type: 'DELETE', _entity: { id: 'b', name: 'bob', balance: '7', score: null } },
+      ],
+      'every change in order, BigInt exact, DELETE with the last state',
+    );
+    t.strictSame(
+      (await onlyB.wait(2)).map((p) => `${p.mutation_type} ${p.id}`),
+      ['UPDATE b', 'DELETE b'],
+      'id and mutation filters',
+    );
+    t.strictSame(
+      await transfers.wait(1),
+      [{ id: 't1', mutation_type: 'INSERT', _entity: { value: '7', note: 'x'.repeat(8100), from: { id: 'a', name: 'alice' } } }],
+      'a row too large for NOTIFY is read from the table; relations resolve',
+    );
     t.same([...accounts.errors, ...onlyB.errors, ...transfers.errors], []);
   }),
 );
@@ -123,10 +144,17 @@ t.test('subscriptions obey --query-complexity; HTTP refuses them', (t) =>
     await costly.wait(0);
     // one subscription field per operation: graphql's own rule refuses two
     t.match(JSON.stringify(costly.errors), /only one top level field/);
-    const tooComplex = collect<unknown>(client, '{ a: accounts(first: 100) { nodes { id } } b: accounts(first: 100) { nodes { id } } c: transfers(first: 100) { nodes { id } } }');
+    const tooComplex = collect<unknown>(
+      client,
+      '{ a: accounts(first: 100) { nodes { id } } b: accounts(first: 100) { nodes { id } } c: transfers(first: 100) { nodes { id } } }',
+    );
     await tooComplex.wait(0);
     t.match(JSON.stringify(tooComplex.errors), /exceeds the limit 2 \(--query-complexity\)/);
-    const res = await fetch(`http://localhost:${running.port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'subscription { accounts { id } }' }) });
+    const res = await fetch(`http://localhost:${running.port}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { accounts { id } }' }),
+    });
     t.equal(res.status, 400);
   }),
 );

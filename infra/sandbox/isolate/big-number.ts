@@ -42,7 +42,8 @@ export class BigNumber {
 
   toNumber(): number {
     const v = this.v;
-    if (v > MAX_SAFE || v < -MAX_SAFE) throw new RangeError(`BigNumber ${v} is outside the safe integer range of a JavaScript number (overflow); use toBigInt()`);
+    if (v > MAX_SAFE || v < -MAX_SAFE)
+      throw new RangeError(`BigNumber ${v} is outside the safe integer range of a JavaScript number (overflow); use toBigInt()`);
     return Number(v);
   }
 
@@ -140,7 +141,8 @@ function toBigInt(value: BigNumberish): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number') {
     if (!Number.isInteger(value)) throw new RangeError(`BigNumber cannot hold the fraction ${value}`);
-    if (!Number.isSafeInteger(value)) throw new RangeError(`BigNumber from the unsafe integer ${value} would lose precision (overflow); pass a string or bigint`);
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(`BigNumber from the unsafe integer ${value} would lose precision (overflow); pass a string or bigint`);
     return BigInt(value);
   }
   if (typeof value === 'string') {

@@ -112,7 +112,10 @@ export function buildChainObjects(payload: BlockPayload, fetchReceipt: FetchRece
     const needTransactions = wantTransactions && transactions === undefined;
     const needLogs = wantLogs && allLogs === undefined;
     if (!needTransactions && !needLogs) return;
-    if (loadExtras === undefined) throw new Error(`block ${String(block.number)} was handed over without its ${needTransactions ? 'transactions' : 'logs'} and this sandbox cannot load them`);
+    if (loadExtras === undefined)
+      throw new Error(
+        `block ${String(block.number)} was handed over without its ${needTransactions ? 'transactions' : 'logs'} and this sandbox cannot load them`,
+      );
     const extras = loadExtras({ transactions: needTransactions, logs: needLogs });
     if (extras.transactions !== undefined) adoptTransactions(extras.transactions);
     if (extras.logs !== undefined) {

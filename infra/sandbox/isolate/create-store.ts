@@ -33,12 +33,16 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
   const ident = (method: string, id: unknown): string => {
     if (typeof id !== 'string') throw new TypeError(`store.${method}: an entity id must be a string, got ${typeof id}`);
     // the database would store U+FFFD instead, so two distinct ids would become one
-    if (LONE_SURROGATE.test(id)) throw new TypeError(`store.${method}: the entity id ${JSON.stringify(id)} holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text`);
+    if (LONE_SURROGATE.test(id))
+      throw new TypeError(
+        `store.${method}: the entity id ${JSON.stringify(id)} holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text`,
+      );
     return id;
   };
   const options = (method: string, entity: string, opts: QueryOptions | undefined): QueryOptions & { limit: number } => {
     const limit = opts?.limit ?? queryLimit;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) throw new TypeError(`store.${method}("${entity}", …): limit must be a non-negative integer, got ${String(limit)}`);
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)
+      throw new TypeError(`store.${method}("${entity}", …): limit must be a non-negative integer, got ${String(limit)}`);
     if (limit > queryLimit) {
       throw new RangeError(
         `store.${method}("${entity}", …) asked for limit ${limit}, above the query limit of ${queryLimit}: ask for at most ${queryLimit} (page with offset), or start the node with a larger --query-limit`,
@@ -86,7 +90,10 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       const what = () => `store.bulkCreate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkCreate', list);
-      budget.charge(what, snapshots.map((r) => measure(r)));
+      budget.charge(
+        what,
+        snapshots.map((r) => measure(r)),
+      );
       queue(['bulkCreate', entity, snapshots]);
       remember(entity, snapshots);
     },
@@ -95,7 +102,10 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       const what = () => `store.bulkUpdate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkUpdate', list);
-      budget.charge(what, snapshots.map((r) => measure(r)));
+      budget.charge(
+        what,
+        snapshots.map((r) => measure(r)),
+      );
       queue(['bulkUpdate', entity, snapshots, fields === undefined ? undefined : [...fields]]);
       // with `fields` only those change on the host: the cached whole entity would be wrong
       if (fields === undefined) remember(entity, snapshots);
@@ -112,7 +122,10 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       if (!Array.isArray(ids)) throw new TypeError('store.bulkRemove: expected an array of ids');
       const list = ids.map((id) => ident('bulkRemove', id));
       name('bulkRemove', entity);
-      budget.charge(() => `store.bulkRemove("${entity}", [${list.length} ids])`, list.map((id) => id.length));
+      budget.charge(
+        () => `store.bulkRemove("${entity}", [${list.length} ids])`,
+        list.map((id) => id.length),
+      );
       queue(['bulkRemove', name('bulkRemove', entity), list]);
       for (const id of list) cache.put(entity, id, null);
     },

@@ -58,7 +58,8 @@ export function createBlockEntropy(): BlockEntropy {
     now: () => clock++,
     random: () => next() / 4294967296,
     bytes(size) {
-      if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 65536) throw new RangeError(`randomBytes: size must be an integer from 0 to 65536, got ${String(size)}`);
+      if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 65536)
+        throw new RangeError(`randomBytes: size must be an integer from 0 to 65536, got ${String(size)}`);
       const out = new Uint8Array(size);
       for (let i = 0; i < size; i += 4) {
         const w = next();

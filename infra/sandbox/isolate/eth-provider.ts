@@ -41,7 +41,9 @@ export function createEthProvider(call: Call, chainId: string, pinnedHeight: (()
       return (await call('request', ['eth_getCode', [await address, tag(await blockTag)]])) as string;
     },
     async getStorageAt(address: string, position: unknown, blockTag?: BlockTag): Promise<string> {
-      const pos = `0x${BigNumber.from((await position) as string).toBigInt().toString(16)}`;
+      const pos = `0x${BigNumber.from((await position) as string)
+        .toBigInt()
+        .toString(16)}`;
       return (await call('request', ['eth_getStorageAt', [await address, pos, tag(await blockTag)]])) as string;
     },
     async getNetwork(): Promise<{ chainId: number; name: string }> {
@@ -52,8 +54,23 @@ export function createEthProvider(call: Call, chainId: string, pinnedHeight: (()
     provider.getBlockNumber = async (): Promise<number> => Number(BigInt((await call('request', ['eth_blockNumber', []])) as string));
     provider.send = (method: string, params: unknown[] = []) => call('request', [method, params]);
   } else {
-    for (const name of ['getBlock', 'getBlockWithTransactions', 'getTransaction', 'getTransactionReceipt', 'getLogs', 'getBlockNumber', 'getGasPrice', 'estimateGas', 'sendTransaction']) {
-      provider[name] = () => Promise.reject(new Error(`api.${name} is not supported: \`api\` only reads state at the block being processed (use tx.receipt() for receipts, or unsafeApi with --unsafe)`));
+    for (const name of [
+      'getBlock',
+      'getBlockWithTransactions',
+      'getTransaction',
+      'getTransactionReceipt',
+      'getLogs',
+      'getBlockNumber',
+      'getGasPrice',
+      'estimateGas',
+      'sendTransaction',
+    ]) {
+      provider[name] = () =>
+        Promise.reject(
+          new Error(
+            `api.${name} is not supported: \`api\` only reads state at the block being processed (use tx.receipt() for receipts, or unsafeApi with --unsafe)`,
+          ),
+        );
     }
   }
   return provider;

@@ -125,7 +125,9 @@ export function createWriteBudget(limits: SandboxLimits) {
       }
       count(what, sizes.length);
       if (bytes + total > limits.blockWriteBytes) {
-        throw new RangeError(`${what()}: this block's store writes would reach about ${formatSize(bytes + total)}, above the sandbox's limit of ${formatSize(limits.blockWriteBytes)} per block`);
+        throw new RangeError(
+          `${what()}: this block's store writes would reach about ${formatSize(bytes + total)}, above the sandbox's limit of ${formatSize(limits.blockWriteBytes)} per block`,
+        );
       }
       records += sizes.length;
       bytes += total;

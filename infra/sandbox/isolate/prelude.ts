@@ -14,7 +14,19 @@ import { createStore, type Write } from './create-store.ts';
 import { createBlockEntropy, installDeterministicTime } from './deterministic.ts';
 import { createLogBudget, createWriteBudget, DEFAULT_LIMITS, formatSize, measure, truncateText } from './limits.ts';
 import { timerGlobals, withTimers, type TimerBridge } from './timers.ts';
-import type { BlockExtrasWire, BlockOutcome, BlockPayload, Bridge, HostOp, InstallOptions, LoadOutcome, ThrownError, UnsafeExtras, WireRecord, WriteOp } from './wire.ts';
+import type {
+  BlockExtrasWire,
+  BlockOutcome,
+  BlockPayload,
+  Bridge,
+  HostOp,
+  InstallOptions,
+  LoadOutcome,
+  ThrownError,
+  UnsafeExtras,
+  WireRecord,
+  WriteOp,
+} from './wire.ts';
 
 /**
  * The mapping runtime inside the sandbox, bundled once per process and run first in every
@@ -46,7 +58,9 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     // `get` (the hot path) carries an entity name and an id only
     const size = op === 'get' ? 0 : measure(args);
     if (size > limits.callBytes) {
-      throw new RangeError(`${op === 'ethCall' ? 'api.call' : `a ${op} call`}: its arguments are about ${formatSize(size)}, above the sandbox's limit of ${formatSize(limits.callBytes)} per call`);
+      throw new RangeError(
+        `${op === 'ethCall' ? 'api.call' : `a ${op} call`}: its arguments are about ${formatSize(size)}, above the sandbox's limit of ${formatSize(limits.callBytes)} per call`,
+      );
     }
     const writes = pending;
     pending = [];
@@ -60,7 +74,9 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   const crypto = createCrypto(
     options.unsafe
       ? bridge
-      : { callSync: (op, args) => (op === 'randomBytes' ? entropy.bytes(args[0] as number) : op === 'randomUUID' ? entropy.uuid() : bridge.callSync(op, args)) },
+      : {
+          callSync: (op, args) => (op === 'randomBytes' ? entropy.bytes(args[0] as number) : op === 'randomUUID' ? entropy.uuid() : bridge.callSync(op, args)),
+        },
   );
   const buffer = { Buffer, SlowBuffer, kMaxLength, INSPECT_MAX_BYTES: 50 };
   const url = createUrl(bridge);
@@ -98,7 +114,11 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     const admitted = logBudget.admit(message.length + (fields === undefined ? 0 : measure(fields)));
     if (admitted === 'send') bridge.log(level, message, fields);
     else if (admitted === 'first-drop') {
-      bridge.log('warn', `the mapping logged more than ${formatSize(limits.logBlockChars)} of text at block ${height}: its further log lines in this block are dropped`, undefined);
+      bridge.log(
+        'warn',
+        `the mapping logged more than ${formatSize(limits.logBlockChars)} of text at block ${height}: its further log lines in this block are dropped`,
+        undefined,
+      );
     }
   };
   const logger: Record<string, (...args: unknown[]) => void> = {};
@@ -172,65 +192,70 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
 
   const fetchReceipt = async (hash: string) => (await call('receipt', [hash])) as WireRecord;
   const callBlocking = bridge.callBlocking;
-  const loadExtras = callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
+  const loadExtras =
+    callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
 
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describe(err).message}`, undefined);
-  return withTimers(bridge, { current: () => current, describe, idleError }, {
-    load(factory: Factory): LoadOutcome {
-      const module = { exports: {} as unknown };
-      try {
-        factory.call(module.exports, module, module.exports, require);
-      } catch (err) {
-        return { ok: false, error: describe(err) };
-      }
-      handlers = (module.exports ?? {}) as Record<string, unknown>;
-      return { ok: true, handlers: Object.keys(handlers).filter((k) => typeof handlers[k] === 'function') };
-    },
-
-    async runBlock(payload: BlockPayload): Promise<BlockOutcome> {
-      height = payload.height;
-      pending = [];
-      // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
-      if (payload.fresh || payload.height <= lastHeight) readCache.clear();
-      lastHeight = payload.height;
-      logBudget.reset();
-      writeBudget.reset();
-      entropy.enter(Number(payload.block.timestamp), String(payload.block.hash));
-      const chain = buildChainObjects(payload, fetchReceipt, loadExtras);
-      for (let i = 0; i < payload.calls.length; i++) {
-        const [name, kind, index, args] = payload.calls[i]!;
-        current = i;
-        progress[0] = i;
-        // own properties only: a manifest naming `toString` must not reach Object.prototype
-        const fn = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
-        if (typeof fn !== 'function') {
-          readCache.clear();
-          return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
-        }
-        let arg: Record<string, unknown>;
-        chain.enterCall(i, kind === 2);
-        if (kind === 0) {
-          arg = chain.block;
-        } else if (kind === 1) {
-          arg = chain.logs[index]!;
-          setArgs(arg, args);
-        } else {
-          arg = chain.transactions[index]!;
-          setArgs(arg, args);
-        }
+  return withTimers(
+    bridge,
+    { current: () => current, describe, idleError },
+    {
+      load(factory: Factory): LoadOutcome {
+        const module = { exports: {} as unknown };
         try {
-          await (fn as (a: unknown) => unknown)(arg);
+          factory.call(module.exports, module, module.exports, require);
         } catch (err) {
-          pending = [];
-          readCache.clear();
-          return { ok: false, call: i, error: describe(err) };
+          return { ok: false, error: describe(err) };
         }
-      }
-      const writes = pending;
-      pending = [];
-      return { ok: true, writes };
+        handlers = (module.exports ?? {}) as Record<string, unknown>;
+        return { ok: true, handlers: Object.keys(handlers).filter((k) => typeof handlers[k] === 'function') };
+      },
+
+      async runBlock(payload: BlockPayload): Promise<BlockOutcome> {
+        height = payload.height;
+        pending = [];
+        // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
+        if (payload.fresh || payload.height <= lastHeight) readCache.clear();
+        lastHeight = payload.height;
+        logBudget.reset();
+        writeBudget.reset();
+        entropy.enter(Number(payload.block.timestamp), String(payload.block.hash));
+        const chain = buildChainObjects(payload, fetchReceipt, loadExtras);
+        for (let i = 0; i < payload.calls.length; i++) {
+          const [name, kind, index, args] = payload.calls[i]!;
+          current = i;
+          progress[0] = i;
+          // own properties only: a manifest naming `toString` must not reach Object.prototype
+          const fn = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
+          if (typeof fn !== 'function') {
+            readCache.clear();
+            return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
+          }
+          let arg: Record<string, unknown>;
+          chain.enterCall(i, kind === 2);
+          if (kind === 0) {
+            arg = chain.block;
+          } else if (kind === 1) {
+            arg = chain.logs[index]!;
+            setArgs(arg, args);
+          } else {
+            arg = chain.transactions[index]!;
+            setArgs(arg, args);
+          }
+          try {
+            await (fn as (a: unknown) => unknown)(arg);
+          } catch (err) {
+            pending = [];
+            readCache.clear();
+            return { ok: false, call: i, error: describe(err) };
+          }
+        }
+        const writes = pending;
+        pending = [];
+        return { ok: true, writes };
+      },
     },
-  });
+  );
 }
 
 function describe(err: unknown): ThrownError {

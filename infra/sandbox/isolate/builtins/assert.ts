@@ -106,7 +106,14 @@ function build(strict: boolean) {
     if (strict ? Object.is(a, b) : a == b) fail(a, b, m, strict ? 'notStrictEqual' : '!=');
   };
   const deepEqual = (a: unknown, b: unknown, m?: Message) => {
-    if (!isDeepEqual(a, b, strict)) fail(a, b, m, strict ? 'deepStrictEqual' : 'deepEqual', `Expected values to be ${strict ? 'strictly' : 'loosely'} deep-equal:\n${util.inspect(a)}\n\nshould equal\n\n${util.inspect(b)}`);
+    if (!isDeepEqual(a, b, strict))
+      fail(
+        a,
+        b,
+        m,
+        strict ? 'deepStrictEqual' : 'deepEqual',
+        `Expected values to be ${strict ? 'strictly' : 'loosely'} deep-equal:\n${util.inspect(a)}\n\nshould equal\n\n${util.inspect(b)}`,
+      );
   };
   const notDeepEqual = (a: unknown, b: unknown, m?: Message) => {
     if (isDeepEqual(a, b, strict)) fail(a, b, m, strict ? 'notDeepStrictEqual' : 'notDeepEqual');
@@ -118,7 +125,8 @@ function build(strict: boolean) {
     if (Object.is(a, b)) fail(a, b, m, 'notStrictEqual', `Expected "actual" to be strictly unequal to: ${util.inspect(b)}`);
   };
   const deepStrictEqual = (a: unknown, b: unknown, m?: Message) => {
-    if (!isDeepEqual(a, b, true)) fail(a, b, m, 'deepStrictEqual', `Expected values to be strictly deep-equal:\n${util.inspect(a)}\n\nshould equal\n\n${util.inspect(b)}`);
+    if (!isDeepEqual(a, b, true))
+      fail(a, b, m, 'deepStrictEqual', `Expected values to be strictly deep-equal:\n${util.inspect(a)}\n\nshould equal\n\n${util.inspect(b)}`);
   };
   const notDeepStrictEqual = (a: unknown, b: unknown, m?: Message) => {
     if (isDeepEqual(a, b, true)) fail(a, b, m, 'notDeepStrictEqual');

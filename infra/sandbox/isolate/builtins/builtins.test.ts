@@ -54,7 +54,12 @@ t.test('util.format and inspect print what Node prints for common values', async
     [{ a: 1, b: 'two', c: [1, 2] }],
     ['x', null, undefined],
   ];
-  for (const args of cases) t.equal(util.format(...args), nodeUtil.format(...args), JSON.stringify(args, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+  for (const args of cases)
+    t.equal(
+      util.format(...args),
+      nodeUtil.format(...args),
+      JSON.stringify(args, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+    );
   t.equal(util.inspect({ a: { b: { c: { d: 1 } } } }), nodeUtil.inspect({ a: { b: { c: { d: 1 } } } }));
   t.equal(util.inspect(new Map([[1, 'a']])), nodeUtil.inspect(new Map([[1, 'a']])));
   t.ok(util.isDeepStrictEqual({ a: [1n] }, { a: [1n] }));
@@ -80,7 +85,7 @@ t.test('assert throws AssertionError as Node does', async (t) => {
     } catch (e) {
       theirs = e;
     }
-    return [ours, theirs] as [Error & { code?: string } | undefined, Error & { code?: string } | undefined];
+    return [ours, theirs] as [(Error & { code?: string }) | undefined, (Error & { code?: string }) | undefined];
   };
   for (const [name, fn] of Object.entries({
     ok: (a: typeof nodeAssert) => a.ok(0, 'zero'),
@@ -90,9 +95,10 @@ t.test('assert throws AssertionError as Node does', async (t) => {
     deepStrictEqual: (a: typeof nodeAssert) => a.deepStrictEqual({ a: [1, { b: 2n }] }, { a: [1, { b: 2n }] }),
     deepStrictEqualFails: (a: typeof nodeAssert) => a.deepStrictEqual({ a: 1 }, { a: '1' }),
     deepEqualLoose: (a: typeof nodeAssert) => a.deepEqual({ a: 1 }, { a: '1' }),
-    throws: (a: typeof nodeAssert) => a.throws(() => {
-      throw new TypeError('bad');
-    }, TypeError),
+    throws: (a: typeof nodeAssert) =>
+      a.throws(() => {
+        throw new TypeError('bad');
+      }, TypeError),
     throwsMissing: (a: typeof nodeAssert) => a.throws(() => {}),
     match: (a: typeof nodeAssert) => a.match('abc', /x/),
     fail: (a: typeof nodeAssert) => a.fail('boom'),
@@ -105,12 +111,15 @@ t.test('assert throws AssertionError as Node does', async (t) => {
       t.equal(ours.code, theirs.code, `${name}: code`);
     }
   }
-  t.equal((() => {
-    try {
-      assert.equal(1, 2, 'custom');
-    } catch (e) {
-      return (e as Error).message;
-    }
-  })(), 'custom');
+  t.equal(
+    (() => {
+      try {
+        assert.equal(1, 2, 'custom');
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })(),
+    'custom',
+  );
   await t.rejects(assert.rejects(Promise.resolve(1)), { name: 'AssertionError' });
 });

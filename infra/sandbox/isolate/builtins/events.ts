@@ -56,7 +56,8 @@ function eventsOf(e: Emitter): Map<string | symbol, Wrapped[]> {
 }
 
 function checkCount(n: unknown, name: string): number {
-  if (typeof n !== 'number' || n < 0 || Number.isNaN(n)) throw new RangeError(`The value of "${name}" is out of range. It must be a non-negative number. Received ${String(n)}`);
+  if (typeof n !== 'number' || n < 0 || Number.isNaN(n))
+    throw new RangeError(`The value of "${name}" is out of range. It must be a non-negative number. Received ${String(n)}`);
   return n;
 }
 
@@ -177,7 +178,8 @@ const proto: Record<string, unknown> & ThisType<Emitter> = {
 };
 proto.on = proto.addListener;
 proto.off = proto.removeListener;
-for (const [k, v] of Object.entries(proto)) Object.defineProperty(EventEmitter.prototype, k, { value: v, writable: true, configurable: true, enumerable: false });
+for (const [k, v] of Object.entries(proto))
+  Object.defineProperty(EventEmitter.prototype, k, { value: v, writable: true, configurable: true, enumerable: false });
 
 /** Resolves with the arguments of the next `type` event; rejects on an `'error'` first. */
 export function once(emitter: Emitter, type: string | symbol): Promise<unknown[]> {

@@ -32,7 +32,9 @@ interface HostError {
 const isError = (r: unknown): r is HostError => r !== null && typeof r === 'object' && 'error' in r;
 
 function thrown({ error }: HostError): Error {
-  const err = (error.name === 'TypeError' ? new TypeError(error.message) : error.name === 'RangeError' ? new RangeError(error.message) : new Error(error.message)) as Error & Record<string, unknown>;
+  const err = (
+    error.name === 'TypeError' ? new TypeError(error.message) : error.name === 'RangeError' ? new RangeError(error.message) : new Error(error.message)
+  ) as Error & Record<string, unknown>;
   if (error.code !== undefined) err.code = error.code;
   if (error.input !== undefined) err.input = error.input;
   return err;
@@ -158,7 +160,10 @@ export class URLSearchParams {
 
   sort(): void {
     // stable, by UTF-16 code units of the names
-    this.#list = this.#list.map((p, i) => [p, i] as const).sort(([a, i], [b, j]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : i - j)).map(([p]) => p);
+    this.#list = this.#list
+      .map((p, i) => [p, i] as const)
+      .sort(([a, i], [b, j]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : i - j))
+      .map(([p]) => p);
     this.#changed();
   }
 
@@ -324,7 +329,8 @@ export function createUrl(bridge: UrlBridge) {
   const format = (input: unknown, options?: { auth?: boolean; fragment?: boolean; search?: boolean; unicode?: boolean }): string => {
     if (input instanceof URL) return call<string>('formatURL', [input.href, options ?? {}]);
     if (typeof input === 'string') return call<string>('format', [input]);
-    if (input === null || typeof input !== 'object') throw new TypeError(`The "urlObject" argument must be one of type object or string. Received ${input === null ? 'null' : typeof input}`);
+    if (input === null || typeof input !== 'object')
+      throw new TypeError(`The "urlObject" argument must be one of type object or string. Received ${input === null ? 'null' : typeof input}`);
     const plain: Record<string, unknown> = {};
     for (const k of ['protocol', 'slashes', 'auth', 'host', 'port', 'hostname', 'hash', 'search', 'query', 'pathname', 'path', 'href']) {
       const v = (input as Record<string, unknown>)[k];
@@ -334,7 +340,8 @@ export function createUrl(bridge: UrlBridge) {
   };
 
   const pathToFileURL = (filepath: unknown): URL => {
-    if (typeof filepath !== 'string') throw new TypeError(`The "path" argument must be of type string. Received ${filepath === null ? 'null' : typeof filepath}`);
+    if (typeof filepath !== 'string')
+      throw new TypeError(`The "path" argument must be of type string. Received ${filepath === null ? 'null' : typeof filepath}`);
     let resolved = path.resolve(filepath);
     // resolve drops a trailing slash, which names a directory
     if (filepath.endsWith('/') && !resolved.endsWith('/')) resolved += '/';
@@ -343,7 +350,8 @@ export function createUrl(bridge: UrlBridge) {
 
   const fileURLToPath = (url: unknown): string => {
     const href = url instanceof URL ? url.href : typeof url === 'string' ? url : undefined;
-    if (href === undefined) throw new TypeError(`The "path" argument must be of type string or an instance of URL. Received ${url === null ? 'null' : typeof url}`);
+    if (href === undefined)
+      throw new TypeError(`The "path" argument must be of type string or an instance of URL. Received ${url === null ? 'null' : typeof url}`);
     return call<string>('fileURLToPath', [href]);
   };
 

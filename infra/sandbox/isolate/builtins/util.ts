@@ -38,7 +38,8 @@ function show(value: unknown, depth: number, seen: Set<unknown>, nested: boolean
   if (value instanceof Error) return value.stack ?? `${value.name}: ${value.message}`;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
   if (value instanceof RegExp) return String(value);
-  if (typeof (value as { _isBigNumber?: unknown })._isBigNumber === 'boolean') return `BigNumber { _hex: '${(value as { _hex: string })._hex}', _isBigNumber: true }`;
+  if (typeof (value as { _isBigNumber?: unknown })._isBigNumber === 'boolean')
+    return `BigNumber { _hex: '${(value as { _hex: string })._hex}', _isBigNumber: true }`;
   if (depth < 0) return Array.isArray(value) ? '[Array]' : '[Object]';
   seen.add(value);
   try {
@@ -72,7 +73,13 @@ function format(first?: unknown, ...args: unknown[]): string {
     const arg = args[i++];
     switch (ch) {
       case 's':
-        return typeof arg === 'string' ? arg : typeof arg === 'bigint' ? `${arg}n` : typeof arg === 'object' && arg !== null ? show(arg, 1, new Set(), true) : String(arg);
+        return typeof arg === 'string'
+          ? arg
+          : typeof arg === 'bigint'
+            ? `${arg}n`
+            : typeof arg === 'object' && arg !== null
+              ? show(arg, 1, new Set(), true)
+              : String(arg);
       case 'd':
         return typeof arg === 'bigint' ? `${arg}n` : String(Number(arg));
       case 'i':
