@@ -1,0 +1,24 @@
+// `npm test`'s first step: the typecheck and the lint (eslint, then prettier's check) side by side, since
+// each mostly waits on its own single thread; fails when either fails, with both outputs shown.
+import { spawn } from 'node:child_process';
+
+const run = (script) =>
+  new Promise((resolve) => {
+    const child = spawn('npm', ['run', '--silent', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => resolve({ script, code, output }));
+  });
+
+const results = await Promise.all([run('typecheck'), run('lint')]);
+for (const r of results) {
+  const shown = r.output
+    .split('\n')
+    .filter((l) => !/^npm warn/.test(l))
+    .join('\n')
+    .trim();
+  if (shown) process.stdout.write(`${shown}\n`);
+  process.stdout.write(`${r.script}: ${r.code === 0 ? 'ok' : `failed (exit ${r.code})`}\n`);
+}
+process.exit(results.every((r) => r.code === 0) ? 0 : 1);
