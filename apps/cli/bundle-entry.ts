@@ -1,3 +1,4 @@
+import { SANDBOX_MODULES } from '../../domain/mapping/sandbox-modules.ts';
 import { existsSync, statSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
@@ -13,9 +14,6 @@ import type { Reporter } from './reporter.ts';
 import { contractRuntimePlugin } from './contract-runtime-plugin.ts';
 import { subqlShimsPlugin } from './subql-shims-plugin.ts';
 import { tsconfigPathsPlugin } from './tsconfig-paths-plugin.ts';
-
-/** The built-in modules the sandbox lets a mapping require (docs/mapping-api.md); others need --unsafe. */
-export const SANDBOX_MODULES: readonly string[] = ['assert', 'buffer', 'crypto', 'events', 'path', 'stream', 'url', 'util'];
 
 export interface BundleEntryOptions {
   /** the project folder: imports are resolved from it and errors name files relative to it */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { rename, writeFile } from 'node:fs/promises';
-import { dirname, extname } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { rollup, type Plugin } from 'rollup';
@@ -27,7 +27,11 @@ export async function bundlePrelude(): Promise<string> {
       // the npm `buffer` package, not Node's: the isolate has no Node
       nodeResolve({ preferBuiltins: false, browser: true }),
       commonjs(),
-      swc({ include: [`${isolateDir}/**`], swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } } }),
+      // the isolate's own sources, and the one domain module it shares with idx build (the allowed modules)
+      swc({
+        include: [`${isolateDir}/**`, resolve(dirname(here), '../../domain/mapping/sandbox-modules' + ext)],
+        swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
+      }),
     ],
     onwarn(warning, warn) {
       if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);

@@ -51,7 +51,7 @@ async function loadPrelude(): Promise<string> {
   return readFile(file, 'utf8');
 }
 
-/** A hash of everything the bundle is made of: the isolate sources and the `buffer` and `readable-stream` packages. */
+/** A hash of everything the bundle is made of: the isolate sources, the allowed-modules list, and the `buffer` and `readable-stream` packages. */
 async function sourcesHash(dir: string, ext: string): Promise<string> {
   const hash = createHash('sha256');
   const files = (await readdir(join(dir, 'isolate'), { recursive: true })).filter((f) => f.endsWith(ext)).sort();
@@ -59,5 +59,6 @@ async function sourcesHash(dir: string, ext: string): Promise<string> {
   hash.update(await readFile(fileURLToPath(import.meta.resolve('buffer/package.json'))));
   hash.update(await readFile(fileURLToPath(import.meta.resolve('readable-stream/package.json'))));
   hash.update(await readFile(join(dir, `bundle-prelude${ext}`)));
+  hash.update(await readFile(join(dir, '..', '..', 'domain', 'mapping', `sandbox-modules${ext}`)));
   return hash.digest('hex').slice(0, 16);
 }

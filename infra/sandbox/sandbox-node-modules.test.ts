@@ -1,6 +1,7 @@
 import { fileURLToPath, format, parse, pathToFileURL, resolve, URL as NodeURL } from 'node:url';
 import t from 'tap';
 import type { HandlerCall } from '../../domain/mapping/handler-call.ts';
+import { SANDBOX_MODULES, SANDBOX_MODULES_TEXT } from '../../domain/mapping/sandbox-modules.ts';
 import { exitWhenDone } from '../../test/support/exit-when-done.ts';
 import { createPreludeCache } from './create-prelude-cache.ts';
 import { createSandbox, type SandboxOptions } from './create-sandbox.ts';
@@ -235,3 +236,13 @@ for (const unsafe of [false, true]) {
     t.match(calls.at(-1), ['set', 'T', '104', { ticks: 3 }], 'the sandbox recovers after both');
   });
 }
+
+t.test('every module of the shared list is provided, also as node:, and any other is refused naming the list', async (t) => {
+  const { sb } = await sandbox(
+    `${JSON.stringify(SANDBOX_MODULES)}.forEach((m) => { if (require(m) == null || require('node:' + m) !== require(m)) throw new Error(m); });\nexports.handle = () => {};`,
+  );
+  t.ok(sb.handlers.includes('handle'), `${SANDBOX_MODULES.join(', ')} load`);
+  const err = await rejection(sandbox(`require('fs');\nexports.handle = () => {};`));
+  t.equal(err.code, 'MODULE_NOT_ALLOWED');
+  t.match(err.message, `the sandbox only provides ${SANDBOX_MODULES_TEXT}`);
+});

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { runInContext, createContext } from 'node:vm';
-import { SANDBOX_MODULES } from '../../apps/cli/bundle-entry.ts';
+import { SANDBOX_MODULES } from '../../domain/mapping/sandbox-modules.ts';
 
 /** One store call a handler made, e.g. `['set', 'Transfer', id, {…}]`. */
 export type StoreCall = [method: string, ...args: unknown[]];

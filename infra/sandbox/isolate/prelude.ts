@@ -1,4 +1,5 @@
 import { Buffer, SlowBuffer, kMaxLength } from 'buffer';
+import { SANDBOX_MODULES_TEXT } from '../../../domain/mapping/sandbox-modules.ts';
 import { assert } from './builtins/assert.ts';
 import { createCrypto } from './builtins/crypto.ts';
 import { events } from './builtins/events.ts';
@@ -35,7 +36,6 @@ import type {
  * `runBlock` (run one block's handlers in order).
  */
 
-const ALLOWED = 'assert, buffer, crypto, events, path, stream, url and util';
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 type Factory = (this: unknown, module: { exports: unknown }, exports: unknown, require: (name: string) => unknown) => void;
@@ -100,7 +100,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     const bare = name.startsWith('node:') ? name.slice(5) : name;
     if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
     const err = new Error(
-      `Cannot require "${name}" in a mapping: the sandbox only provides ${ALLOWED}. ` +
+      `Cannot require "${name}" in a mapping: the sandbox only provides ${SANDBOX_MODULES_TEXT}. ` +
         'Bundle pure-JavaScript dependencies into dist/index.js (idx build does), or run the node with --unsafe to allow any module (results may then differ between runs).',
     );
     err.name = 'ModuleNotAllowedError';
