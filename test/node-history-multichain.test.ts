@@ -144,8 +144,8 @@ if (!process.env.DB_HOST) {
       level: 'warn',
       format: 'json',
       write: (line) => {
-        const message = String((JSON.parse(line) as { message?: unknown }).message);
-        if (message.includes('chain reorganisation')) reorgs.push(message);
+        const record = JSON.parse(line) as { message?: unknown; event?: unknown };
+        if (record.event === 'reorg') reorgs.push(String(record.message));
       },
     });
     const controller = new AbortController();

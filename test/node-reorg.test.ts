@@ -35,8 +35,8 @@ for (const kind of BACKENDS) {
       level: 'warn',
       format: 'json',
       write: (line) => {
-        const message = String((JSON.parse(line) as { message?: unknown }).message);
-        if (message.includes('chain reorganisation')) reorgs.push(message);
+        const record = JSON.parse(line) as { message?: unknown; event?: unknown };
+        if (record.event === 'reorg') reorgs.push(String(record.message));
       },
     });
     let controller = new AbortController();

@@ -92,5 +92,13 @@ t.test('the indexer rides out an endpoint that answers null for a block for long
   await indexer.run(new AbortController().signal);
   t.equal(misses, 8);
   t.equal(committed.at(-1), 5, 'indexed once the endpoint caught up');
-  t.equal(lines.filter((l) => /the endpoint is behind; waiting up to \d+ s more for it/.test(l)).length, 8, 'each retry is logged');
+  const retries = lines
+    .map((l) => JSON.parse(l) as { event?: string; behind?: boolean; attempt?: number; code?: string })
+    .filter((r) => r.event === 'fetch-retry');
+  t.same(
+    retries.map((r) => [r.attempt, r.behind, r.code]),
+    Array.from({ length: 8 }, (_, i) => [i + 1, true, 'CHAIN_BLOCK_NOT_FOUND']),
+    'each retry is logged with its attempt, as waiting for a lagging endpoint',
+  );
+  t.match(lines[0], /the endpoint is behind; waiting up to \d+ s more for it/, 'and says so in words');
 });

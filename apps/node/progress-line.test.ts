@@ -11,8 +11,13 @@ t.test('the progress line gives height, target, rates and ETA', async (t) => {
     blocksProcessed: 600,
     eventsProcessed: 12000,
   };
-  const { line, sample } = progressLine(status, { at: 0, blocks: 100, events: 2000 }, 10_000);
+  const { line, fields, sample } = progressLine(status, { at: 0, blocks: 100, events: 2000 }, 10_000);
   t.equal(line, 'indexed to 500/2600 (processing 600), 50.0 blocks/s, 1000.0 events/s, ETA 40s');
+  t.same(
+    fields,
+    { event: 'progress', height: 500, target: 2600, processing: 600, blocksPerSecond: 50, eventsPerSecond: 1000, etaSeconds: 40 },
+    'the same facts as fields',
+  );
   t.same(sample, { at: 10_000, blocks: 600, events: 12000 });
   const done = progressLine({ ...status, currentProcessingHeight: 2600 }, sample, 20_000);
   t.match(done.line, /caught up$/);

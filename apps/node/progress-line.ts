@@ -10,7 +10,11 @@ export interface ProgressSample {
  * The periodic progress line: height and target, blocks/s and events/s since the last sample,
  * and the time left at that pace.
  */
-export function progressLine(status: IndexerStatus, previous: ProgressSample, now: number): { line: string; sample: ProgressSample } {
+export function progressLine(
+  status: IndexerStatus,
+  previous: ProgressSample,
+  now: number,
+): { line: string; fields: Record<string, unknown>; sample: ProgressSample } {
   const seconds = Math.max(0.001, (now - previous.at) / 1000);
   const blocksPerSecond = (status.blocksProcessed - previous.blocks) / seconds;
   const eventsPerSecond = (status.eventsProcessed - previous.events) / seconds;
@@ -19,7 +23,16 @@ export function progressLine(status: IndexerStatus, previous: ProgressSample, no
   const left = Math.max(0, target - (status.currentProcessingHeight ?? height));
   const eta = left === 0 ? caughtUp(status, target) : blocksPerSecond > 0 ? `ETA ${formatDuration(left / blocksPerSecond)}` : 'ETA unknown';
   const line = `indexed to ${height}/${target} (processing ${status.currentProcessingHeight ?? '-'}), ${blocksPerSecond.toFixed(1)} blocks/s, ${eventsPerSecond.toFixed(1)} events/s, ${eta}`;
-  return { line, sample: { at: now, blocks: status.blocksProcessed, events: status.eventsProcessed } };
+  const fields = {
+    event: 'progress',
+    height,
+    target,
+    processing: status.currentProcessingHeight,
+    blocksPerSecond: Number(blocksPerSecond.toFixed(1)),
+    eventsPerSecond: Number(eventsPerSecond.toFixed(1)),
+    etaSeconds: left === 0 ? 0 : blocksPerSecond > 0 ? Math.round(left / blocksPerSecond) : null,
+  };
+  return { line, fields, sample: { at: now, blocks: status.blocksProcessed, events: status.eventsProcessed } };
 }
 
 /**

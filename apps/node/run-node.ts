@@ -304,7 +304,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       () => {
         const next = progressLine(status, sample, Date.now());
         sample = next.sample;
-        logger.child('progress').info(next.line);
+        logger.child('progress').info(next.line, next.fields);
       },
       (ctx.progressEverySeconds ?? 5) * 1000,
     );

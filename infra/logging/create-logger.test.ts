@@ -17,6 +17,15 @@ t.test('colored lines read <timestamp> <<category>> <LEVEL> <message>', async (t
   t.match(lines[1], /^\S+ <store> WARN slow flush \{"ms":812,"height":"5"\}\n$/);
 });
 
+t.test('a named event keeps its fields to JSON lines: the colored line is its message', async (t) => {
+  const colored = capture({ level: 'info', format: 'colored', colors: false });
+  colored.logger.child('indexer').info('resuming after block 7', { event: 'resume', height: 7 });
+  t.match(colored.lines[0], /<indexer> INFO resuming after block 7\n$/);
+  const json = capture({ level: 'info', format: 'json' });
+  json.logger.child('indexer').info('resuming after block 7', { event: 'resume', height: 7 });
+  t.match(JSON.parse(json.lines[0]!), { message: 'resuming after block 7', event: 'resume', height: 7 });
+});
+
 t.test('json lines carry level, timestamp, pid, hostname, category, message', async (t) => {
   const { lines, logger } = capture({ level: 'debug', format: 'json' });
   logger.child('rpc').debug('retrying', { attempt: 2 });

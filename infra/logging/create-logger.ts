@@ -55,9 +55,11 @@ export function debugScopes(spec: string | undefined): (category: string) => boo
 
 const LEVEL_COLORS: Record<string, string> = { fatal: '35', error: '31', warn: '33', info: '32', debug: '34', trace: '90' };
 
-/** `<timestamp> <<category>> <LEVEL> <message>` (docs/usage.md "Logs"), extra fields appended as JSON. */
+/** `<timestamp> <<category>> <LEVEL> <message>` (docs/usage.md "Logs"), extra fields appended as JSON unless they describe a named `event`. */
 export function formatColoredLine(record: Record<string, unknown>, colors: boolean): string {
-  const { level, timestamp, category, message, pid: _pid, hostname: _host, ...rest } = record;
+  const { level, timestamp, category, message, pid: _pid, hostname: _host, ...fields } = record;
+  // fields of a named event repeat the message for machines (--output-fmt=json); the colored line is for people
+  const rest = fields.event === undefined ? fields : {};
   const label = String(level).toUpperCase();
   const paint = (code: string | undefined, text: string) => (colors && code ? `\u001b[${code}m${text}\u001b[0m` : text);
   const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}` : '';

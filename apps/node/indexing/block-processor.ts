@@ -57,8 +57,14 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     dynamic = [...dynamic, ...fresh];
     changed = true;
     rebuild();
+    const templates = fresh.map((f) => f.templateName);
     log.info(
-      `created ${fresh.length} data source${fresh.length === 1 ? '' : 's'} from template${fresh.length === 1 ? '' : 's'} ${fresh.map((f) => f.templateName).join(', ')} at block ${height}`,
+      `created ${fresh.length} data source${fresh.length === 1 ? '' : 's'} from template${fresh.length === 1 ? '' : 's'} ${templates.join(', ')} at block ${height}`,
+      {
+        event: 'data-sources-created',
+        height,
+        templates,
+      },
     );
     // The new data sources apply from this very block: run their handlers on it too.
     const added = sources.slice(before);

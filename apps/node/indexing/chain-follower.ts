@@ -60,7 +60,15 @@ export function createChainFollower(deps: ChainFollowerDeps) {
         const left = isEndpointBehind(err)
           ? `the endpoint is behind; waiting up to ${Math.round((policy.laggingPatienceMs - waited) / 1000)} s more for it`
           : `${attempt}/${policy.attempts - 1}`;
-        log.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying in ${wait} ms (${left})`);
+        log.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying in ${wait} ms (${left})`, {
+          event: 'fetch-retry',
+          from: range.from,
+          to: range.to,
+          attempt,
+          waitMs: wait,
+          behind: isEndpointBehind(err),
+          code: err instanceof IdxError ? err.code : undefined,
+        });
         await new Promise((r) => setTimeout(r, wait));
         waited += wait;
       }

@@ -83,7 +83,7 @@ export function createIndexer(deps: IndexerDeps) {
     flushes.resumePoi(settings.proofOfIndex && last !== undefined ? ((await store.getLatestPoi(last))?.hash ?? null) : null);
     if (last === undefined) return projectStartHeight(deps.dataSources);
     status.lastProcessedHeight = last;
-    log.info(`resuming after block ${last}`);
+    log.info(`resuming after block ${last}`, { event: 'resume', height: last });
     return last + 1;
   }
 
@@ -95,8 +95,15 @@ export function createIndexer(deps: IndexerDeps) {
     follower.reset();
     const started = Date.now();
     await rewindProject(store, ancestor);
+    const ms = Date.now() - started;
     log.warn(
-      `chain reorganisation: block ${ancestor + 1} onwards changed; rewound from ${from ?? '-'} to ${ancestor} in ${Date.now() - started} ms and indexing the new branch`,
+      `chain reorganisation: block ${ancestor + 1} onwards changed; rewound from ${from ?? '-'} to ${ancestor} in ${ms} ms and indexing the new branch`,
+      {
+        event: 'reorg',
+        from,
+        ancestor,
+        ms,
+      },
     );
     return load();
   }
