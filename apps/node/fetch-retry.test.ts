@@ -3,6 +3,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
+import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { DEFAULT_FETCH_RETRY, nextFetchRetry } from './fetch-retry.ts';
 import { createEthereumFamily } from './families/ethereum-family.ts';
 import { createIndexer } from './indexing/indexer.ts';
@@ -30,6 +31,14 @@ t.test('transient faults get 5 tries in ~8 s; a lagging endpoint is waited for m
   t.equal(waits(new IdxError('RPC_ERROR', 'header not found', { retryable: true })).length, lagging.length, "geth's header not found is lagging too");
   t.same(waits(new IdxError('CHAIN_ID_MISMATCH', 'wrong chain')), [], 'final errors are not retried');
   t.same(waits(new Error('bug')), []);
+});
+
+t.test("an endpoint's Retry-After sets the wait, up to the longest wait of the policy", async (t) => {
+  const limited = (ms: number) => new RpcUnreachableError('eth_getLogs', 1, [{ endpoint: 'http://a', error: 'HTTP 429' }], ms);
+  t.equal(nextFetchRetry(limited(3000), 1, 0), 3000, 'asked for 3 s: waits 3 s, not 0.5');
+  t.equal(nextFetchRetry(limited(0), 1, 0), 500, 'no Retry-After: the backoff');
+  t.equal(nextFetchRetry(limited(120_000), 1, 0), DEFAULT_FETCH_RETRY.maxWaitMs, 'capped');
+  t.equal(nextFetchRetry(limited(3000), 5, 0), undefined, 'still gives up after the tries of the policy');
 });
 
 t.test('the indexer rides out an endpoint that answers null for a block for longer than the transient retries allow', async (t) => {

@@ -1,44 +1,26 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
-import { basename, join } from 'node:path';
-import { keccak256, toBytes } from 'viem';
-import { createStoreCache } from '../../domain/entities/store-cache.ts';
+import { basename } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
-import { createDictionaryClient } from '../../infra/dictionary/create-dictionary-client.ts';
-import { resolveDictionaries } from '../../infra/dictionary/resolve-dictionaries.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
-import { createDb, type Db } from '../../infra/postgres/create-db.ts';
-import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
-import { createDiskSpaceGuard, type DiskSpaceGuard, type DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
-import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
-import { publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
+import type { DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
 import { findMultichain, loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
-import { createEthereumSource } from '../../infra/rpc/create-ethereum-source.ts';
-import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
-import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
-import { checkStoredGenesis, verifyChainRetrying } from '../../infra/rpc/verify-chain.ts';
-import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
-import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
-import { openProjectDb, prepareProjectStore, projectSchemaName } from './open-project-store.ts';
-import { createBlockExtrasLoader } from './block-extras.ts';
-import { createMappingHost } from './create-mapping-host.ts';
-import { createBlockScope } from './block-scope.ts';
-import { createEthereumFamily } from './families/ethereum-family.ts';
+import { dictionaryUrls } from './dictionary-urls.ts';
+import { connectEthereumChain } from './families/ethereum-chain.ts';
+import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
+import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { metaDocument } from './node-meta.ts';
 import { createNodeMetrics } from './node-metrics.ts';
-import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
-import { createIndexerStatus } from './indexer-status.ts';
-import { runMultichain } from './run-multichain.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
 import { DEFAULT_BATCH_SIZE, type NodeOptions, type NodeVariant } from './node-options.ts';
+import { openNodeStore } from './open-node-store.ts';
+import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from './progress-line.ts';
-import { createDictionaryFetcher } from './dictionary-fetcher.ts';
-import { createLocalFetcher, type RangeFetcher } from './range-fetcher.ts';
-import { createWorkerFetcher } from './worker-fetcher.ts';
-import { projectStartHeight } from '../../domain/project/project-model.ts';
+import { runMultichain } from './run-multichain.ts';
+import { startMapping } from './start-mapping.ts';
 
 export interface RunNodeContext {
   options: NodeOptions;
@@ -59,7 +41,6 @@ export interface RunNodeContext {
   diskGuard?: Omit<DiskSpaceGuardOptions, 'dir'>;
 }
 
-const keccak = (text: string) => keccak256(toBytes(text));
 const DEFAULT_BLOCK_CONFIRMATIONS = 200;
 // Share of the heap limit in use, for --scale-batch-size.
 const memoryPressure = () => {
@@ -69,28 +50,21 @@ const memoryPressure = () => {
 
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
 
-/** Dictionaries to try, best first: from `--dictionary-resolver`, else `--network-dictionary`, else the manifest. */
-async function dictionaryUrls(
-  options: NodeOptions,
-  network: { chainId: string; dictionary?: string | string[] },
-  genesisHash: string,
-  log: Logger,
-): Promise<string[]> {
-  if (options.dictionaryResolver !== undefined) {
-    try {
-      const urls = await resolveDictionaries(options.dictionaryResolver, { chainId: network.chainId, genesisHash }, options.dictionaryTimeout);
-      if (urls.length === 0) log.warn(`the dictionary resolver knows no dictionary for chain ${network.chainId}: fetching everything from the chain`);
-      return urls;
-    } catch (err) {
-      log.warn(`${(err as Error).message}: fetching everything from the chain`);
-      return [];
-    }
+/** Start-up phase 1: the project, its network and its built files; nothing is opened yet. */
+async function loadNodeProject(options: NodeOptions, project: LoadedProject) {
+  const network = project.manifest.network;
+  if (network === undefined || network.endpoints.length === 0) {
+    throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);
   }
-  if (options.networkDictionary !== undefined) return [options.networkDictionary];
-  return network.dictionary === undefined ? [] : [network.dictionary].flat();
+  const files = await readProjectFiles(project);
+  return { network, files, schema: projectSchemaName(options, project) };
 }
 
-/** `idx-node`: loads the project, connects the chain and the database, serves HTTP and indexes until stopped. */
+/**
+ * `idx-node`: loads the project, serves HTTP, checks the chain, opens the database, starts the
+ * sandbox and indexes until stopped. Each phase fails with its own message, and whatever an
+ * earlier phase opened is closed again, in reverse order.
+ */
 export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, logger } = ctx;
   const log = logger.child('node');
@@ -98,191 +72,99 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const multichain = await findMultichain(options.idx);
   if (multichain !== undefined) return runMultichain(ctx, multichain, runNode);
   const project = await loadProject(options.idx, { networkEndpoints: options.networkEndpoint });
-  const network = project.manifest.network;
-  if (network === undefined || network.endpoints.length === 0) {
-    throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);
-  }
-  const files = await readProjectFiles(project);
-  const schema = projectSchemaName(options, project);
-  const historical = !options.disableHistorical;
+  const { network, files, schema } = await loadNodeProject(options, project);
 
   const status = createIndexerStatus();
-  let health: Health = { healthy: false, error: 'starting' };
-  const metrics = createNodeMetrics(status);
-
-  // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
-  const rpc = {
-    endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })),
-    timeoutMs: 30_000,
-    retries: 3,
-    routeByRange: true,
+  const facts = {
+    health: { healthy: false, error: 'starting' } as Health,
+    genesisHash: undefined as string | undefined,
+    specName: 'ethereum',
+    usingDictionary: false,
   };
-  const client = createRpcClient(rpc);
-  const source = createEthereumSource(client);
-  let genesisHash: string | undefined;
-  let usingDictionary = false;
   const startedAt = Date.now();
-
-  const server = createServer(
-    createNodeHttpApp(
-      {
-        health: () => health,
-        ready: () => status.caughtUp,
-        meta: () =>
-          metaDocument(status, {
-            version: ctx.version,
-            startedAt,
-            chain: { chain: network.chainId, specName: 'ethereum', genesisHash, chainSdkVersion: ctx.version },
-            apiConnected: health.healthy,
-            usingDictionary,
-          }),
-      },
-      metrics,
-    ).callback(),
-  );
-  const port = await listenOnFreePort(server, options.port);
-  log.info(`serving /health, /meta, /ready and /metrics on http://localhost:${port}`);
-  ctx.onListening?.(port);
-
-  let db: Db | undefined;
-  let lockLost: IdxError | undefined;
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   if (ctx.signal.aborted) stop.abort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
-  let socket: PublishedPgliteSocket | undefined;
-  let guard: DiskSpaceGuard | undefined;
-  let fetcher: RangeFetcher | undefined;
-  let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
+  const closers: (() => unknown)[] = [() => ctx.signal.removeEventListener('abort', onAbort)];
+  let lockLost: IdxError | undefined;
+
   try {
-    // The chain first: a wrong endpoint should fail at once, before the database is opened.
-    const identity = await verifyChainRetrying(
-      client,
-      { chainId: network.chainId },
-      {
-        signal: ctx.signal,
-        onRetry: (err, attempt, waitMs, attempts) => {
-          const why = err instanceof RpcUnreachableError ? err.failures.map((f) => `${f.endpoint}: ${f.error}`).join('; ') : err.message;
-          log.warn(`checking the chain failed (${why}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`);
+    // Phase 2: /health and /meta answer from the start (a monitor sees "starting", then why it failed).
+    const server = createServer(
+      createNodeHttpApp(
+        {
+          health: () => facts.health,
+          ready: () => status.caughtUp,
+          meta: () =>
+            metaDocument(status, {
+              version: ctx.version,
+              startedAt,
+              chain: { chain: network.chainId, specName: facts.specName, genesisHash: facts.genesisHash, chainSdkVersion: ctx.version },
+              apiConnected: facts.health.healthy,
+              usingDictionary: facts.usingDictionary,
+            }),
         },
+        createNodeMetrics(status),
+      ).callback(),
+    );
+    closers.push(async () => {
+      // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    });
+    const port = await listenOnFreePort(server, options.port);
+    log.info(`serving /health, /meta, /ready and /metrics on http://localhost:${port}`);
+    ctx.onListening?.(port);
+
+    // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
+    const chain = await connectEthereumChain(network, options, log, ctx.signal);
+    facts.genesisHash = chain.genesisHash;
+    facts.specName = chain.specName;
+
+    // Phase 4: the database, its writer lock, tables and metadata.
+    const opened = await openNodeStore({
+      options,
+      project,
+      files,
+      schema,
+      env: ctx.env,
+      logger,
+      chain: { chainId: network.chainId, genesisHash: chain.genesisHash, specName: chain.specName, checkStoredGenesis: chain.checkStoredGenesis },
+      version: ctx.version,
+      ...(ctx.diskGuard && { diskGuard: ctx.diskGuard }),
+      onLockLost: (err) => {
+        // Another writer may now start: stop after the current block rather than overlap with it.
+        lockLost = err;
+        facts.health = { healthy: false, error: err.message };
+        log.error(err.message);
+        stop.abort();
       },
-    ).catch((err: unknown) => {
-      if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
-      throw err;
     });
-    genesisHash = identity.genesisHash;
-    db = await openProjectDb(options, project, ctx.env, 'idx-node', (err) => {
-      // Another writer may now start: stop after the current block rather than overlap with it.
-      lockLost = err;
-      health = { healthy: false, error: err.message };
-      log.error(err.message);
-      stop.abort();
-    });
-    // Embedded: a full disk would make PGlite spin instead of failing (disk-space-guard.ts).
-    if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
-      guard = createDiskSpaceGuard({ dir: join(project.root, '.idx-data'), ...ctx.diskGuard });
-      await guard.check();
-    }
+    closers.push(opened.close);
 
-    const chainId = options.multiChain ? network.chainId : undefined;
-    const store = await prepareProjectStore(db, { model: files.model, schema, historical, options, chainId, logger });
-    // --subscription: NOTIFY triggers for idx-query's subscriptions; without it, any left by an earlier run go
-    if (options.subscription) await installNotifyTriggers(db.kysely, files.model, { schema, historical });
-    else await dropNotifyTriggers(db.kysely, schema);
-    const stored = await store.getMetadata(['genesisHash']);
-    // verifyChain already asked every endpoint; the stored genesis only needs comparing with its answer.
-    if (typeof stored.genesisHash === 'string') checkStoredGenesis(stored.genesisHash, identity.genesisHash, client.endpoints.join(', '));
-    await store.setMetadata({
-      chain: network.chainId,
-      genesisHash,
-      specName: 'ethereum',
-      startHeight: projectStartHeight(project.manifest.dataSources),
-      historicalStateEnabled: historical,
-      indexerNodeVersion: ctx.version,
-      schema: files.model,
-    });
-    // The entity tables are shared: their model also goes where a single-chain schema keeps it, for idx-query.
-    if (chainId !== undefined)
-      await createEntityStore({ db: db.kysely, schema, model: files.model, historical, timestampField: options.timestampField }).setMetadata({
-        schema: files.model,
-      });
-    log.info(`indexing ${project.manifestPath} into schema "${schema}" of ${db.description}`);
-    let exporter: CsvExporter | undefined;
-    if (options.csvOutDir !== undefined) {
-      exporter = createCsvExporter({ dir: options.csvOutDir, model: files.model });
-      const first = await exporter.restore(await store.getMetadata('csvExport'));
-      if (first !== undefined) await store.setMetadata({ csvExport: first });
-      log.info(`also writing entity rows to CSV files in ${options.csvOutDir}`);
-    }
-    // Embedded: PGlite lives in this process, so idx-query reaches it through this socket (DECISIONS.md).
-    if (db.pglite !== undefined && !db.pglite.dataDir?.startsWith('memory://')) {
-      socket = await publishPgliteSocket(db, join(project.root, '.idx-data'), (err) => log.warn(`embedded database socket: ${err.message}`));
-      const { host, port: dbPort } = socket.endpoint;
-      log.info(`serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${dbPort}`) : `${host}:${dbPort}`}`);
-    }
+    // Phase 5: the sandbox with the project's mappings.
+    const mapping = await startMapping({ options, project, files, store: opened.store, chain, chainId: network.chainId, logger });
+    closers.push(mapping.dispose);
 
-    const cache = createStoreCache(store, {
-      queryLimit: options.queryLimit,
-      getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize,
-      model: files.model,
-    });
-    const scope = createBlockScope();
-    const extras = createBlockExtrasLoader(source, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });
-    sandbox = await createSandbox({
-      code: files.code,
-      ...(files.sourceMap !== undefined && { sourceMap: files.sourceMap }),
-      fileName: files.codeFile,
-      unsafe: options.unsafe,
-      timeoutMs: options.timeout,
-      queryLimit: options.queryLimit,
-      // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
-      ...(options.multiChain && { readCacheSize: 0 }),
-      host: createMappingHost({
-        cache,
-        source,
-        request: (method, params) => client.request(method, params),
-        logger,
-        chainId: network.chainId,
-        currentHeight: scope.height,
-        createDynamicDatasource: scope.createDataSource,
-        extras,
-      }),
-    });
-    const missing = [...project.manifest.dataSources, ...project.manifest.templates]
-      .flatMap((ds) => ds.mapping.handlers.map((h) => h.handler))
-      .filter((h) => !sandbox!.handlers.includes(h));
-    if (missing.length > 0) {
-      throw new IdxError(
-        'HANDLER_NOT_FOUND',
-        `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
-      );
-    }
+    // Phase 6: where ranges come from.
+    const dictionaries = await dictionaryUrls(options, network, chain.genesisHash, log);
+    const fetcher = chain.fetcher(dictionaries, logger, (using) => (facts.usingDictionary = using));
+    closers.push(() => fetcher.close());
 
-    const fetchOptions = { verifyReceipts: options.verifyReceipts };
-    fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc, fetchOptions) : createLocalFetcher(source, fetchOptions);
-    const dictionaries = await dictionaryUrls(options, network, identity.genesisHash, log);
-    if (dictionaries.length > 0) {
-      fetcher = createDictionaryFetcher(fetcher, {
-        dictionaries: dictionaries.map((url) => createDictionaryClient({ url, timeoutSeconds: options.dictionaryTimeout })),
-        chain: { chainId: network.chainId, genesisHash: identity.genesisHash },
-        logger: logger.child('dictionary'),
-        onUse: (using) => (usingDictionary = using),
-      });
-    }
-    if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
-    const checked = guard;
+    // Phase 7: index until stopped.
     const indexer = createIndexer({
-      source,
+      source: chain.source,
       fetcher,
-      store: checked === undefined ? store : { ...store, flush: async (batch) => (await checked.check(), store.flush(batch)) },
-      cache,
-      runner: scope.runner(sandbox),
+      store: opened.store,
+      cache: mapping.cache,
+      runner: mapping.runner,
       dataSources: project.manifest.dataSources,
       templates: project.manifest.templates,
-      family: createEthereumFamily({ abiOf: files.abiOf, keccak256: keccak, extras }),
+      family: chain.family(files),
       logger,
       status,
-      ...(exporter !== undefined && { exporter }),
+      ...(opened.exporter !== undefined && { exporter: opened.exporter }),
       settings: {
         batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
         flushAsync: options.storeCacheAsync,
@@ -297,37 +179,30 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
         ...ctx.settings,
       },
     });
-
-    health = { healthy: true };
-    let sample = { at: Date.now(), blocks: 0, events: 0 };
-    const progress = setInterval(
-      () => {
-        const next = progressLine(status, sample, Date.now());
-        sample = next.sample;
-        logger.child('progress').info(next.line, next.fields);
-      },
-      (ctx.progressEverySeconds ?? 5) * 1000,
-    );
-    progress.unref();
-    try {
-      await indexer.run(stop.signal);
-    } finally {
-      clearInterval(progress);
-    }
+    facts.health = { healthy: true };
+    await withProgressLines(status, logger, (ctx.progressEverySeconds ?? 5) * 1000, () => indexer.run(stop.signal));
     if (lockLost !== undefined) throw lockLost;
     log.info(`stopped after block ${status.lastProcessedHeight ?? '-'}`);
   } catch (err) {
-    health = { healthy: false, error: (err as Error).message };
+    facts.health = { healthy: false, error: (err as Error).message };
     throw err;
   } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    sandbox?.dispose();
-    await fetcher?.close();
-    await socket?.close().catch(() => undefined);
-    await db?.close().catch(() => undefined);
-    await guard?.close();
-    // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    for (const close of closers.reverse()) await close();
+  }
+}
+
+/** Runs `work` with a progress line (blocks/s, height, ETA) logged every `everyMs`. */
+async function withProgressLines(status: IndexerStatus, logger: Logger, everyMs: number, work: () => Promise<void>): Promise<void> {
+  let sample = { at: Date.now(), blocks: 0, events: 0 };
+  const progress = setInterval(() => {
+    const next = progressLine(status, sample, Date.now());
+    sample = next.sample;
+    logger.child('progress').info(next.line, next.fields);
+  }, everyMs);
+  progress.unref();
+  try {
+    await work();
+  } finally {
+    clearInterval(progress);
   }
 }

@@ -108,6 +108,18 @@ t.test('a Retry-After is honoured (up to maxBackoffMs)', async (t) => {
   t.ok(Date.now() - started >= 950, `waited ${Date.now() - started} ms`);
 });
 
+t.test('with retries: 0 the client does not wait: it fails over once and hands the Retry-After to its caller', async (t) => {
+  const limited = await startLocalServer(t, () => ({ status: 429, headers: { 'retry-after': '7' }, text: 'Too Many Requests' }));
+  const down = await startLocalServer(t, () => ({ status: 503, text: 'down' }));
+  const client = createRpcClient({ endpoints: [{ url: limited.url }, { url: down.url }], retries: 0 });
+  const started = Date.now();
+  const err = (await client.request('eth_blockNumber').catch((e: unknown) => e)) as RpcUnreachableError;
+  t.ok(Date.now() - started < 1000, 'no wait in the client');
+  t.equal(err.code, 'RPC_UNREACHABLE');
+  t.equal(err.retryAfterMs, 7000);
+  t.equal(limited.bodies.length + down.bodies.length, 2, 'each endpoint asked once');
+});
+
 t.test('a lagging endpoint behind a load balancer: the call goes to another', async (t) => {
   const behind = await startLocalServer(t, (body) => ({
     json: { jsonrpc: '2.0', id: (body as JsonRpcRequest).id, error: { code: -32000, message: 'header not found' } },

@@ -42,7 +42,10 @@ export interface RpcClientOptions {
   /** per HTTP request, including reading the body */
   timeoutMs?: number;
   maxBatchSize?: number;
-  /** rounds over all endpoints after the first one; failing over to the next endpoint is immediate */
+  /**
+   * rounds over all endpoints after the first one; failing over to the next endpoint is immediate.
+   * 0 when the caller retries itself (the indexing loop does: one layer waits, not two).
+   */
   retries?: number;
   /** first backoff between rounds; doubles each round, with jitter, up to maxBackoffMs */
   backoffMs?: number;
@@ -242,7 +245,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       endpoint: e.label,
       error: failures.get(e)?.message ?? 'not tried',
     }));
-    throw new RpcUnreachableError(describeCalls(pending.map((i) => calls[i]!)), attempts, list);
+    const retryAfterMs = Math.max(0, ...[...failures.values()].map((f) => f.retryAfterMs));
+    throw new RpcUnreachableError(describeCalls(pending.map((i) => calls[i]!)), attempts, list, retryAfterMs);
   }
 
   /** `calls` in batch requests of at most `batchLimit`, `concurrency` at a time, to endpoints not `disallowed`. */

@@ -62,8 +62,10 @@ export interface EndpointFailure {
 /** Every endpoint failed to answer, through every retry. */
 export class RpcUnreachableError extends IdxError {
   readonly failures: EndpointFailure[];
+  /** the longest wait an endpoint asked for (HTTP 429/503 `Retry-After`), for the caller that retries */
+  readonly retryAfterMs: number;
 
-  constructor(method: string, attempts: number, failures: EndpointFailure[]) {
+  constructor(method: string, attempts: number, failures: EndpointFailure[], retryAfterMs = 0) {
     const lines = failures.map((f) => `  - ${f.endpoint}: ${f.error}`).join('\n');
     super(
       'RPC_UNREACHABLE',
@@ -75,5 +77,6 @@ export class RpcUnreachableError extends IdxError {
     );
     this.name = 'RpcUnreachableError';
     this.failures = failures;
+    this.retryAfterMs = retryAfterMs;
   }
 }

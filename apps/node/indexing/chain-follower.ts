@@ -7,7 +7,7 @@ import { brokenLink } from '../../../domain/blocks/unfinalized-blocks.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { FetchedRange } from '../fetch-range.ts';
-import { DEFAULT_FETCH_RETRY, isEndpointBehind, nextFetchRetry, type FetchRetryPolicy } from '../fetch-retry.ts';
+import { DEFAULT_FETCH_RETRY, withFetchRetry, type FetchRetryPolicy } from '../fetch-retry.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
 
 /** A fetched range with the identities of its blocks from `keepFrom` (the final height when planned) and of its first block. */
@@ -19,6 +19,7 @@ export interface FetchedWithRefs {
 }
 
 export interface ChainFollowerDeps {
+  /** retried by the caller (retryingSource) */
   source: Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>;
   /** blocks and logs of ranges, in this thread or in --workers threads */
   fetcher: RangeFetcher;
@@ -32,14 +33,16 @@ export interface ChainFollowerDeps {
   };
   /** whether block identities are needed (forks are being watched) */
   watchingForks: () => boolean;
+  /** cuts retry waits short when the node stops */
+  signal?: AbortSignal;
 }
 
 export type ChainFollower = ReturnType<typeof createChainFollower>;
 
 /**
  * Heights, finality and ranges fetched ahead: one range per fetch worker plus one in flight, so
- * processing never waits when the workers keep up. Fetch failures are retried here, and only
- * here (the RPC client moves between endpoints; this layer waits out outages and lagging ones).
+ * processing never waits when the workers keep up. Fetch failures are retried here, under the
+ * one policy of fetch-retry.ts (the RPC client only moves between endpoints).
  */
 export function createChainFollower(deps: ChainFollowerDeps) {
   const { source, settings } = deps;
@@ -49,31 +52,8 @@ export function createChainFollower(deps: ChainFollowerDeps) {
   let handedOut = 0;
   let queue: { range: HeightRange; promise: Promise<FetchedWithRefs> }[] = [];
 
-  async function retrying<T>(range: HeightRange, attemptOnce: () => Promise<T>): Promise<T> {
-    let waited = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await attemptOnce();
-      } catch (err) {
-        const wait = nextFetchRetry(err, attempt, waited, policy);
-        if (wait === undefined) throw err;
-        const left = isEndpointBehind(err)
-          ? `the endpoint is behind; waiting up to ${Math.round((policy.laggingPatienceMs - waited) / 1000)} s more for it`
-          : `${attempt}/${policy.attempts - 1}`;
-        log.warn(`fetching [${range.from},${range.to}] failed (${(err as Error).message}); retrying in ${wait} ms (${left})`, {
-          event: 'fetch-retry',
-          from: range.from,
-          to: range.to,
-          attempt,
-          waitMs: wait,
-          behind: isEndpointBehind(err),
-          code: err instanceof IdxError ? err.code : undefined,
-        });
-        await new Promise((r) => setTimeout(r, wait));
-        waited += wait;
-      }
-    }
-  }
+  const retrying = <T>(range: HeightRange, attemptOnce: () => Promise<T>) =>
+    withFetchRetry({ label: `fetching [${range.from},${range.to}]`, from: range.from, to: range.to }, attemptOnce, policy, log, deps.signal);
 
   async function fetchOnce(plan: FetchPlan, range: HeightRange, index: number): Promise<FetchedRange> {
     const started = Date.now();

@@ -6,7 +6,7 @@ import type { BlockContent, HandlerCall } from '../../../domain/mapping/handler-
 import { projectStartHeight, type DataSource, type Template } from '../../../domain/project/project-model.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { EthereumFamily } from '../families/ethereum-family.ts';
-import type { FetchRetryPolicy } from '../fetch-retry.ts';
+import { DEFAULT_FETCH_RETRY, retryingSource, type FetchRetryPolicy } from '../fetch-retry.ts';
 import type { IndexerStatus } from '../indexer-status.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
 import { rewindProject } from '../rewind-project.ts';
@@ -61,8 +61,11 @@ export function createIndexer(deps: IndexerDeps) {
   const { store, cache, settings, status } = deps;
   const log = deps.logger.child('indexer');
   const fetchLog = deps.logger.child('fetch');
-  const forks = createForkWatch(deps.source, settings);
-  const follower = createChainFollower({ ...deps, watchingForks: forks.watching });
+  // One retry layer for every chain read of the loop; stopping the node cuts its waits short.
+  const stopping = new AbortController();
+  const source = retryingSource(deps.source, { ...DEFAULT_FETCH_RETRY, ...settings.fetchRetry }, fetchLog, stopping.signal);
+  const forks = createForkWatch(source, settings);
+  const follower = createChainFollower({ ...deps, source, watchingForks: forks.watching, signal: stopping.signal });
   const blocks = createBlockProcessor({ ...deps, fetch: follower.fetch });
   const flushes = createFlushPipeline({ ...deps, metadataOf: (height) => ({ ...blocks.metadata(), ...forks.metadata(follower.finalized(), height) }) });
 
@@ -150,6 +153,8 @@ export function createIndexer(deps: IndexerDeps) {
   return {
     /** Indexes until `signal` aborts, `stopAtHeight` is reached, or an error; flushes what is complete before returning or throwing. */
     async run(signal: AbortSignal): Promise<void> {
+      if (signal.aborted) stopping.abort();
+      else signal.addEventListener('abort', () => stopping.abort(), { once: true });
       let next = await load();
       const end = endHeight();
       let heads = await follower.heads();

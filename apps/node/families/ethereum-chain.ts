@@ -1,0 +1,84 @@
+import { keccak256, toBytes } from 'viem';
+import { createDictionaryClient } from '../../../infra/dictionary/create-dictionary-client.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { LoadedProject } from '../../../infra/project/load-project.ts';
+import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
+import { createEthereumSource } from '../../../infra/rpc/create-ethereum-source.ts';
+import { createRpcClient } from '../../../infra/rpc/create-rpc-client.ts';
+import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
+import { checkStoredGenesis, verifyChainRetrying } from '../../../infra/rpc/verify-chain.ts';
+import { IdxError } from '../../../domain/errors.ts';
+import { createBlockExtrasLoader } from '../block-extras.ts';
+import { createDictionaryFetcher } from '../dictionary-fetcher.ts';
+import type { NodeOptions } from '../node-options.ts';
+import { createLocalFetcher, type RangeFetcher } from '../range-fetcher.ts';
+import { createWorkerFetcher } from '../worker-fetcher.ts';
+import { createEthereumFamily } from './ethereum-family.ts';
+
+type Network = NonNullable<LoadedProject['manifest']['network']>;
+const keccak = (text: string) => keccak256(toBytes(text));
+
+/**
+ * An EVM chain as the node uses it: checked to be the manifest's chain, with a client for the
+ * indexing loop (which retries itself: fetch-retry.ts) and one for the handlers' reads (which keep
+ * the client's own retries, as nothing above them can retry half a block).
+ */
+export async function connectEthereumChain(network: Network, options: NodeOptions, log: Logger, signal: AbortSignal) {
+  // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
+  const rpc = {
+    endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })),
+    timeoutMs: 30_000,
+    retries: 0,
+    routeByRange: true,
+  };
+  const client = createRpcClient(rpc);
+  const source = createEthereumSource(client);
+  const handlerClient = createRpcClient({ ...rpc, retries: 3 });
+  const handlerSource = createEthereumSource(handlerClient);
+  const identity = await verifyChainRetrying(
+    client,
+    { chainId: network.chainId },
+    {
+      signal,
+      onRetry: (err, attempt, waitMs, attempts) => {
+        const why = err instanceof RpcUnreachableError ? err.failures.map((f) => `${f.endpoint}: ${f.error}`).join('; ') : err.message;
+        log.warn(`checking the chain failed (${why}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`);
+      },
+    },
+  ).catch((err: unknown) => {
+    if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
+    throw err;
+  });
+  const extras = createBlockExtrasLoader(handlerSource, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });
+
+  return {
+    genesisHash: identity.genesisHash,
+    /** `/meta` and `_metadata`: EVM chains have no runtime name */
+    specName: 'ethereum',
+    /** heads, finality and block identities for the indexing loop */
+    source,
+    handlerSource,
+    handlerClient,
+    extras,
+    /** A stored genesis hash must be this chain's (verifyChain already asked every endpoint). */
+    checkStoredGenesis: (stored: string) => checkStoredGenesis(stored, identity.genesisHash, client.endpoints.join(', ')),
+    family: (files: ProjectFiles) => createEthereumFamily({ abiOf: files.abiOf, keccak256: keccak, extras }),
+
+    /** Ranges fetched here or in --workers threads, through the first dictionary that answers. */
+    fetcher(dictionaries: readonly string[], logger: Logger, onUseDictionary: (using: boolean) => void): RangeFetcher {
+      const fetchOptions = { verifyReceipts: options.verifyReceipts };
+      let fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc, fetchOptions) : createLocalFetcher(source, fetchOptions);
+      if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
+      if (dictionaries.length === 0) return fetcher;
+      fetcher = createDictionaryFetcher(fetcher, {
+        dictionaries: dictionaries.map((url) => createDictionaryClient({ url, timeoutSeconds: options.dictionaryTimeout })),
+        chain: { chainId: network.chainId, genesisHash: identity.genesisHash },
+        logger: logger.child('dictionary'),
+        onUse: onUseDictionary,
+      });
+      return fetcher;
+    },
+  };
+}
+
+export type EthereumChain = Awaited<ReturnType<typeof connectEthereumChain>>;
