@@ -4,9 +4,9 @@ import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
 import { fetchRange, type FetchedRange, type FetchRangeOptions } from './fetch-range.ts';
 
 /** Fetches ranges for the indexing loop: in this thread, or spread over `--workers` threads. */
-export interface RangeFetcher {
+export interface RangeFetcher<Plan = FetchPlan, Fetched = FetchedRange> {
   /** `index` counts the ranges handed out, so they go to the workers in turn */
-  fetch(plan: FetchPlan, range: HeightRange, index: number): Promise<FetchedRange>;
+  fetch(plan: Plan, range: HeightRange, index: number): Promise<Fetched>;
   /** ranges worth fetching ahead at once: one per worker, at least one */
   readonly parallelism: number;
   close(): Promise<void>;

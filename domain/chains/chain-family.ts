@@ -6,9 +6,11 @@ export type ChainFamilyName = 'ethereum' | 'substrate';
 /** The manifest's `dataSources[].kind` that names each family. */
 export const RUNTIME_KINDS: Readonly<Record<ChainFamilyName, string>> = { ethereum: 'ethereum/Runtime', substrate: 'substrate/Runtime' };
 
-/** What every family's fetched range has: its blocks by height. */
+/** What every family's fetched range has: its blocks by height (those the plan fetched), and how many events it holds. */
 export interface FetchedBlocks {
-  blocks: Map<number, unknown>;
+  blocks: Map<number, { height: number; hash: string; timestamp: number }>;
+  /** events (EVM logs, Substrate events) fetched in all, for the events/s figure */
+  logCount: number;
 }
 
 /**

@@ -69,7 +69,8 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     // The new data sources apply from this very block: run their handlers on it too.
     const added = sources.slice(before);
     const extra = await deps.fetch(family.plan(added, height, height), { from: height, to: height });
-    if (!extra.blocks.has(height)) extra.blocks.set(height, fetched.blocks.get(height));
+    const own = fetched.blocks.get(height);
+    if (!extra.blocks.has(height) && own !== undefined) extra.blocks.set(height, own);
     await processWith(added, extra, height);
     return true;
   }

@@ -1,28 +1,27 @@
+import type { FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
 import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
-import type { FetchPlan } from '../../../domain/project/compile-data-sources.ts';
 import { finalizedHeight } from '../../../domain/blocks/finality.ts';
 import { nextRange, type HeightRange } from '../../../domain/blocks/next-range.ts';
 import { brokenLink } from '../../../domain/blocks/unfinalized-blocks.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
-import type { FetchedRange } from '../fetch-range.ts';
 import { DEFAULT_FETCH_RETRY, withFetchRetry, type FetchRetryPolicy } from '../fetch-retry.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
 
 /** A fetched range with the identities of its blocks from `keepFrom` (the final height when planned) and of its first block. */
-export interface FetchedWithRefs {
+export interface FetchedWithRefs<Fetched> {
   range: HeightRange;
-  fetched: FetchedRange;
+  fetched: Fetched;
   refs: Map<number, BlockRef>;
   keepFrom: number;
 }
 
-export interface ChainFollowerDeps {
+export interface ChainFollowerDeps<Plan, Fetched> {
   /** retried by the caller (retryingSource) */
   source: Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>;
   /** blocks and logs of ranges, in this thread or in --workers threads */
-  fetcher: RangeFetcher;
+  fetcher: RangeFetcher<Plan, Fetched>;
   logger: Logger;
   settings: {
     /** index up to the best block instead of the final one */
@@ -37,25 +36,23 @@ export interface ChainFollowerDeps {
   signal?: AbortSignal;
 }
 
-export type ChainFollower = ReturnType<typeof createChainFollower>;
-
 /**
  * Heights, finality and ranges fetched ahead: one range per fetch worker plus one in flight, so
  * processing never waits when the workers keep up. Fetch failures are retried here, under the
  * one policy of fetch-retry.ts (the RPC client only moves between endpoints).
  */
-export function createChainFollower(deps: ChainFollowerDeps) {
+export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: ChainFollowerDeps<Plan, Fetched>) {
   const { source, settings } = deps;
   const log = deps.logger.child('fetch');
   const policy = { ...DEFAULT_FETCH_RETRY, ...settings.fetchRetry };
   let finalized = 0;
   let handedOut = 0;
-  let queue: { range: HeightRange; promise: Promise<FetchedWithRefs> }[] = [];
+  let queue: { range: HeightRange; promise: Promise<FetchedWithRefs<Fetched>> }[] = [];
 
   const retrying = <T>(range: HeightRange, attemptOnce: () => Promise<T>) =>
     withFetchRetry({ label: `fetching [${range.from},${range.to}]`, from: range.from, to: range.to }, attemptOnce, policy, log, deps.signal);
 
-  async function fetchOnce(plan: FetchPlan, range: HeightRange, index: number): Promise<FetchedRange> {
+  async function fetchOnce(plan: Plan, range: HeightRange, index: number): Promise<Fetched> {
     const started = Date.now();
     const fetched = await deps.fetcher.fetch(plan, range, index);
     deps.logger.profile('FetchService', 'fetchRange', Date.now() - started);
@@ -68,7 +65,7 @@ export function createChainFollower(deps: ChainFollowerDeps) {
    * after them: a block's hash covers its ancestors, so an unchanged newest hash means the logs
    * came from the branch the identities describe.
    */
-  function fetchWithRefs(plan: FetchPlan, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs> {
+  function fetchWithRefs(plan: Plan, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs<Fetched>> {
     const index = handedOut++;
     if (!deps.watchingForks())
       return retrying(range, async () => ({ range, fetched: await fetchOnce(plan, range, index), refs: new Map(), keepFrom: finalAtPlan }));
@@ -107,7 +104,7 @@ export function createChainFollower(deps: ChainFollowerDeps) {
     finalized: () => finalized,
 
     /** The range starting at `next`, with the ranges after it (up to `target`) set fetching ahead. */
-    async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => FetchPlan): Promise<FetchedWithRefs> {
+    async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => Plan): Promise<FetchedWithRefs<Fetched>> {
       if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
       const depth = deps.fetcher.parallelism + 1;
       for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth;) {
@@ -127,7 +124,7 @@ export function createChainFollower(deps: ChainFollowerDeps) {
     },
 
     /** One range fetched now, with retries (the blocks new data sources need). */
-    fetch: (plan: FetchPlan, range: HeightRange) => {
+    fetch: (plan: Plan, range: HeightRange) => {
       const index = handedOut++;
       return retrying(range, () => fetchOnce(plan, range, index));
     },

@@ -2,10 +2,9 @@ import { abortableSleep } from '../../../domain/abortable-sleep.ts';
 import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
 import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
-import type { BlockContent, HandlerCall } from '../../../domain/mapping/handler-call.ts';
+import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import { projectStartHeight, type DataSource, type Template } from '../../../domain/project/project-model.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
-import type { EthereumFamily } from '../families/ethereum-family.ts';
 import { DEFAULT_FETCH_RETRY, retryingSource, type FetchRetryPolicy } from '../fetch-retry.ts';
 import type { IndexerStatus } from '../indexer-status.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
@@ -32,16 +31,16 @@ export interface IndexerSettings extends FlushSettings {
   fetchRetry?: Partial<FetchRetryPolicy>;
 }
 
-export interface IndexerDeps {
+export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call> {
   /** heads, finality and block identities */
   source: ChainSource;
   /** blocks and logs of ranges, in this thread or in --workers threads */
-  fetcher: RangeFetcher;
+  fetcher: RangeFetcher<Plan, Fetched>;
   store: EntityStore;
   cache: StoreCache;
   /** the chain family: matching blocks to handler calls, what to fetch */
-  family: EthereumFamily;
-  runner: BlockRunner<BlockContent, HandlerCall>;
+  family: ChainFamily<Compiled, Plan, Fetched, Content, Call>;
+  runner: BlockRunner<Content, Call>;
   dataSources: readonly DataSource[];
   templates: readonly Template[];
   logger: Logger;
@@ -57,7 +56,7 @@ export interface IndexerDeps {
  * and the flush pipeline commits whole blocks with `lastProcessedHeight` in one transaction, so a
  * crash at any moment resumes after the last committed block with nothing lost or duplicated.
  */
-export function createIndexer(deps: IndexerDeps) {
+export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call>(deps: IndexerDeps<Compiled, Plan, Fetched, Content, Call>) {
   const { store, cache, settings, status } = deps;
   const log = deps.logger.child('indexer');
   const fetchLog = deps.logger.child('fetch');
@@ -118,7 +117,7 @@ export function createIndexer(deps: IndexerDeps) {
   };
 
   /** Runs the blocks of a fetched range in order; the height to go on from. */
-  async function processRange({ range, fetched, refs, keepFrom }: FetchedWithRefs, signal: AbortSignal): Promise<number> {
+  async function processRange({ range, fetched, refs, keepFrom }: FetchedWithRefs<Fetched>, signal: AbortSignal): Promise<number> {
     // Logged as ranges are taken, in order; once following the head, only with --debug.
     const line = `fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`;
     if (status.caughtUp) fetchLog.debug(line);
