@@ -21,7 +21,7 @@ t.test('a bad manifest names the field', async (t) => {
   t.match(r.output, /dataSources\[0\]\.mapping\.handlers\[0\]\.kind/);
 });
 
-t.test('a Substrate project is refused with what this version runs, not field by field', async (t) => {
+t.test('an EVM project relabelled substrate/Runtime is read as a Substrate manifest: its EVM fields are named', async (t) => {
   const dir = await copyProject(t, built);
   const manifest = join(dir, 'project.ts');
   const source = await readFile(manifest, 'utf8');
@@ -30,8 +30,8 @@ t.test('a Substrate project is refused with what this version runs, not field by
   await writeFile(manifest, patched);
   const r = await runNodeCli(dir, {}, ['--network-endpoint', anvil.url]);
   t.equal(r.code, 1);
-  t.match(r.output, /substrate\/Runtime projects \(the Substrate family\) are not supported by this version of idx yet/);
-  t.notMatch(r.output, /expected ethereum\/Runtime/);
+  t.match(r.output, /network\.chainId: expected the chain's genesis hash/);
+  t.match(r.output, /handlers\[0\]\.kind: expected one of substrate\/BlockHandler, substrate\/EventHandler, substrate\/CallHandler/);
 });
 
 t.test('a bad schema names the file, line and column', async (t) => {

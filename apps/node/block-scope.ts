@@ -1,4 +1,3 @@
-import type { BlockContent, HandlerCall } from '../../domain/mapping/handler-call.ts';
 import type { BlockRunner, CreatedDataSource } from './indexing/block-processor.ts';
 
 /**
@@ -12,12 +11,12 @@ export function createBlockScope() {
   return {
     height: () => height,
     createDataSource: (template: string, args: Record<string, unknown>) => void created.push({ template, args }),
-    runner(sandbox: { runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<void> }): BlockRunner<BlockContent, HandlerCall> {
+    runner<Content, Call>(run: (content: Content, calls: readonly Call[]) => Promise<void>): BlockRunner<Content, Call> {
       return {
         async runBlock(h, content, calls) {
           height = h;
           created = [];
-          await sandbox.runBlock(content, calls);
+          await run(content, calls);
           const out = created;
           created = [];
           return { created: out };

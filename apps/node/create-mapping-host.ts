@@ -18,23 +18,27 @@ export interface MappingHostDeps {
   extras: Pick<BlockExtrasLoader, 'load'>;
 }
 
+/** The mappings' `store`, over the cache; writes are stamped with the height of the block running. */
+export function mappingStoreOf(cache: StoreCache, currentHeight: () => number): MappingHost['store'] {
+  return {
+    get: (entity, id) => cache.get(entity, id),
+    getByField: (entity, field, value, options) => cache.getByField(entity, field, value, options),
+    getByFields: (entity, filters, options) => cache.getByFields(entity, filters, options),
+    getOneByField: (entity, field, value) => cache.getOneByField(entity, field, value),
+    set: async (entity, id, data) => cache.set(entity, id, data, currentHeight()),
+    bulkCreate: async (entity, records) => cache.bulkCreate(entity, records, currentHeight()),
+    bulkUpdate: (entity, records, fields) => cache.bulkUpdate(entity, records, currentHeight(), fields),
+    remove: async (entity, id) => cache.remove(entity, id, currentHeight()),
+    bulkRemove: async (entity, ids) => cache.bulkRemove(entity, ids, currentHeight()),
+  };
+}
+
 /** The node's side of the sandbox: store calls go to the cache, chain reads to the source. */
 export function createMappingHost(deps: MappingHostDeps): MappingHost {
-  const { cache } = deps;
   const log = deps.logger.child('mapping');
   return {
     chainId: deps.chainId,
-    store: {
-      get: (entity, id) => cache.get(entity, id),
-      getByField: (entity, field, value, options) => cache.getByField(entity, field, value, options),
-      getByFields: (entity, filters, options) => cache.getByFields(entity, filters, options),
-      getOneByField: (entity, field, value) => cache.getOneByField(entity, field, value),
-      set: async (entity, id, data) => cache.set(entity, id, data, deps.currentHeight()),
-      bulkCreate: async (entity, records) => cache.bulkCreate(entity, records, deps.currentHeight()),
-      bulkUpdate: (entity, records, fields) => cache.bulkUpdate(entity, records, deps.currentHeight(), fields),
-      remove: async (entity, id) => cache.remove(entity, id, deps.currentHeight()),
-      bulkRemove: async (entity, ids) => cache.bulkRemove(entity, ids, deps.currentHeight()),
-    },
+    store: mappingStoreOf(deps.cache, deps.currentHeight),
     logger: (level, message, fields) => log[level](message, fields),
     logLevel: log.level(),
     ethCall: (request, height) => (height === 'latest' ? deps.request('eth_call', [request, 'latest']).then(String) : deps.source.call(request, height)),

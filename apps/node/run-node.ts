@@ -9,7 +9,10 @@ import type { DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guar
 import { findMultichain, loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { dictionaryUrls } from './dictionary-urls.ts';
+import { familyOfKinds } from '../../domain/chains/chain-family.ts';
 import { connectEthereumChain } from './families/ethereum-chain.ts';
+import type { AnyNodeChain } from './families/node-chain.ts';
+import { connectSubstrateChain } from './families/substrate-chain.ts';
 import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { metaDocument } from './node-meta.ts';
@@ -79,6 +82,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     health: { healthy: false, error: 'starting' } as Health,
     genesisHash: undefined as string | undefined,
     specName: 'ethereum',
+    chainSdkVersion: ctx.version,
     usingDictionary: false,
   };
   const startedAt = Date.now();
@@ -100,7 +104,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
             metaDocument(status, {
               version: ctx.version,
               startedAt,
-              chain: { chain: network.chainId, specName: facts.specName, genesisHash: facts.genesisHash, chainSdkVersion: ctx.version },
+              chain: { chain: network.chainId, specName: facts.specName, genesisHash: facts.genesisHash, chainSdkVersion: facts.chainSdkVersion },
               apiConnected: facts.health.healthy,
               usingDictionary: facts.usingDictionary,
             }),
@@ -118,9 +122,18 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     ctx.onListening?.(port);
 
     // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
-    const chain = await connectEthereumChain(network, options, log, ctx.signal);
+    const familyName = familyOfKinds(
+      project.manifest.dataSources.map((d) => d.kind),
+      project.manifestPath,
+      ctx.variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node',
+    );
+    const chain: AnyNodeChain =
+      familyName === 'substrate'
+        ? await connectSubstrateChain(network, project, options, log, ctx.signal)
+        : await connectEthereumChain(network, options, log, ctx.signal, ctx.version);
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
+    facts.chainSdkVersion = chain.chainSdkVersion;
 
     // Phase 4: the database, its writer lock, tables and metadata.
     const opened = await openNodeStore({

@@ -6,8 +6,7 @@ import type { LoadedProject } from '../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../infra/project/read-project-files.ts';
 import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
 import { createBlockScope } from './block-scope.ts';
-import { createMappingHost } from './create-mapping-host.ts';
-import type { EthereumChain } from './families/ethereum-chain.ts';
+import type { AnyNodeChain } from './families/node-chain.ts';
 import type { NodeOptions } from './node-options.ts';
 
 /**
@@ -19,7 +18,7 @@ export async function startMapping(input: {
   project: LoadedProject;
   files: ProjectFiles;
   store: EntityStore;
-  chain: EthereumChain;
+  chain: AnyNodeChain;
   chainId: string;
   logger: Logger;
 }) {
@@ -39,15 +38,13 @@ export async function startMapping(input: {
     queryLimit: options.queryLimit,
     // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
     ...(options.multiChain && { readCacheSize: 0 }),
-    host: createMappingHost({
+    family: chain.sandboxFamily,
+    host: chain.mappingHost({
       cache,
-      source: chain.handlerSource,
-      request: (method, params) => chain.handlerClient.request(method, params),
       logger: input.logger,
       chainId: input.chainId,
       currentHeight: scope.height,
       createDynamicDatasource: scope.createDataSource,
-      extras: chain.extras,
     }),
   });
   const missing = [...project.manifest.dataSources, ...project.manifest.templates]
@@ -60,5 +57,5 @@ export async function startMapping(input: {
       `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
     );
   }
-  return { cache, runner: scope.runner(sandbox), dispose: () => sandbox.dispose() };
+  return { cache, runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)), dispose: () => sandbox.dispose() };
 }

@@ -5,10 +5,7 @@ t.test('the family comes from the data sources kinds', async (t) => {
   t.equal(familyOfKinds(['ethereum/Runtime', 'ethereum/Runtime'], 'project.yaml'), 'ethereum');
   t.equal(familyOfKinds([], 'project.yaml'), 'ethereum', 'no data sources yet: the EVM reader says what is missing');
   t.equal(familyOfKinds(['ethereum/Unknown'], 'project.yaml'), 'ethereum', 'an unknown kind is left to the EVM reader, which names the field');
-  t.throws(() => familyOfKinds(['substrate/Runtime'], 'project.yaml'), {
-    code: 'CHAIN_FAMILY_UNSUPPORTED',
-    message: /project\.yaml: substrate\/Runtime projects .* not supported/,
-  });
+  t.equal(familyOfKinds(['substrate/Runtime'], 'project.yaml'), 'substrate', 'idx-node runs the base family');
   t.throws(() => familyOfKinds(['substrate/Runtime'], 'project.yaml', 'idx-node-ethereum'), {
     code: 'CHAIN_FAMILY_UNSUPPORTED',
     message: /idx-node-ethereum runs ethereum\/Runtime projects/,

@@ -45,16 +45,10 @@ export function familyOfKinds(kinds: readonly string[], manifestPath: string, pr
       `${manifestPath}: data sources of several chain families (${[...names].join(', ')}); one project indexes one chain`,
     );
   const name = [...names][0] ?? 'ethereum';
-  if (name === 'substrate') {
-    if (program === 'idx-node-ethereum')
-      throw new IdxError(
-        'CHAIN_FAMILY_UNSUPPORTED',
-        `${manifestPath}: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node`,
-      );
+  if (name === 'substrate' && program === 'idx-node-ethereum')
     throw new IdxError(
       'CHAIN_FAMILY_UNSUPPORTED',
-      `${manifestPath}: substrate/Runtime projects (the Substrate family) are not supported by this version of idx yet; it indexes ethereum/Runtime projects`,
+      `${manifestPath}: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node`,
     );
-  }
   return name;
 }

@@ -54,6 +54,8 @@ export interface MappingHost {
   getReceipt(transactionHash: string): Promise<EthReceipt>;
   /** `createDynamicDatasource(templateName, args)`: args merge into the template's `options` */
   createDynamicDatasource(template: string, args: Record<string, unknown>): Promise<void>;
+  /** Substrate chains: what the sandbox needs to decode a runtime's blocks (its metadata, the chain's properties, the project's chain types) */
+  substrateRuntime?(specVersion: number): Promise<{ metadata: string; properties: Record<string, unknown>; types?: Record<string, unknown> }>;
   /** the manifest's `network.chainId`, the `chainId` global */
   chainId: string;
 }

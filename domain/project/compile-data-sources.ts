@@ -57,6 +57,8 @@ function compileHandler(h: Handler, keccak256: Keccak256): CompiledHandler {
     }
     case 'ethereum/LogHandler':
       return { kind: 'log', handler: h.handler, topics: normaliseTopicFilter(h.filter?.topics, keccak256) };
+    default:
+      throw new Error(`${h.kind} is not an EVM handler kind`);
   }
 }
 

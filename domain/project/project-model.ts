@@ -1,10 +1,17 @@
 /**
- * A SubQuery-compatible Ethereum project manifest (specVersion 1.0.0), after validation.
+ * A SubQuery-compatible project manifest (specVersion 1.0.0), Ethereum or Substrate, after validation.
  * Field names follow SubQuery's so existing `project.yaml`/`project.ts` files load unchanged.
  */
 
-export type HandlerKind = 'ethereum/BlockHandler' | 'ethereum/TransactionHandler' | 'ethereum/LogHandler';
-export const HANDLER_KINDS: readonly HandlerKind[] = ['ethereum/BlockHandler', 'ethereum/TransactionHandler', 'ethereum/LogHandler'];
+export type EthereumHandlerKind = 'ethereum/BlockHandler' | 'ethereum/TransactionHandler' | 'ethereum/LogHandler';
+export type SubstrateHandlerKind = 'substrate/BlockHandler' | 'substrate/EventHandler' | 'substrate/CallHandler';
+export type HandlerKind = EthereumHandlerKind | SubstrateHandlerKind;
+export type DataSourceKind = 'ethereum/Runtime' | 'substrate/Runtime';
+/** The handler kinds each data-source kind allows. */
+export const HANDLER_KINDS: Readonly<Record<DataSourceKind, readonly HandlerKind[]>> = {
+  'ethereum/Runtime': ['ethereum/BlockHandler', 'ethereum/TransactionHandler', 'ethereum/LogHandler'],
+  'substrate/Runtime': ['substrate/BlockHandler', 'substrate/EventHandler', 'substrate/CallHandler'],
+};
 
 export interface BlockFilter {
   modulo?: number;
@@ -25,10 +32,27 @@ export interface LogFilter {
   topics?: (string | null)[];
 }
 
+/** `substrate/EventHandler`: the event's pallet (`module`, e.g. `balances`) and name (`method`, e.g. `Transfer`). */
+export interface SubstrateEventFilter {
+  module?: string;
+  method?: string;
+}
+
+/** `substrate/CallHandler`: the extrinsic's pallet and call, whether it succeeded, whether it is signed. */
+export interface SubstrateCallFilter {
+  module?: string;
+  method?: string;
+  success?: boolean;
+  isSigned?: boolean;
+}
+
 export type Handler =
   | { kind: 'ethereum/BlockHandler'; handler: string; filter?: BlockFilter }
   | { kind: 'ethereum/TransactionHandler'; handler: string; filter?: TransactionFilter }
-  | { kind: 'ethereum/LogHandler'; handler: string; filter?: LogFilter };
+  | { kind: 'ethereum/LogHandler'; handler: string; filter?: LogFilter }
+  | { kind: 'substrate/BlockHandler'; handler: string; filter?: BlockFilter }
+  | { kind: 'substrate/EventHandler'; handler: string; filter?: SubstrateEventFilter }
+  | { kind: 'substrate/CallHandler'; handler: string; filter?: SubstrateCallFilter };
 
 export interface Mapping {
   /** built entry, e.g. `./dist/index.js` */
@@ -37,7 +61,7 @@ export interface Mapping {
 }
 
 export interface DataSource {
-  kind: 'ethereum/Runtime';
+  kind: DataSourceKind;
   startBlock: number;
   endBlock?: number;
   options?: { abi?: string; address?: string };
@@ -61,6 +85,8 @@ export interface Network {
   endpoints: EndpointConfig[];
   dictionary?: string | string[];
   bypassBlocks?: (number | string)[];
+  /** Substrate: a file of custom types for the chain's registry (`types`, `typesBundle`…), relative to the project root */
+  chaintypes?: { file: string };
 }
 
 export interface Runner {

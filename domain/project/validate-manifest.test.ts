@@ -291,7 +291,7 @@ t.test('data sources', async (t) => {
   );
   t.same(
     problemsOf((m) => (m.dataSources[0].kind = 'ethereum/FrontierEvm')),
-    ['dataSources[0].kind: expected ethereum/Runtime'],
+    ['dataSources[0].kind: expected ethereum/Runtime or substrate/Runtime'],
   );
   t.same(
     problemsOf((m) => (m.dataSources[0].startBlock = '4719568')),
@@ -507,7 +507,7 @@ t.test('templates: like data sources, with a name and no startBlock', async (t) 
   );
   t.same(
     problemsOf((m) => (m.templates = [{ ...template(), kind: 'ethereum/Custom' }])),
-    ['templates[0].kind: expected ethereum/Runtime'],
+    ['templates[0].kind: expected ethereum/Runtime or substrate/Runtime'],
   );
   t.same(
     problemsOf((m) => (m.templates = [{ ...template(), options: { abi: 'nope' } }])),
@@ -596,5 +596,63 @@ t.test('onNodeOnlyProblem: what only the node reads is told, not fatal, and left
   t.same(
     err.problems.map((p) => p.path),
     ['dataSources[0].options.abi', 'dataSources[0].mapping.handlers[0].kind'],
+  );
+});
+
+t.test('Substrate manifests: substrate/Runtime data sources, their handler kinds and filters, a genesis hash as chainId', async (t) => {
+  const manifest = {
+    specVersion: '1.0.0',
+    schema: { file: './schema.graphql' },
+    network: { chainId: `0x${'AB'.repeat(32)}`, endpoint: 'wss://rpc.example.org', chaintypes: { file: './types.json' } },
+    dataSources: [
+      {
+        kind: 'substrate/Runtime',
+        startBlock: 1,
+        mapping: {
+          file: './dist/index.js',
+          handlers: [
+            { kind: 'substrate/BlockHandler', handler: 'handleBlock', filter: { modulo: 10 } },
+            { kind: 'substrate/EventHandler', handler: 'handleEvent', filter: { module: 'balances', method: 'Transfer' } },
+            { kind: 'substrate/CallHandler', handler: 'handleCall', filter: { module: 'utility', method: 'batchAll', success: true, isSigned: true } },
+          ],
+        },
+      },
+    ],
+  };
+  const m = validateManifest(manifest, 'project.yaml');
+  t.equal(m.network?.chainId, `0x${'ab'.repeat(32)}`, 'the genesis hash, lowercased');
+  t.same(m.network?.chaintypes, { file: './types.json' });
+  t.equal(m.dataSources[0]!.kind, 'substrate/Runtime');
+  t.same(m.dataSources[0]!.mapping.handlers[2], {
+    kind: 'substrate/CallHandler',
+    handler: 'handleCall',
+    filter: { module: 'utility', method: 'batchAll', success: true, isSigned: true },
+  });
+
+  const problems = (change: (m: typeof manifest) => void) => {
+    const copy = structuredClone(manifest) as typeof manifest;
+    change(copy);
+    try {
+      validateManifest(copy, 'project.yaml');
+      return [];
+    } catch (err) {
+      return (err as { problems: { path: string; message: string }[] }).problems.map((p) => `${p.path}: ${p.message}`);
+    }
+  };
+  t.same(
+    problems((m) => (m.network.chainId = '1')),
+    ["network.chainId: expected the chain's genesis hash (0x and 64 hex digits)"],
+  );
+  t.same(
+    problems((m) => (m.dataSources[0]!.mapping.handlers[0]!.kind = 'ethereum/LogHandler')),
+    ['dataSources[0].mapping.handlers[0].kind: expected one of substrate/BlockHandler, substrate/EventHandler, substrate/CallHandler'],
+  );
+  t.same(
+    problems((m) => ((m.dataSources[0]!.mapping.handlers[2]!.filter as Record<string, unknown>).success = 'yes')),
+    ['dataSources[0].mapping.handlers[2].filter.success: expected true or false'],
+  );
+  t.same(
+    problems((m) => ((m.dataSources[0]!.mapping.handlers[1]!.filter as Record<string, unknown>).topics = [])),
+    ['dataSources[0].mapping.handlers[1].filter.topics: unknown filter key for substrate/EventHandler; expected module or method'],
   );
 });

@@ -5,6 +5,7 @@ import {
   HANDLER_KINDS,
   type BlockFilter,
   type DataSource,
+  type DataSourceKind,
   type EndpointConfig,
   type Handler,
   type HandlerKind,
@@ -13,6 +14,8 @@ import {
   type Network,
   type ProjectManifest,
   type Runner,
+  type SubstrateCallFilter,
+  type SubstrateEventFilter,
   type Template,
   type TransactionFilter,
 } from './project-model.ts';
@@ -52,7 +55,14 @@ const FILTER_KEYS: Record<HandlerKind, readonly string[]> = {
   'ethereum/BlockHandler': ['modulo', 'timestamp'],
   'ethereum/TransactionHandler': ['from', 'to', 'function'],
   'ethereum/LogHandler': ['topics'],
+  'substrate/BlockHandler': ['modulo', 'timestamp'],
+  'substrate/EventHandler': ['module', 'method'],
+  'substrate/CallHandler': ['module', 'method', 'success', 'isSigned'],
 };
+const SUBSTRATE_KIND = 'substrate/Runtime';
+const DATASOURCE_KINDS: readonly DataSourceKind[] = [RUNTIME_DATASOURCE_KIND, SUBSTRATE_KIND];
+// A Substrate chain is named by its genesis hash.
+const GENESIS_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /** `dataSources[0].mapping.handlers[1].kind`; keys that are not identifiers are quoted: `endpoint["https://…"]`. */
 export function formatFieldPath(path: FieldPath): string {
@@ -90,7 +100,9 @@ export function validateManifest(raw: unknown, source: string, options: Validate
   const runner = root.runner === undefined || root.runner === null ? undefined : c.nodeOnly(() => checkRunner(c, ['runner'], root.runner));
   const schemaRec = requiredRecord(c, ['schema'], root.schema, 'expected an object with file');
   const schemaFile = schemaRec && requiredString(c, ['schema', 'file'], schemaRec.file);
-  const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network));
+  // The network's chain id is read as the data sources' family names chains (the family itself is checked in load-project).
+  const substrate = [root.dataSources, root.templates].some((list) => Array.isArray(list) && list.some((d) => asRecord(d)?.kind === SUBSTRATE_KIND));
+  const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network, substrate));
   const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));
   const templates =
     root.templates === undefined || root.templates === null ? [] : checkList(c, ['templates'], root.templates, false, (p, v) => checkTemplate(c, p, v));
@@ -121,7 +133,8 @@ export function validateManifest(raw: unknown, source: string, options: Validate
  */
 export function requireNetworkForEndpointOverride(raw: unknown, source = 'project manifest', options: ValidateManifestOptions = {}): void {
   const network = asRecord(asRecord(raw)?.network);
-  if (network !== undefined && chainIdOf(network.chainId) !== undefined) return;
+  if (network !== undefined && (chainIdOf(network.chainId) !== undefined || (typeof network.chainId === 'string' && GENESIS_HASH.test(network.chainId))))
+    return;
   const c = createChecker(options.locate, undefined);
   c.report(
     ['network'],
@@ -131,7 +144,7 @@ export function requireNetworkForEndpointOverride(raw: unknown, source = 'projec
   );
   c.report(
     ['network', 'network'],
-    'the nested network identity is missing: idx reads it from network.chainId; set network.chainId to the EVM chain id as a string, e.g. "1"',
+    'the nested network identity is missing: idx reads it from network.chainId; set network.chainId to the EVM chain id as a string, e.g. "1" (for a Substrate chain, its genesis hash)',
   );
   throw new ValidationError(source, c.problems);
 }
@@ -201,7 +214,7 @@ function checkRunner(c: Checker, path: FieldPath, v: unknown): Runner | undefine
   };
 }
 
-function checkNetwork(c: Checker, path: FieldPath, v: unknown): Network | undefined {
+function checkNetwork(c: Checker, path: FieldPath, v: unknown, substrate: boolean): Network | undefined {
   if (v === undefined || v === null) {
     c.report(path, 'required');
     return undefined;
@@ -211,9 +224,24 @@ function checkNetwork(c: Checker, path: FieldPath, v: unknown): Network | undefi
     c.report(path, 'expected an object with chainId and endpoint');
     return undefined;
   }
-  const chainId = chainIdOf(rec.chainId);
+  const chainId = substrate
+    ? typeof rec.chainId === 'string' && GENESIS_HASH.test(rec.chainId)
+      ? rec.chainId.toLowerCase()
+      : undefined
+    : chainIdOf(rec.chainId);
   if (rec.chainId === undefined || rec.chainId === null) c.report([...path, 'chainId'], 'required');
-  else if (chainId === undefined) c.report([...path, 'chainId'], 'expected the EVM chain id as a decimal string, e.g. "1"');
+  else if (chainId === undefined)
+    c.report(
+      [...path, 'chainId'],
+      substrate ? "expected the chain's genesis hash (0x and 64 hex digits)" : 'expected the EVM chain id as a decimal string, e.g. "1"',
+    );
+  let chaintypes: { file: string } | undefined;
+  if (rec.chaintypes !== undefined && rec.chaintypes !== null) {
+    if (!substrate) c.report([...path, 'chaintypes'], 'only Substrate projects (substrate/Runtime data sources) take chain types');
+    const ct = requiredRecord(c, [...path, 'chaintypes'], rec.chaintypes, 'expected an object with file');
+    const file = ct && requiredString(c, [...path, 'chaintypes', 'file'], ct.file);
+    if (file !== undefined) chaintypes = { file };
+  }
 
   const endpoints = checkEndpoints(c, [...path, 'endpoint'], rec.endpoint);
 
@@ -244,7 +272,7 @@ function checkNetwork(c: Checker, path: FieldPath, v: unknown): Network | undefi
     c.report([...path, 'bypassBlocks'], 'expected a list of block heights or ranges "from-to"');
   }
 
-  return definedOnly({ chainId: chainId!, endpoints, dictionary, bypassBlocks }) as Network;
+  return definedOnly({ chainId: chainId!, endpoints, dictionary, bypassBlocks, chaintypes }) as Network;
 }
 
 /** `endpoint: string | string[] | { [url]: { headers?, batchSize? } }` → a list; absent is empty (`--network-endpoint` may supply them). */
@@ -298,7 +326,7 @@ function checkEndpoints(c: Checker, path: FieldPath, v: unknown): EndpointConfig
 function checkDataSource(c: Checker, path: FieldPath, v: unknown): DataSource | undefined {
   const rec = requiredRecord(c, path, v, 'expected an object');
   if (rec === undefined) return undefined;
-  checkKind(c, path, rec.kind);
+  const kind = checkKind(c, path, rec.kind);
   let startBlock = DEFAULT_START_BLOCK;
   let endBlock: number | undefined;
   c.nodeOnly(() => {
@@ -312,7 +340,7 @@ function checkDataSource(c: Checker, path: FieldPath, v: unknown): DataSource | 
       else endBlock = rec.endBlock;
     }
   });
-  const common = checkDataSourceCommon(c, path, rec);
+  const common = checkDataSourceCommon(c, path, rec, kind);
   return definedOnly({ kind: common.kind, startBlock, endBlock, options: common.options, assets: common.assets, mapping: common.mapping }) as DataSource;
 }
 
@@ -320,11 +348,11 @@ function checkTemplate(c: Checker, path: FieldPath, v: unknown): Template | unde
   const rec = requiredRecord(c, path, v, 'expected an object');
   if (rec === undefined) return undefined;
   const name = requiredString(c, [...path, 'name'], rec.name);
-  checkKind(c, path, rec.kind);
+  const kind = checkKind(c, path, rec.kind);
   for (const key of ['startBlock', 'endBlock']) {
     if (rec[key] !== undefined) c.report([...path, key], 'not allowed in a template: a template starts at the block where createDynamicDatasource is called');
   }
-  const common = checkDataSourceCommon(c, path, rec);
+  const common = checkDataSourceCommon(c, path, rec, kind);
   return definedOnly({ name: name!, ...common }) as Template;
 }
 
@@ -340,13 +368,20 @@ function checkUniqueTemplateNames(c: Checker, templates: unknown): void {
   });
 }
 
-function checkKind(c: Checker, path: FieldPath, kind: unknown): void {
+function checkKind(c: Checker, path: FieldPath, kind: unknown): DataSourceKind | undefined {
   if (kind === undefined) c.report([...path, 'kind'], 'required');
-  else if (kind !== RUNTIME_DATASOURCE_KIND) c.report([...path, 'kind'], `expected ${RUNTIME_DATASOURCE_KIND}`);
+  else if (!DATASOURCE_KINDS.includes(kind as DataSourceKind)) c.report([...path, 'kind'], `expected ${DATASOURCE_KINDS.join(' or ')}`);
+  else return kind as DataSourceKind;
+  return undefined;
 }
 
 /** What data sources and templates share: kind, options, assets, mapping. */
-function checkDataSourceCommon(c: Checker, path: FieldPath, rec: Record<string, unknown>): Pick<DataSource, 'kind' | 'options' | 'assets' | 'mapping'> {
+function checkDataSourceCommon(
+  c: Checker,
+  path: FieldPath,
+  rec: Record<string, unknown>,
+  kind: DataSourceKind | undefined,
+): Pick<DataSource, 'kind' | 'options' | 'assets' | 'mapping'> {
   const assets: Record<string, { file: string }> = {};
   if (rec.assets !== undefined && rec.assets !== null) {
     const assetsRec = asRecord(rec.assets);
@@ -383,26 +418,29 @@ function checkDataSourceCommon(c: Checker, path: FieldPath, rec: Record<string, 
     }
   }
 
-  const mapping = checkMapping(c, [...path, 'mapping'], rec.mapping);
-  return definedOnly({ kind: RUNTIME_DATASOURCE_KIND, options, assets, mapping: mapping! }) as Pick<DataSource, 'kind' | 'options' | 'assets' | 'mapping'>;
+  const mapping = checkMapping(c, [...path, 'mapping'], rec.mapping, kind ?? RUNTIME_DATASOURCE_KIND);
+  return definedOnly({ kind: kind ?? RUNTIME_DATASOURCE_KIND, options, assets, mapping: mapping! }) as Pick<
+    DataSource,
+    'kind' | 'options' | 'assets' | 'mapping'
+  >;
 }
 
-function checkMapping(c: Checker, path: FieldPath, v: unknown): Mapping | undefined {
+function checkMapping(c: Checker, path: FieldPath, v: unknown, kind: DataSourceKind): Mapping | undefined {
   const rec = requiredRecord(c, path, v, 'expected an object with file and handlers');
   if (rec === undefined) return undefined;
   const file = requiredString(c, [...path, 'file'], rec.file);
-  const handlers = checkList(c, [...path, 'handlers'], rec.handlers, true, (p, h) => checkHandler(c, p, h));
+  const handlers = checkList(c, [...path, 'handlers'], rec.handlers, true, (p, h) => checkHandler(c, p, h, kind));
   if (Array.isArray(rec.handlers) && rec.handlers.length === 0) c.report([...path, 'handlers'], 'expected at least one handler');
   return { file: file!, handlers };
 }
 
-function checkHandler(c: Checker, path: FieldPath, v: unknown): Handler | undefined {
+function checkHandler(c: Checker, path: FieldPath, v: unknown, dsKind: DataSourceKind): Handler | undefined {
   const rec = requiredRecord(c, path, v, 'expected an object with kind and handler');
   if (rec === undefined) return undefined;
   const handler = requiredString(c, [...path, 'handler'], rec.handler);
   let kind: HandlerKind | undefined;
   if (rec.kind === undefined) c.report([...path, 'kind'], 'required');
-  else if (!HANDLER_KINDS.includes(rec.kind as HandlerKind)) c.report([...path, 'kind'], `expected one of ${HANDLER_KINDS.join(', ')}`);
+  else if (!HANDLER_KINDS[dsKind].includes(rec.kind as HandlerKind)) c.report([...path, 'kind'], `expected one of ${HANDLER_KINDS[dsKind].join(', ')}`);
   else kind = rec.kind as HandlerKind;
 
   if (rec.filter === undefined || rec.filter === null || kind === undefined) return { kind: kind!, handler: handler! } as Handler;
@@ -410,7 +448,12 @@ function checkHandler(c: Checker, path: FieldPath, v: unknown): Handler | undefi
   return (filter === undefined ? { kind, handler: handler! } : { kind, handler: handler!, filter }) as Handler;
 }
 
-function checkFilter(c: Checker, path: FieldPath, kind: HandlerKind, v: unknown): BlockFilter | TransactionFilter | LogFilter | undefined {
+function checkFilter(
+  c: Checker,
+  path: FieldPath,
+  kind: HandlerKind,
+  v: unknown,
+): BlockFilter | TransactionFilter | LogFilter | SubstrateEventFilter | SubstrateCallFilter | undefined {
   const filter = asRecord(v);
   if (filter === undefined) {
     c.report(path, 'expected an object');
@@ -419,7 +462,8 @@ function checkFilter(c: Checker, path: FieldPath, kind: HandlerKind, v: unknown)
   for (const key of Object.keys(filter)) {
     if (!FILTER_KEYS[kind].includes(key)) c.report([...path, key], `unknown filter key for ${kind}; expected ${FILTER_KEYS[kind].join(' or ')}`);
   }
-  if (kind === 'ethereum/BlockHandler') return checkBlockFilter(c, path, filter);
+  if (kind === 'ethereum/BlockHandler' || kind === 'substrate/BlockHandler') return checkBlockFilter(c, path, filter);
+  if (kind === 'substrate/EventHandler' || kind === 'substrate/CallHandler') return checkSubstrateFilter(c, path, filter);
   if (kind === 'ethereum/TransactionHandler') return checkTransactionFilter(c, path, filter);
   return checkLogFilter(c, path, filter);
 }
@@ -437,6 +481,24 @@ function checkBlockFilter(c: Checker, path: FieldPath, f: Record<string, unknown
       if (problem === undefined) out.timestamp = f.timestamp;
       else c.report([...path, 'timestamp'], problem);
     }
+  }
+  return out;
+}
+
+/** `module`/`method` name a pallet and an event or call, as in the chain's metadata; `success`/`isSigned` are booleans. */
+function checkSubstrateFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): SubstrateEventFilter & SubstrateCallFilter {
+  const out: SubstrateEventFilter & SubstrateCallFilter = {};
+  for (const key of ['module', 'method'] as const) {
+    const v = f[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) out[key] = v;
+    else c.report([...path, key], `expected a ${key === 'module' ? 'pallet name, e.g. balances' : 'name, e.g. Transfer'}`);
+  }
+  for (const key of ['success', 'isSigned'] as const) {
+    const v = f[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v === 'boolean') out[key] = v;
+    else c.report([...path, key], 'expected true or false');
   }
   return out;
 }

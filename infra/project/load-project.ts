@@ -116,7 +116,7 @@ async function toMultichain(manifestPath: string, read: { raw: unknown; locate?:
 function toProject(manifestPath: string, { raw, locate }: { raw: unknown; locate?: LocateField }, opts: LoadProjectOptions): LoadedProject {
   const overriding = opts.networkEndpoints !== undefined && opts.networkEndpoints.length > 0;
   if (overriding) requireNetworkForEndpointOverride(raw, manifestPath, { locate });
-  // the family decides how the manifest is read: only the EVM family's reader exists yet
+  // one family per project (a mixed manifest is refused before its fields are read)
   familyOfKinds(dataSourceKinds(raw), manifestPath);
   const warn = opts.warnNodeOnly;
   const manifest = validateManifest(raw, manifestPath, {

@@ -15,28 +15,35 @@ const requireCjs = createRequire(import.meta.url);
 const commonjs = requireCjs('@rollup/plugin-commonjs') as (options?: object) => Plugin;
 const swc = (requireCjs('@rollup/plugin-swc') as { swc: (options: object) => Plugin }).swc;
 
-export async function bundlePrelude(): Promise<string> {
+/** The bundles the sandbox loads: the runtime every project gets, and the Substrate codec library. */
+export type SandboxBundle = 'prelude' | 'substrate';
+
+export async function bundlePrelude(which: SandboxBundle = 'prelude'): Promise<string> {
   const here = fileURLToPath(import.meta.url);
   // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
   const ext = extname(here);
   const isolateDir = `${dirname(here)}/isolate`;
-  const bundle = await rollup({
-    input: `${isolateDir}/prelude${ext}`,
-    plugins: [
-      streamShims(isolateDir, ext),
-      // the npm `buffer` package, not Node's: the isolate has no Node
-      nodeResolve({ preferBuiltins: false, browser: true }),
-      commonjs(),
-      // the isolate's own sources, and the one domain module it shares with idx build (the allowed modules)
-      swc({
-        include: [`${isolateDir}/**`, resolve(dirname(here), '../../domain/mapping/sandbox-modules' + ext)],
-        swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
-      }),
-    ],
-    onwarn(warning, warn) {
-      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
-    },
-  });
+  const bundle = await rollup(
+    which === 'substrate'
+      ? substrateInput(dirname(here), ext)
+      : {
+          input: `${isolateDir}/prelude${ext}`,
+          plugins: [
+            streamShims(isolateDir, ext),
+            // the npm `buffer` package, not Node's: the isolate has no Node
+            nodeResolve({ preferBuiltins: false, browser: true }),
+            commonjs(),
+            // the isolate's own sources, and the one domain module it shares with idx build (the allowed modules)
+            swc({
+              include: [`${isolateDir}/**`, resolve(dirname(here), '../../domain/mapping/sandbox-modules' + ext)],
+              swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
+            }),
+          ],
+          onwarn(warning, warn) {
+            if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
+          },
+        },
+  );
   try {
     const { output } = await bundle.generate({ format: 'cjs', exports: 'named', strict: true });
     return `(function () {\nvar module = { exports: {} }, exports = module.exports;\n${output[0].code}\nreturn module.exports;\n})()`;
@@ -44,6 +51,71 @@ export async function bundlePrelude(): Promise<string> {
     await bundle.close();
   }
 }
+
+/**
+ * `@polkadot/types` for the sandbox. Its hashing falls back to JavaScript (@noble/hashes) when the
+ * WebAssembly crypto is not ready, and the sandbox has no WebAssembly: the wasm package is left out.
+ */
+function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] {
+  const stub = '\0idx-wasm-crypto-stub';
+  return {
+    input: `${dir}/substrate-lib/index${ext}`,
+    plugins: [
+      {
+        name: 'idx-no-wasm-crypto',
+        resolveId: (source) => (source === '@polkadot/wasm-crypto' ? stub : null),
+        load: (id) =>
+          id === stub
+            ? 'export const isReady = () => false; export const waitReady = () => Promise.resolve(false); export const packageInfo = { name: "@polkadot/wasm-crypto", path: "", type: "esm", version: "none" };\n' +
+              'export const bridge = {}; export function __unavailable() { throw new Error("WebAssembly crypto is not available in the sandbox"); }\n' +
+              WASM_CRYPTO_EXPORTS.map((n) => `export const ${n} = __unavailable;`).join('\n')
+            : null,
+      },
+      nodeResolve({ preferBuiltins: false, browser: true }),
+      commonjs(),
+      swc({ include: [`${dir}/substrate-lib/**`], swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } } }),
+    ],
+    onwarn(warning, warn) {
+      if (!['CIRCULAR_DEPENDENCY', 'THIS_IS_UNDEFINED', 'INVALID_ANNOTATION'].includes(warning.code ?? '')) warn(warning);
+    },
+  };
+}
+
+// What @polkadot/util-crypto imports from @polkadot/wasm-crypto; only called once `isReady()` says so.
+const WASM_CRYPTO_EXPORTS = [
+  'bip39Generate',
+  'bip39ToEntropy',
+  'bip39ToMiniSecret',
+  'bip39ToSeed',
+  'bip39Validate',
+  'ed25519KeypairFromSeed',
+  'ed25519Sign',
+  'ed25519Verify',
+  'blake2b',
+  'hmacSha256',
+  'hmacSha512',
+  'keccak256',
+  'keccak512',
+  'pbkdf2',
+  'scrypt',
+  'secp256k1FromSeed',
+  'secp256k1Compress',
+  'secp256k1Expand',
+  'secp256k1Recover',
+  'secp256k1Sign',
+  'sha256',
+  'sha512',
+  'sr25519KeypairFromSeed',
+  'sr25519Sign',
+  'sr25519Verify',
+  'sr25519Agree',
+  'sr25519DeriveKeypairHard',
+  'sr25519DeriveKeypairSoft',
+  'sr25519DerivePublicSoft',
+  'twox',
+  'vrfSign',
+  'vrfVerify',
+];
 
 /**
  * readable-stream (the sandbox's `stream`) is written for browserify's Node shims; here they are the
@@ -73,8 +145,9 @@ function streamShims(isolateDir: string, ext: string): Plugin {
 // As a script: bundle into the file named by the first argument, atomically (another process may race).
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = process.argv[2];
-  if (out === undefined) throw new Error('usage: bundle-prelude <out-file>');
+  const which = (process.argv[3] ?? 'prelude') as SandboxBundle;
+  if (out === undefined || !['prelude', 'substrate'].includes(which)) throw new Error('usage: bundle-prelude <out-file> [prelude|substrate]');
   const part = `${out}.${process.pid}.part`;
-  await writeFile(part, await bundlePrelude());
+  await writeFile(part, await bundlePrelude(which));
   await rename(part, out);
 }

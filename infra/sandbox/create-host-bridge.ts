@@ -79,6 +79,9 @@ export function createHostBridge(host: MappingHost): HostBridge {
           return toWireReceipt(await host.getReceipt(args[0] as string)) satisfies WireRecord;
         case 'createDynamicDatasource':
           return host.createDynamicDatasource(args[0] as string, args[1] as Record<string, unknown>);
+        case 'substrateRuntime':
+          if (host.substrateRuntime === undefined) throw new Error('this chain has no Substrate runtime');
+          return host.substrateRuntime(args[0] as number);
         default:
           throw new Error(`unknown sandbox operation ${String(op)}`);
       }

@@ -30,7 +30,7 @@ interface Live {
 // again, which measured ~30% more store reads per second; the call stays async to the mapping,
 // and disposing the isolate (timeout) still cuts a wait short.
 const BOOTSTRAP = `
-const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef] = [$0, $1, $2, $3, $4, $5, $6, $7];
+const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef, substrateLib] = [$0, $1, $2, $3, $4, $5, $6, $7, $8];
 const bridge = {
   call: async (op, args, writes) => callRef.applySyncPromise(undefined, [op, args, writes], { arguments: { copy: true } }),
   callSync: (op, args) => syncRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
@@ -40,7 +40,7 @@ const bridge = {
   cancelTimers: (ids) => cancelRef.applyIgnored(undefined, [ids], { arguments: { copy: true } }),
   url: (op, args) => urlRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
 };
-return preludeExports.deref().install(bridge, options);
+return preludeExports.deref().install(bridge, options, undefined, substrateLib === undefined ? undefined : substrateLib.deref());
 `;
 
 /**
@@ -87,10 +87,30 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
         produced.release();
       }
       const preludeExports = await script.run(context, { reference: true });
+      // Substrate projects: @polkadot/types, to decode blocks and storage inside with the chain's metadata
+      let substrateLib: ivm.Reference | undefined;
+      if (options.install.family === 'substrate') {
+        const libCached = prelude.substrateV8Cache === undefined ? undefined : new ivm.ExternalCopy(prelude.substrateV8Cache);
+        const lib = await isolate.compileScript(await prelude.substrate(), {
+          filename: 'idx:sandbox-substrate.js',
+          ...(libCached === undefined ? { produceCachedData: true } : { cachedData: libCached }),
+        });
+        libCached?.release();
+        const libProduced = (lib as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+        if (libProduced !== undefined) {
+          if (prelude.substrateV8Cache === undefined) prelude.substrateV8Cache = libProduced.copy();
+          libProduced.release();
+        }
+        substrateLib = await lib.run(context, { reference: true });
+      }
       const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
-      const runtime = await context.evalClosure(BOOTSTRAP, [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef], {
-        result: { reference: true },
-      });
+      const runtime = await context.evalClosure(
+        BOOTSTRAP,
+        [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, substrateLib],
+        {
+          result: { reference: true },
+        },
+      );
       const load = await runtime.get('load', { reference: true });
       const runBlock = await runtime.get('runBlock', { reference: true });
       let outcome: LoadOutcome;

@@ -74,9 +74,15 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
     };
     const context = createContext({});
     const prelude = new Script(await options.prelude.code(), { filename: 'idx:sandbox-runtime.js' }).runInContext(context) as {
-      install(bridge: Bridge, options: InstallOptions, unsafe: UnsafeExtras): Live['runtime'] & { load(factory: unknown): LoadOutcome };
+      install(bridge: Bridge, options: InstallOptions, unsafe: UnsafeExtras, substrateLib?: unknown): Live['runtime'] & { load(factory: unknown): LoadOutcome };
     };
-    const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe);
+    const substrateLib =
+      options.install.family === 'substrate'
+        ? new Script(await options.prelude.substrate(), {
+            filename: 'idx:sandbox-substrate.js',
+          }).runInContext(context)
+        : undefined;
+    const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe, substrateLib);
     let load: LoadOutcome;
     try {
       const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(

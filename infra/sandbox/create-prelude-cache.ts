@@ -21,34 +21,50 @@ import { IdxError } from '../../domain/errors.ts';
 export interface PreludeCache {
   code(): Promise<string>;
   v8Cache?: ArrayBuffer;
+  /** the Substrate codec library (`@polkadot/types`), only loaded by sandboxes of Substrate projects */
+  substrate(): Promise<string>;
+  substrateV8Cache?: ArrayBuffer;
 }
 
 const run = promisify(execFile);
 
 export function createPreludeCache(): PreludeCache {
-  let code: Promise<string> | undefined;
-  return {
-    code() {
-      code ??= loadPrelude().catch((err: unknown) => {
-        code = undefined;
+  const loaded = new Map<'prelude' | 'substrate', Promise<string>>();
+  const load = (which: 'prelude' | 'substrate') => {
+    let code = loaded.get(which);
+    if (code === undefined) {
+      code = loadBundle(which).catch((err: unknown) => {
+        loaded.delete(which);
         throw new IdxError('SANDBOX_PRELUDE_FAILED', `could not bundle the sandbox runtime: ${(err as Error)?.message ?? err}`, { cause: err });
       });
-      return code;
-    },
+      loaded.set(which, code);
+    }
+    return code;
   };
+  return { code: () => load('prelude'), substrate: () => load('substrate') };
 }
 
-async function loadPrelude(): Promise<string> {
+async function loadBundle(which: 'prelude' | 'substrate'): Promise<string> {
   const here = fileURLToPath(import.meta.url);
   // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
   const ext = extname(here);
-  const file = join(tmpdir(), `idx-sandbox-prelude-${await sourcesHash(dirname(here), ext)}.js`);
+  const hash = which === 'prelude' ? await sourcesHash(dirname(here), ext) : await substrateHash(dirname(here), ext);
+  const file = join(tmpdir(), `idx-sandbox-${which}-${hash}.js`);
   if (!existsSync(file)) {
     const script = join(dirname(here), `bundle-prelude${ext}`);
     const loader = ext === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
-    await run(process.execPath, [...loader, script, file], { maxBuffer: 16 * 2 ** 20 });
+    await run(process.execPath, [...loader, script, file, which], { maxBuffer: 16 * 2 ** 20 });
   }
   return readFile(file, 'utf8');
+}
+
+/** The Substrate library's bundle depends on its entry, the bundler and the installed `@polkadot/types`. */
+async function substrateHash(dir: string, ext: string): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(await readFile(join(dir, 'substrate-lib', `index${ext}`)));
+  hash.update(await readFile(join(dir, `bundle-prelude${ext}`)));
+  hash.update(await readFile(fileURLToPath(import.meta.resolve('@polkadot/types/package.json'))));
+  return hash.digest('hex').slice(0, 16);
 }
 
 /** A hash of everything the bundle is made of: the isolate sources, the allowed-modules list, and the `buffer` and `readable-stream` packages. */

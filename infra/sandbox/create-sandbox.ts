@@ -1,6 +1,8 @@
 import { SourceMap } from 'node:module';
 import { inspect } from 'node:util';
 import type { EthLog, EthTransaction } from '../../domain/blocks/chain-data.ts';
+import type { SubstrateBlock } from '../../domain/chains/substrate/substrate-block.ts';
+import type { SubstrateHandlerCall } from '../../domain/chains/substrate/match-substrate-handlers.ts';
 import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createAbiDecoder, type AbiDecoder } from './abi-decoder.ts';
@@ -42,6 +44,8 @@ export interface SandboxOptions {
   limits?: Partial<SandboxLimits>;
   /** share one per process: the runtime bundle is built once per cache */
   prelude?: PreludeCache;
+  /** the chain family (default ethereum): Substrate sandboxes decode blocks with `@polkadot/types` and get its `api` */
+  family?: 'ethereum' | 'substrate';
 }
 
 export interface Sandbox {
@@ -53,6 +57,8 @@ export interface Sandbox {
    * store writes may then have partly reached the host and must be dropped with the block.
    */
   runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<void>;
+  /** As `runBlock`, for a Substrate block (a `family: 'substrate'` sandbox). */
+  runSubstrateBlock(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): Promise<void>;
   dispose(): void;
 }
 
@@ -87,6 +93,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     queryLimit,
     readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize,
     chainId: options.host.chainId,
+    family: options.family ?? 'ethereum',
     unsafe: options.unsafe === true,
     logLevel: options.host.logLevel ?? 'trace',
     limits: { ...options.limits },
@@ -204,85 +211,37 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
   };
 
+  const substratePayloadOf = (block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): BlockPayload => ({
+    height: block.height,
+    fresh: !lastCompleted,
+    block: { hash: block.hash, number: block.height, timestamp: block.timestamp },
+    transactions: null,
+    logs: [],
+    logsComplete: true,
+    calls: calls.map((c, i): WireCall => {
+      if (c.kind === 'block') return [c.handler, 0, 0];
+      const count = c.kind === 'call' ? block.extrinsics.length : block.events.length;
+      if (!Number.isInteger(c.index) || c.index < 0 || c.index >= count) {
+        throw new SandboxError(
+          'INVALID_HANDLER_CALL',
+          `call ${i} (${c.handler}) refers to ${c.kind === 'call' ? 'extrinsic' : 'event'} ${c.index} of block ${block.height}, which has ${count}`,
+          { handler: c.handler, height: block.height },
+        );
+      }
+      return [c.handler, c.kind === 'call' ? 3 : 4, c.index];
+    }),
+    substrate: { signedBlock: block.raw.signedBlock, events: block.raw.events, specVersion: block.raw.specVersion, hash: block.hash },
+  });
+
   const handlers = await ready();
 
   return {
     handlers,
 
-    async runBlock(content, calls) {
-      if (disposed) throw new SandboxError('SANDBOX_DISPOSED', 'runBlock was called on a disposed sandbox');
-      if (calls.length === 0) return;
-      if (busy) throw new SandboxError('SANDBOX_BUSY', 'runBlock was called while another block was still running; blocks must run one after another');
-      busy = true;
-      const height = content.block.height;
-      let timer: NodeJS.Timeout | undefined;
-      let completed = false;
-      try {
-        const payload = payloadOf(content, calls);
-        running = { content, calls };
-        await ready();
-        const run = (async (): Promise<BlockOutcome> => {
-          writeFailure = undefined;
-          const outcome = await runtime.runBlock(payload);
-          if (writeFailure !== undefined) throw writeFailure;
-          if (outcome.ok) await bridge.applyWrites(outcome.writes);
-          return outcome;
-        })();
-        const expired = new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), timeoutMs);
-        });
-        let outcome: BlockOutcome | 'timeout';
-        try {
-          outcome = await Promise.race([run, expired]);
-        } catch (err) {
-          if ((err as { code?: string })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') outcome = 'timeout';
-          else throw err;
-        }
-        if (outcome === 'timeout') {
-          run.catch(() => {});
-          const handler = calls[runtime.progress()]?.handler ?? '(none)';
-          runtime.reset();
-          throw new SandboxError(
-            'SANDBOX_TIMEOUT',
-            `Handler ${handler} did not finish within the --timeout of ${timeoutMs} ms at block ${height}: it is stuck in a loop or awaiting something that never settles (raise --timeout if it is only slow)`,
-            { handler, height },
-          );
-        }
-        if (!outcome.ok) throw handlerFailure(height, calls[outcome.call]?.handler ?? '(unknown)', outcome.error);
-        completed = true;
-      } catch (err) {
-        if (err instanceof SandboxError) throw err;
-        if (err instanceof WriteFailed) {
-          const handler = calls[err.call]?.handler ?? '(unknown)';
-          throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${err.message}`, { handler, height, cause: err.cause });
-        }
-        if (err instanceof RuntimeDied) {
-          const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
-          if (err.reason === 'memory-limit') {
-            throw new SandboxError(
-              'SANDBOX_MEMORY_LIMIT',
-              `Handler ${handler} ran out of memory at block ${height}: the sandbox is limited to ${memoryLimitMb} MB. The mapping keeps too much in memory (a growing global, a huge array); the sandbox is recreated for the next block`,
-              { handler, height },
-            );
-          }
-          throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, {
-            handler,
-            height,
-            cause: err,
-          });
-        }
-        // anything else the runtime rejected with (an unhandled rejection's value, say) still names where it came from
-        const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
-        const text =
-          err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
-        throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${text}`, { handler, height, cause: err });
-      } finally {
-        clearTimeout(timer);
-        running = undefined;
-        busy = false;
-        lastCompleted = completed;
-      }
-    },
+    runBlock: (content, calls) =>
+      calls.length === 0 ? Promise.resolve() : run(content.block.height, calls, () => payloadOf(content, calls), { content, calls }),
+
+    runSubstrateBlock: (block, calls) => (calls.length === 0 ? Promise.resolve() : run(block.height, calls, () => substratePayloadOf(block, calls))),
 
     dispose() {
       if (disposed) return;
@@ -290,6 +249,85 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       runtime.dispose();
     },
   };
+
+  /** Runs one block's payload in the runtime, bounded by --timeout, its failures named for the handler. */
+  async function run(
+    height: number,
+    calls: readonly { handler: string }[],
+    makePayload: () => BlockPayload,
+    evm?: { content: BlockContent; calls: readonly HandlerCall[] },
+  ): Promise<void> {
+    if (disposed) throw new SandboxError('SANDBOX_DISPOSED', 'runBlock was called on a disposed sandbox');
+    if (busy) throw new SandboxError('SANDBOX_BUSY', 'runBlock was called while another block was still running; blocks must run one after another');
+    busy = true;
+    let timer: NodeJS.Timeout | undefined;
+    let completed = false;
+    try {
+      const payload = makePayload();
+      running = evm;
+      await ready();
+      const run = (async (): Promise<BlockOutcome> => {
+        writeFailure = undefined;
+        const outcome = await runtime.runBlock(payload);
+        if (writeFailure !== undefined) throw writeFailure;
+        if (outcome.ok) await bridge.applyWrites(outcome.writes);
+        return outcome;
+      })();
+      const expired = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      let outcome: BlockOutcome | 'timeout';
+      try {
+        outcome = await Promise.race([run, expired]);
+      } catch (err) {
+        if ((err as { code?: string })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') outcome = 'timeout';
+        else throw err;
+      }
+      if (outcome === 'timeout') {
+        run.catch(() => {});
+        const handler = calls[runtime.progress()]?.handler ?? '(none)';
+        runtime.reset();
+        throw new SandboxError(
+          'SANDBOX_TIMEOUT',
+          `Handler ${handler} did not finish within the --timeout of ${timeoutMs} ms at block ${height}: it is stuck in a loop or awaiting something that never settles (raise --timeout if it is only slow)`,
+          { handler, height },
+        );
+      }
+      if (!outcome.ok) throw handlerFailure(height, calls[outcome.call]?.handler ?? '(unknown)', outcome.error);
+      completed = true;
+    } catch (err) {
+      if (err instanceof SandboxError) throw err;
+      if (err instanceof WriteFailed) {
+        const handler = calls[err.call]?.handler ?? '(unknown)';
+        throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${err.message}`, { handler, height, cause: err.cause });
+      }
+      if (err instanceof RuntimeDied) {
+        const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
+        if (err.reason === 'memory-limit') {
+          throw new SandboxError(
+            'SANDBOX_MEMORY_LIMIT',
+            `Handler ${handler} ran out of memory at block ${height}: the sandbox is limited to ${memoryLimitMb} MB. The mapping keeps too much in memory (a growing global, a huge array); the sandbox is recreated for the next block`,
+            { handler, height },
+          );
+        }
+        throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, {
+          handler,
+          height,
+          cause: err,
+        });
+      }
+      // anything else the runtime rejected with (an unhandled rejection's value, say) still names where it came from
+      const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
+      const text =
+        err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
+      throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${text}`, { handler, height, cause: err });
+    } finally {
+      clearTimeout(timer);
+      running = undefined;
+      busy = false;
+      lastCompleted = completed;
+    }
+  }
 }
 
 function readSourceMap(map: string | object | undefined, fileName: string): SourceMap | undefined {

@@ -11,9 +11,14 @@ import { IdxError } from '../../../domain/errors.ts';
 import { createBlockExtrasLoader } from '../block-extras.ts';
 import { createDictionaryFetcher } from '../dictionary-fetcher.ts';
 import type { NodeOptions } from '../node-options.ts';
-import { createLocalFetcher, type RangeFetcher } from '../range-fetcher.ts';
+import { createLocalFetcher } from '../range-fetcher.ts';
 import { createWorkerFetcher } from '../worker-fetcher.ts';
-import { createEthereumFamily } from './ethereum-family.ts';
+import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts';
+import type { NodeChain } from './node-chain.ts';
+import { createMappingHost } from '../create-mapping-host.ts';
+import type { FetchPlan } from '../../../domain/project/compile-data-sources.ts';
+import type { BlockContent, HandlerCall } from '../../../domain/mapping/handler-call.ts';
+import type { FetchedRange } from '../fetch-range.ts';
 
 type Network = NonNullable<LoadedProject['manifest']['network']>;
 const keccak = (text: string) => keccak256(toBytes(text));
@@ -23,7 +28,13 @@ const keccak = (text: string) => keccak256(toBytes(text));
  * indexing loop (which retries itself: fetch-retry.ts) and one for the handlers' reads (which keep
  * the client's own retries, as nothing above them can retry half a block).
  */
-export async function connectEthereumChain(network: Network, options: NodeOptions, log: Logger, signal: AbortSignal) {
+export async function connectEthereumChain(
+  network: Network,
+  options: NodeOptions,
+  log: Logger,
+  signal: AbortSignal,
+  version: string,
+): Promise<NodeChain<EthereumSource, FetchPlan, FetchedRange, BlockContent, HandlerCall>> {
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
   const rpc = {
     endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })),
@@ -53,19 +64,20 @@ export async function connectEthereumChain(network: Network, options: NodeOption
 
   return {
     genesisHash: identity.genesisHash,
-    /** `/meta` and `_metadata`: EVM chains have no runtime name */
+    // EVM chains have no runtime name; the SDK is idx itself
     specName: 'ethereum',
-    /** heads, finality and block identities for the indexing loop */
+    chainSdkVersion: version,
+    sandboxFamily: 'ethereum',
     source,
-    handlerSource,
-    handlerClient,
-    extras,
-    /** A stored genesis hash must be this chain's (verifyChain already asked every endpoint). */
+    // verifyChain already asked every endpoint: a stored genesis is compared with its answer
     checkStoredGenesis: (stored: string) => checkStoredGenesis(stored, identity.genesisHash, client.endpoints.join(', ')),
     family: (files: ProjectFiles) => createEthereumFamily({ abiOf: files.abiOf, keccak256: keccak, extras }),
+    mappingHost: (common) =>
+      createMappingHost({ ...common, source: handlerSource, request: (method, params) => handlerClient.request(method, params), extras }),
+    runBlock: (sandbox, content, calls) => sandbox.runBlock(content, calls),
 
-    /** Ranges fetched here or in --workers threads, through the first dictionary that answers. */
-    fetcher(dictionaries: readonly string[], logger: Logger, onUseDictionary: (using: boolean) => void): RangeFetcher {
+    // ranges fetched here or in --workers threads, through the first dictionary that answers
+    fetcher(dictionaries, logger, onUseDictionary) {
       const fetchOptions = { verifyReceipts: options.verifyReceipts };
       let fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc, fetchOptions) : createLocalFetcher(source, fetchOptions);
       if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
@@ -80,5 +92,3 @@ export async function connectEthereumChain(network: Network, options: NodeOption
     },
   };
 }
-
-export type EthereumChain = Awaited<ReturnType<typeof connectEthereumChain>>;

@@ -33,7 +33,7 @@ export interface IndexerSettings extends FlushSettings {
 
 export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call> {
   /** heads, finality and block identities */
-  source: ChainSource;
+  source: Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>;
   /** blocks and logs of ranges, in this thread or in --workers threads */
   fetcher: RangeFetcher<Plan, Fetched>;
   store: EntityStore;

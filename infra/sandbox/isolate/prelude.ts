@@ -10,6 +10,7 @@ import { TextDecoder, TextEncoder } from './builtins/text-codec.ts';
 import { util } from './builtins/util.ts';
 import { buildChainObjects, setArgs } from './chain-objects.ts';
 import { createEthProvider } from './eth-provider.ts';
+import { buildSubstrateObjects, createSubstrateApi, createSubstrateRuntimes, type SubstrateLib } from './substrate-objects.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { createStore, type Write } from './create-store.ts';
 import { createBlockEntropy, installDeterministicTime } from './deterministic.ts';
@@ -40,7 +41,7 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 type Factory = (this: unknown, module: { exports: unknown }, exports: unknown, require: (name: string) => unknown) => void;
 
-export function install(bridge: Bridge & TimerBridge & UrlBridge, options: InstallOptions, unsafe?: UnsafeExtras) {
+export function install(bridge: Bridge & TimerBridge & UrlBridge, options: InstallOptions, unsafe?: UnsafeExtras, substrateLib?: SubstrateLib) {
   const g = globalThis as unknown as Record<string, unknown>;
   const progress = new Int32Array(options.progress);
   let pending: WriteOp[] = [];
@@ -158,11 +159,26 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     },
   };
 
+  // Substrate: the block running, for `api` reads at it; runtimes decode with the metadata the host hands over once per spec version
+  let substrateAt: { hash: string; specVersion: number } | undefined;
+  const substrate =
+    options.family === 'substrate' && substrateLib !== undefined
+      ? (() => {
+          const runtimes = createSubstrateRuntimes(substrateLib, async (v) => (await call('substrateRuntime', [v])) as never);
+          const api = createSubstrateApi(
+            substrateLib,
+            runtimes,
+            () => substrateAt,
+            (method, params) => call('request', [method, params]),
+          );
+          return { runtimes, api };
+        })()
+      : undefined;
   const globals: Record<string, unknown> = {
     store: createStore(call, queue, options.queryLimit, readCache, writeBudget),
     logger,
     console,
-    api: createEthProvider(call, options.chainId, () => height),
+    api: substrate?.api ?? createEthProvider(call, options.chainId, () => height),
     chainId: options.chainId,
     createDynamicDatasource: async (template: string, args: Record<string, unknown>) => {
       if (typeof template !== 'string') throw new TypeError('createDynamicDatasource: the template name must be a string');
@@ -180,7 +196,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     global: g,
   };
   if (unsafe !== undefined) {
-    globals.unsafeApi = createEthProvider(call, options.chainId, undefined);
+    globals.unsafeApi = substrate?.api ?? createEthProvider(call, options.chainId, undefined);
     Object.assign(globals, unsafe.globals);
   }
   for (const [k, v] of Object.entries(globals)) Object.defineProperty(g, k, { value: v, writable: true, configurable: true, enumerable: false });
@@ -220,7 +236,16 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
         logBudget.reset();
         writeBudget.reset();
         entropy.enter(Number(payload.block.timestamp), String(payload.block.hash));
-        const chain = buildChainObjects(payload, fetchReceipt, loadExtras);
+        let chain: ReturnType<typeof buildChainObjects> | undefined;
+        let substrateObjects: Awaited<ReturnType<typeof buildSubstrateObjects>> | undefined;
+        if (payload.substrate !== undefined && substrate !== undefined) {
+          try {
+            substrateObjects = await buildSubstrateObjects(substrate.runtimes, payload.substrate);
+          } catch (err) {
+            return { ok: false, call: 0, error: describe(err) };
+          }
+          substrateAt = { hash: payload.substrate.hash, specVersion: payload.substrate.specVersion };
+        } else chain = buildChainObjects(payload, fetchReceipt, loadExtras);
         for (let i = 0; i < payload.calls.length; i++) {
           const [name, kind, index, args] = payload.calls[i]!;
           current = i;
@@ -232,14 +257,18 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
             return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
           }
           let arg: Record<string, unknown>;
-          chain.enterCall(i, kind === 2);
-          if (kind === 0) {
-            arg = chain.block;
+          if (substrateObjects !== undefined) {
+            arg = kind === 3 ? substrateObjects.extrinsics[index]! : kind === 4 ? substrateObjects.events[index]! : substrateObjects.block;
+          } else if (kind === 0) {
+            chain!.enterCall(i, false);
+            arg = chain!.block;
           } else if (kind === 1) {
-            arg = chain.logs[index]!;
+            chain!.enterCall(i, false);
+            arg = chain!.logs[index]!;
             setArgs(arg, args);
           } else {
-            arg = chain.transactions[index]!;
+            chain!.enterCall(i, true);
+            arg = chain!.transactions[index]!;
             setArgs(arg, args);
           }
           try {
@@ -250,6 +279,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
             return { ok: false, call: i, error: describe(err) };
           }
         }
+        substrateAt = undefined;
         const writes = pending;
         pending = [];
         return { ok: true, writes };

@@ -17,8 +17,8 @@ export interface WireIndexed {
   $i: string;
 }
 
-/** 0 block, 1 log, 2 transaction */
-export type WireCallKind = 0 | 1 | 2;
+/** 0 block, 1 log, 2 transaction; Substrate: 3 extrinsic (call handlers), 4 event */
+export type WireCallKind = 0 | 1 | 2 | 3 | 4;
 /** handler, kind, index, decoded args, and for transactions the decoded args of its logs by log position */
 export type WireCall = [handler: string, kind: WireCallKind, index: number, args?: WireResult, txLogArgs?: [number, WireResult][]];
 
@@ -37,6 +37,16 @@ export interface BlockPayload {
   /** `logs` holds every log of the block; when not, `block.logs`/`tx.logs` load them on first read */
   logsComplete: boolean;
   calls: WireCall[];
+  /** Substrate blocks: their SCALE parts, decoded inside with the runtime's metadata */
+  substrate?: SubstratePayload;
+}
+
+/** A Substrate block as it crosses: `chain_getBlock`'s answer, `System.Events` (hex) and the runtime that ran it. */
+export interface SubstratePayload {
+  signedBlock: unknown;
+  events: string;
+  specVersion: number;
+  hash: string;
 }
 
 /** The answer to `blockExtras`: what the running block lacked, and the args of its transaction calls' logs. */
@@ -66,7 +76,8 @@ export type BlockOutcome = { ok: true; writes: WriteOp[] } | { ok: false; call: 
 export type LoadOutcome = { ok: true; handlers: string[] } | { ok: false; error: ThrownError };
 
 /** Awaited host operations; `writes` are the store writes buffered since the last crossing, applied first. */
-export type HostOp = 'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource' | 'blockExtras';
+export type HostOp =
+  'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource' | 'blockExtras' | 'substrateRuntime';
 export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID';
 
 export interface Bridge {
@@ -90,6 +101,8 @@ export interface InstallOptions {
   /** entities the store's read cache keeps; 0 = every `get` asks the host */
   readCacheSize: number;
   chainId: string;
+  /** the chain family: what `api` is and what blocks hold */
+  family: 'ethereum' | 'substrate';
   unsafe: boolean;
   /** Int32Array[0] = index of the call running now; the host reads it when a block times out */
   progress: SharedArrayBuffer;

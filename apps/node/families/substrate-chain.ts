@@ -1,0 +1,126 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { IdxError } from '../../../domain/errors.ts';
+import { createSubstrateSource } from '../../../infra/chains/substrate/create-substrate-source.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { LoadedProject } from '../../../infra/project/load-project.ts';
+import { parseJsonText, parseYamlText } from '../../../infra/project/parse-data-file.ts';
+import { createRpcClient } from '../../../infra/rpc/create-rpc-client.ts';
+import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
+import { checkStoredGenesis } from '../../../infra/rpc/verify-chain.ts';
+import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../fetch-retry.ts';
+import { mappingStoreOf } from '../create-mapping-host.ts';
+import type { NodeOptions } from '../node-options.ts';
+import type { NodeChain } from './node-chain.ts';
+import { createSubstrateFamily, type SubstrateFetched, type SubstratePlan } from './substrate-family.ts';
+import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../domain/chains/substrate/match-substrate-handlers.ts';
+import type { SubstrateBlock } from '../../../domain/chains/substrate/substrate-block.ts';
+
+type Network = NonNullable<LoadedProject['manifest']['network']>;
+
+/** The `@polkadot/types` release the node decodes with: `/meta`'s `chainSdkVersion` for Substrate chains. */
+const POLKADOT_TYPES_VERSION = '16.5.6';
+
+/**
+ * Substrate nodes serve JSON-RPC over HTTP and WebSocket on one port: a `ws(s)://` endpoint is asked
+ * over `http(s)://` at the same address, so that calls can be batched and failed over like EVM ones.
+ */
+export function httpEndpointOf(url: string): string {
+  return url.replace(/^ws(s?):\/\//i, 'http$1://');
+}
+
+/** A Substrate chain as the node uses it, checked to be the one the manifest names (its genesis hash). */
+export async function connectSubstrateChain(
+  network: Network,
+  project: LoadedProject,
+  options: NodeOptions,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<NodeChain<SubstrateCompiledSource, SubstratePlan, SubstrateFetched, SubstrateBlock, SubstrateHandlerCall>> {
+  const rpc = {
+    endpoints: network.endpoints.map((e) => ({ url: httpEndpointOf(e.url), ...(e.headers && { headers: e.headers }) })),
+    timeoutMs: 30_000,
+    retries: 0,
+  };
+  const chainTypes = network.chaintypes === undefined ? undefined : await readChainTypes(project, network.chaintypes.file);
+  const client = createRpcClient(rpc);
+  const source = createSubstrateSource(client, { ...(chainTypes && { chainTypes }) });
+  const handlerClient = createRpcClient({ ...rpc, retries: 3 });
+  const identify = async () => {
+    const [genesisHash, version] = await Promise.all([source.genesisHash(), source.runtimeVersion()]);
+    return { genesisHash: genesisHash.toLowerCase(), specName: version.specName };
+  };
+  const identity = await withFetchRetry({ label: 'checking the chain' }, identify, { ...DEFAULT_FETCH_RETRY, laggingPatienceMs: 0 }, log, signal).catch(
+    (err: unknown) => {
+      if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
+      throw err;
+    },
+  );
+  if (identity.genesisHash !== network.chainId.toLowerCase()) {
+    throw new IdxError(
+      'CHAIN_ID_MISMATCH',
+      `${project.manifestPath}: network.chainId is ${network.chainId}, but ${client.endpoints.join(', ')} serves the chain with genesis hash ${identity.genesisHash}; set network.chainId to the genesis hash of the chain you mean to index, or point network.endpoint at that chain`,
+    );
+  }
+  if (options.workers > 0) log.warn('--workers applies to EVM chains: Substrate blocks are fetched in this thread');
+  const family = createSubstrateFamily(identity.specName);
+  const properties = source.properties();
+
+  return {
+    genesisHash: identity.genesisHash,
+    specName: identity.specName,
+    chainSdkVersion: POLKADOT_TYPES_VERSION,
+    sandboxFamily: 'substrate',
+    source,
+    checkStoredGenesis: (stored) => checkStoredGenesis(stored, identity.genesisHash, client.endpoints.join(', ')),
+    family: () => family,
+    fetcher(dictionaries) {
+      if (dictionaries.length > 0) log.warn('dictionaries are not used for Substrate chains yet: fetching everything from the chain');
+      return {
+        parallelism: 1,
+        async fetch(plan) {
+          const blocks = await source.getBlocks(plan.from, plan.to);
+          return { blocks: new Map(blocks.map((b) => [b.height, b])), logCount: blocks.reduce((n, b) => n + b.events.length, 0) };
+        },
+        close: async () => undefined,
+      };
+    },
+    mappingHost(common) {
+      const log = common.logger.child('mapping');
+      const evmOnly = (what: string) => () => Promise.reject(new Error(`${what} is for EVM chains; this project indexes a Substrate chain`));
+      return {
+        chainId: common.chainId,
+        store: mappingStoreOf(common.cache, common.currentHeight),
+        logger: (level, message, fields) => log[level](message, fields),
+        logLevel: log.level(),
+        ethCall: evmOnly('eth_call'),
+        request: (method, params) => handlerClient.request(method, params),
+        blockExtras: evmOnly('blockExtras'),
+        getReceipt: evmOnly('a transaction receipt'),
+        createDynamicDatasource: async (template, args) => common.createDynamicDatasource(template, args),
+        async substrateRuntime(specVersion) {
+          const metadata = await source.metadataOf(specVersion);
+          const types = chainTypes?.types as Record<string, unknown> | undefined;
+          return { metadata, properties: await properties, ...(types !== undefined && { types }) };
+        },
+      };
+    },
+    runBlock: (sandbox, block, calls) => sandbox.runSubstrateBlock(block, calls),
+  };
+}
+
+/** The manifest's `network.chaintypes` file (JSON or YAML): `types` and `typesAlias` for the registry. */
+async function readChainTypes(project: LoadedProject, file: string) {
+  const path = resolve(project.root, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new IdxError('PROJECT_INCOMPLETE', `${project.manifestPath}: network.chaintypes.file ${file} cannot be read: ${(err as Error).message}`);
+  }
+  const data = (/\.json$/i.test(path) ? parseJsonText(text, path) : parseYamlText(text, path)).value as {
+    types?: Record<string, unknown>;
+    typesAlias?: Record<string, Record<string, string>>;
+  };
+  return { ...(data.types && { types: data.types as never }), ...(data.typesAlias && { typesAlias: data.typesAlias }) };
+}

@@ -1,0 +1,2 @@
+// Exports every handler the manifest names.
+export * from "./mappings/mappingHandlers";

@@ -1,0 +1,99 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { startSubstrateChain, CHOPSTICKS_GENESIS_HASH } from '../devchain/start-substrate-chain.ts';
+import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
+import { BACKENDS } from './support/erc20-chain.ts';
+import { BIN, REPO, copyProject } from './support/erc20-project.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+
+exitWhenDone();
+const run = promisify(execFile);
+
+const chain = await startSubstrateChain();
+t.teardown(() => chain.close());
+const w = await createSubstrateWorkload(chain);
+t.teardown(() => w.close());
+const { alice, bob, charlie } = w.accounts;
+// block 2: a transfer; 3: a batch of two; 4: a transfer that fails (more than Bob has) and a batch that fails; then empty blocks to 12
+await w.transfer('alice', bob, 10n ** 12n);
+await w.block();
+await w.batchAll('alice', [
+  [charlie, 5n * 10n ** 10n],
+  [bob, 7n * 10n ** 10n],
+]);
+await w.block();
+await w.transfer('bob', charlie, 10n ** 30n);
+await w.batchAll('alice', [
+  [charlie, 10n ** 10n],
+  [bob, 10n ** 30n],
+]);
+await w.block();
+while ((await chain.height()) < 12) await w.block();
+const END = 12;
+
+// What the chain itself says, decoded by @polkadot/api: every balances.Transfer event of blocks 1..12.
+const expected: { id: string; from: string; to: string; amount: string }[] = [];
+for (let h = 1; h <= END; h++) {
+  const hash = await w.api.rpc.chain.getBlockHash(h);
+  const events = await (await w.api.at(hash)).query.system.events();
+  events.forEach((record, idx) => {
+    const { section, method, data } = record.event;
+    if (section === 'balances' && method === 'Transfer')
+      expected.push({ id: `${h}-${idx}`, from: data[0]!.toString(), to: data[1]!.toString(), amount: data[2]!.toString() });
+  });
+}
+const aliceAt10 = (await (await w.api.at(await w.api.rpc.chain.getBlockHash(10))).query.system.account(alice)).data.free.toString();
+
+// The starter, as a user builds it.
+const parent = await mkdtemp(join(tmpdir(), 'idx-substrate-'));
+t.teardown(() => rm(parent, { recursive: true, force: true }));
+const built = join(parent, 'substrate-starter');
+await cp(join(REPO, 'examples', 'substrate'), built, { recursive: true });
+await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: built });
+await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: built });
+
+for (const kind of BACKENDS) {
+  t.test(`${kind}: the Substrate starter indexes transfers, batch calls and sampled blocks as the chain has them`, async (t) => {
+    const dir = await copyProject(t, built);
+    const schema = uniqueSchemaName('idx_substrate');
+    // a ws:// endpoint, as Substrate manifests name them
+    await indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END);
+    const db = await openIndexedDb(t, kind, dir, [schema]);
+    const s = quoteIdent(schema);
+    const transfers = await execute(db.kysely, `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers`);
+    const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
+    t.same([...transfers].sort(byId), [...expected].sort(byId), 'one row per balances.Transfer event of the chain, fee transfers included');
+    t.ok(
+      expected.some((e) => e.amount === String(10n ** 12n) && e.id.startsWith('2-')),
+      'the plain transfer of block 2 is among them',
+    );
+    t.notOk(
+      expected.some((e) => e.amount === String(10n ** 30n)),
+      'the failed transfers made no event',
+    );
+
+    const batches = await execute(db.kysely, `select block_number, signer, success, calls from ${s}.batches order by block_number`);
+    t.same(batches, [
+      { block_number: 3, signer: String(w.api.createType('AccountId', alice).toString()), success: true, calls: 2 },
+      { block_number: 4, signer: String(w.api.createType('AccountId', alice).toString()), success: false, calls: 2 },
+    ]);
+
+    const samples = await execute(db.kysely, `select spec_version, events, alice_free::text as alice_free from ${s}.block_samples`);
+    t.equal(samples.length, 1, 'modulo 10: block 10 only');
+    t.equal(samples[0]!.alice_free, aliceAt10, 'api.query.system.account read at block 10');
+    t.equal(samples[0]!.spec_version, 900);
+
+    const meta = await execute(db.kysely, `select key, value from ${s}._metadata where key in ('genesisHash', 'specName', 'lastProcessedHeight')`);
+    const m = Object.fromEntries(meta.map((r) => [r.key, r.value]));
+    t.equal(m.genesisHash, CHOPSTICKS_GENESIS_HASH);
+    t.equal(m.specName, 'statemine');
+    t.equal(m.lastProcessedHeight, END);
+  });
+}
