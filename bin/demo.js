@@ -3,4 +3,4 @@
 import { load } from './launch.js';
 
 const { main } = await load('devchain/demo/main');
-await main();
+await main(process.argv.slice(2));

@@ -27,7 +27,7 @@ export interface SubstrateDevChain {
  * A real Substrate runtime (Rococo Asset Hub, a FRAME parachain runtime) run by chopsticks in this
  * process: blocks only when asked (`newBlocks`), dev accounts funded. For tests, benchmarks and the demo.
  */
-export async function startSubstrateChain(): Promise<SubstrateDevChain> {
+export async function startSubstrateChain(options: { port?: number } = {}): Promise<SubstrateDevChain> {
   const [{ setupWithServer, BuildBlockMode }, core, { chainSpec }] = await Promise.all([
     import('@acala-network/chopsticks'),
     import('@acala-network/chopsticks-core'),
@@ -42,7 +42,7 @@ export async function startSubstrateChain(): Promise<SubstrateDevChain> {
   const context = await setupWithServer({
     genesis: spec,
     host: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     'build-block-mode': BuildBlockMode.Manual,
     'import-storage': { System: { Account: Object.values(DEV_ACCOUNTS).map((a) => [[a], funded]) } },
   } as never);

@@ -12,6 +12,7 @@ import { BACKENDS } from './support/erc20-chain.ts';
 import { BIN, REPO, copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { gqlData, startQueryService } from './support/query-client.ts';
 
 exitWhenDone();
 const run = promisify(execFile);
@@ -95,5 +96,22 @@ for (const kind of BACKENDS) {
     t.equal(m.genesisHash, CHOPSTICKS_GENESIS_HASH);
     t.equal(m.specName, 'statemine');
     t.equal(m.lastProcessedHeight, END);
+
+    // idx-query serves the Substrate project's entities as any other: relations, ordering, history, _metadata.
+    const { url } = await startQueryService(t, db, schema);
+    const data = await gqlData(
+      url,
+      `{ transfers(orderBy: [BLOCK_NUMBER_ASC, ID_ASC], filter: { amount: { equalTo: "${10n ** 12n}" } }) { totalCount nodes { id blockNumber from { id } to { id received } } }
+         accounts(blockHeight: "2", filter: { received: { greaterThan: "0" } }) { totalCount }
+         _metadata { lastProcessedHeight specName genesisHash } }`,
+    );
+    const plain = expected.find((e) => e.amount === String(10n ** 12n))!;
+    t.equal(data.transfers.totalCount, 1);
+    t.same(data.transfers.nodes[0].from, { id: plain.from });
+    t.equal(data.transfers.nodes[0].to.id, plain.to);
+    t.equal(data.transfers.nodes[0].blockNumber, 2);
+    t.same(data._metadata, { lastProcessedHeight: END, specName: 'statemine', genesisHash: CHOPSTICKS_GENESIS_HASH });
+    const upTo2 = new Set(expected.filter((e) => Number(e.id.split('-')[0]) <= 2 && BigInt(e.amount) > 0n).map((e) => e.to));
+    t.equal(data.accounts.totalCount, upTo2.size, 'accounts as of block 2: those that had received by then');
   });
 }
