@@ -35,7 +35,15 @@ async function startEvmDemoChain(say: Say): Promise<DemoChain> {
     url: anvil.url,
     example: 'erc20',
     tick: async () => {
-      await makeErc20Workload(client, { blocks: 1, transfersPerBlock: 5, approvalsPerBlock: 0, senders: 10, recipients: 200, token: workload.token, seed: Date.now() });
+      await makeErc20Workload(client, {
+        blocks: 1,
+        transfersPerBlock: 5,
+        approvalsPerBlock: 0,
+        senders: 10,
+        recipients: 200,
+        token: workload.token,
+        seed: Date.now(),
+      });
     },
     stop: () => anvil.stop(),
   };
