@@ -56,6 +56,7 @@ export type ErrorCode =
   | 'PACKAGE_NOT_FOUND'
   | 'TSCONFIG_INVALID'
   | 'INIT_BAD_NAME'
+  | 'INIT_BAD_NETWORK'
   | 'INIT_TARGET_EXISTS'
   | 'INIT_TEMPLATE_MISSING'
   // chain access

@@ -44,8 +44,30 @@ t.test('init copies examples/erc20 under the new name, as a valid project for a 
   t.match(await readFile(join(dir, 'schema.graphql'), 'utf8'), /type StarterEntity @entity \{\n\s+id: ID!.*\n\s+blockHeight: BigInt!/);
 });
 
+t.test('init --network substrate copies examples/substrate: a Substrate project for a local chopsticks chain', async (t) => {
+  const cwd = await tempDir(t);
+  const { dir } = await initProject({ name: 'my-chain', cwd, network: 'substrate', reporter: quiet });
+  const project = await loadProject(dir);
+  t.equal(project.manifest.name, 'my-chain');
+  t.equal(project.manifest.network?.chainId, `0x${'45'.repeat(32)}`);
+  t.same(
+    project.manifest.dataSources[0]!.mapping.handlers.map((h) => [h.kind, h.handler, h.filter]),
+    [
+      ['substrate/EventHandler', 'handleTransfer', { module: 'balances', method: 'Transfer' }],
+      ['substrate/CallHandler', 'handleBatch', { module: 'utility', method: 'batchAll' }],
+      ['substrate/BlockHandler', 'handleBlock', { modulo: 10 }],
+    ],
+  );
+  t.equal(await readFile(join(dir, '.gitignore'), 'utf8'), STARTER_GITIGNORE);
+  await t.rejects(initProject({ name: 'other', cwd, network: 'cosmos', reporter: quiet }), {
+    code: 'INIT_BAD_NETWORK',
+    message: /--network cosmos: idx init has starters for ethereum and substrate/,
+  });
+});
+
 t.test('the .gitignore init writes is the one in examples/erc20 (npm does not publish .gitignore files)', async (t) => {
   t.equal(await readFile(join(EXAMPLE, '.gitignore'), 'utf8'), STARTER_GITIGNORE);
+  t.equal(await readFile(join(EXAMPLE, '..', 'substrate', '.gitignore'), 'utf8'), STARTER_GITIGNORE);
 });
 
 t.test('build output and generated files of the example are not copied', async (t) => {

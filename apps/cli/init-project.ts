@@ -10,13 +10,19 @@ export interface InitProjectOptions {
   name: string;
   /** where a relative name is created (default: the current folder) */
   cwd?: string;
-  /** the template folder (default: idx's examples/erc20) */
+  /** the template folder (default: idx's starter for `network`) */
   template?: string;
+  /** the chain family of the starter: `ethereum` (examples/erc20, the default) or `substrate` (examples/substrate) */
+  network?: string;
   reporter: Reporter;
 }
 
-/** The name the template uses for itself; replaced by the new project's name. */
-export const TEMPLATE_NAME = 'erc20-starter';
+/** The starters by chain family: their folder under examples/ and the name they use for themselves (replaced by the new project's). */
+export const STARTERS: Readonly<Record<string, { folder: string; name: string }>> = {
+  ethereum: { folder: 'erc20', name: 'erc20-starter' },
+  substrate: { folder: 'substrate', name: 'substrate-starter' },
+};
+export const TEMPLATE_NAME = STARTERS.ethereum!.name;
 
 /** Files of the template that carry its name. */
 const NAMED_FILES = ['package.json', 'project.ts', 'project.yaml', 'README.md'];
@@ -37,8 +43,13 @@ node_modules/
 *.log
 `;
 
-/** `idx init <name>`: a starter ERC20 project, copied from examples/erc20, in a new or empty folder. */
+/** `idx init <name> [--network substrate]`: a starter project, copied from examples/, in a new or empty folder. */
 export async function initProject(options: InitProjectOptions): Promise<{ dir: string; name: string }> {
+  const network = options.network ?? 'ethereum';
+  const starter = STARTERS[network];
+  if (starter === undefined || !Object.hasOwn(STARTERS, network)) {
+    throw new IdxError('INIT_BAD_NETWORK', `--network ${network}: idx init has starters for ${Object.keys(STARTERS).join(' and ')}`);
+  }
   const dir = resolve(options.cwd ?? '.', options.name);
   const name = basename(dir);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
@@ -50,7 +61,7 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
       throw new IdxError('INIT_TARGET_EXISTS', `${dir} exists and is not empty; idx init does not overwrite files: choose another name or empty the folder`);
     }
   }
-  const template = options.template ?? join(findPackage().root, 'examples', 'erc20');
+  const template = options.template ?? join(findPackage().root, 'examples', starter.folder);
   if (!existsSync(join(template, 'schema.graphql'))) {
     throw new IdxError('INIT_TEMPLATE_MISSING', `the starter template ${template} is missing; reinstall idx`);
   }
@@ -69,7 +80,7 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
     const text = await readFile(path, 'utf8');
     // package names must be lower case; the manifest and README keep the name as given
     const replacement = file === 'package.json' ? name.toLowerCase() : name;
-    await writeFile(path, text.replaceAll(TEMPLATE_NAME, replacement));
+    await writeFile(path, text.replaceAll(starter.name, replacement));
   }
   options.reporter.info(`created ${name} in ${dir}\nnext:\n  cd ${relative(options.cwd ?? process.cwd(), dir) || '.'}\n  idx codegen\n  idx build`);
   return { dir, name };

@@ -11,7 +11,7 @@ t.test('--version and --help', async (t) => {
   t.same(await cli(['--version']), { code: 0, stdout: `${findPackage().version}\n`, stderr: '' });
   const help = await cli(['--help']);
   t.equal(help.code, 0);
-  for (const cmd of ['build', 'codegen', 'init <name>']) t.match(help.stdout, cmd);
+  for (const cmd of ['build', 'codegen', 'init [options] <name>']) t.match(help.stdout, cmd);
   const build = await cli(['build', '--help']);
   t.equal(build.code, 0);
   t.match(build.stdout.replace(/\s+/g, ' '), /-l, --location <folder> local project folder \(default: "\."\)/);

@@ -13,7 +13,7 @@ export interface CliIo {
 export function createProgram(io: CliIo): Command {
   const reporter = createConsoleReporter(io.stdout, io.stderr);
   const program = new Command('idx')
-    .description('Build tool for idx projects (SubQuery Ethereum projects): init, codegen, build')
+    .description('Build tool for idx projects (SubQuery Ethereum and Substrate projects): init, codegen, build')
     .version(findPackage().version, '-v, --version', 'show the version')
     .helpOption('-h, --help', 'show options')
     .showHelpAfterError('(run with --help for usage)')
@@ -46,12 +46,13 @@ export function createProgram(io: CliIo): Command {
 
   program
     .command('init')
-    .description('Create a starter ERC20 project in a new folder')
+    .description('Create a starter project in a new folder: an ERC20 indexer, or with --network substrate a Substrate one')
     .argument('<name>', 'name of the project and its folder')
+    .option('--network <family>', 'the chain family of the starter: ethereum or substrate', 'ethereum')
     .helpOption('-h, --help', 'show options')
-    .action(async (name: string) => {
+    .action(async (name: string, opts: { network: string }) => {
       const { initProject } = await import('./init-project.ts');
-      await initProject({ name, reporter });
+      await initProject({ name, network: opts.network, reporter });
     });
 
   // subcommands inherit neither exitOverride nor output settings from their parent
