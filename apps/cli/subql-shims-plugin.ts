@@ -1,18 +1,6 @@
 import type { Plugin } from 'rollup';
 
-/**
- * The run-time values of SubQuery's type packages that mappings may import; everything else in
- * them is types only, which swc removes. Mirrors the shims infra/project/compile-project-ts.ts
- * gives project.ts, so a value import from these packages bundles without them installed.
- */
-const SHIMS: Record<string, Record<string, unknown>> = {
-  '@subql/types-ethereum': {
-    EthereumDatasourceKind: { Runtime: 'ethereum/Runtime' },
-    EthereumHandlerKind: { Block: 'ethereum/BlockHandler', Call: 'ethereum/TransactionHandler', Event: 'ethereum/LogHandler' },
-  },
-  '@subql/types-core': {},
-  '@subql/types': {},
-};
+import { SUBQL_TYPE_SHIMS, TYPE_ONLY_PACKAGES } from '../../domain/project/subql-type-shims.ts';
 
 const PREFIX = '\0idx-subql-shim:';
 
@@ -25,12 +13,13 @@ export function subqlShimsPlugin(): Plugin {
   return {
     name: 'idx-subql-shims',
     resolveId(source) {
+      if (TYPE_ONLY_PACKAGES.some((p) => p.test(source))) return PREFIX + source;
       const pkg = /^(@subql\/types(?:-core|-ethereum)?)(?:\/.*)?$/.exec(source)?.[1];
       return pkg === undefined ? null : PREFIX + pkg;
     },
     load(id) {
       if (!id.startsWith(PREFIX)) return null;
-      const shim = SHIMS[id.slice(PREFIX.length)] ?? {};
+      const shim = SUBQL_TYPE_SHIMS[id.slice(PREFIX.length)] ?? {};
       // syntheticNamedExports: any named import reads a property of the default export, so an
       // import of a name the shim lacks gives undefined instead of failing the build.
       return { code: `export default ${JSON.stringify(shim)};`, syntheticNamedExports: true };

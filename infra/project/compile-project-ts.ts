@@ -1,3 +1,4 @@
+import { SUBQL_TYPE_SHIMS } from '../../domain/project/subql-type-shims.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules, createRequire, SourceMap } from 'node:module';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
@@ -13,18 +14,6 @@ export interface CompileProjectTsOptions {
    * It is a copy so that `dotenv.config()` in a manifest does not change the node's own settings.
    */
   env?: Env;
-}
-
-/**
- * The run-time values of `@subql/types-ethereum` that SubQuery templates use; all else in it,
- * and all of `@subql/types-core`, is types only.
- */
-function subqlTypesShims(): Record<string, unknown> {
-  const ethereum = {
-    EthereumDatasourceKind: { Runtime: 'ethereum/Runtime' },
-    EthereumHandlerKind: { Block: 'ethereum/BlockHandler', Call: 'ethereum/TransactionHandler', Event: 'ethereum/LogHandler' },
-  };
-  return { '@subql/types-ethereum': ethereum, '@subql/types-core': {} };
 }
 
 const RESOLVE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'];
@@ -45,7 +34,7 @@ export async function compileProjectTs(file: string, options: CompileProjectTsOp
   const scopedProcess = Object.create(process, { env: { value: env, enumerable: true, writable: true } }) as NodeJS.Process;
   const dotenv = createDotenvShim(env, root);
   const provided: Record<string, () => unknown> = {
-    ...Object.fromEntries(Object.entries(subqlTypesShims()).map(([name, shim]) => [name, () => shim])),
+    ...Object.fromEntries(Object.entries(SUBQL_TYPE_SHIMS).map(([name, shim]) => [name, () => shim])),
     dotenv: () => dotenv,
     'dotenv/config': () => (dotenv.config(), {}),
   };
