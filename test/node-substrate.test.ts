@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -8,7 +8,8 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { startSubstrateChain, CHOPSTICKS_GENESIS_HASH } from '../devchain/start-substrate-chain.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND, envFor } from './support/erc20-chain.ts';
+import { runWithKills } from './support/kill-cycles.ts';
 import { BIN, REPO, copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
@@ -115,3 +116,73 @@ for (const kind of BACKENDS) {
     t.equal(data.accounts.totalCount, upTo2.size, 'accounts as of block 2: those that had received by then');
   });
 }
+
+t.test('bad input: an unknown event or call in a filter, the wrong genesis hash, an unreachable endpoint; nothing indexed is lost', async (t) => {
+  const kind = BACKENDS[BACKENDS.length - 1]!;
+  const dir = await copyProject(t, built);
+  const schema = uniqueSchemaName('idx_substrate_bad');
+  await indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], 4);
+  const db = await openIndexedDb(t, kind, dir, [schema]);
+  const count = async () => Number((await execute(db.kysely, `select count(*)::int as n from ${quoteIdent(schema)}.transfers`))[0]!.n);
+  const before = await count();
+  t.ok(before > 0);
+
+  const manifest = join(dir, 'project.yaml');
+  const original = await readFile(manifest, 'utf8');
+  await writeFile(manifest, original.replace('method: Transfer', 'method: Transferred'));
+  await t.rejects(indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END), {
+    code: 'VALIDATION_FAILED',
+    message: /dataSources\[0\]\.mapping\.handlers\[0\]\.filter\.method: the chain's runtime has no event "Transferred" in balances; it has .*Transfer/,
+  });
+  await writeFile(manifest, original.replace('module: utility', 'module: utilities'));
+  await t.rejects(indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END), {
+    message: /handlers\[1\]\.filter\.module: the chain's runtime has no pallet "utilities" with calls; it has .*utility/,
+  });
+  await writeFile(manifest, original.replace(CHOPSTICKS_GENESIS_HASH, `0x${'12'.repeat(32)}`));
+  await t.rejects(indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END), {
+    code: 'CHAIN_ID_MISMATCH',
+    message: new RegExp(`network\\.chainId is 0x(12){32}, but .* serves the chain with genesis hash ${CHOPSTICKS_GENESIS_HASH}`),
+  });
+  await writeFile(manifest, original);
+  await t.rejects(indexInProcess(kind, dir, 'ws://127.0.0.1:9', ['--db-schema', schema], END), { code: 'CHAIN_UNREACHABLE', message: /127\.0\.0\.1:9/ });
+  t.equal(await count(), before, 'the rows indexed before are all there');
+});
+
+t.test('SIGKILLed at random moments and restarted, the node ends with the same rows as one clean run', async (t) => {
+  const kind = PROGRAM_BACKEND;
+  const dir = await copyProject(t, built);
+  const schema = uniqueSchemaName('idx_substrate_kill');
+  const result = await runWithKills({
+    dir,
+    env: envFor(kind),
+    args: ['--network-endpoint', chain.wsUrl, '--db-schema', schema, '--batch-size', '1'],
+    target: END,
+    seed: 12,
+    kills: 3,
+    killWindowMs: [1500, 4500],
+  });
+  t.equal(result.kills, 3);
+  const db = await openIndexedDb(t, kind, dir, [schema]);
+  const s = quoteIdent(schema);
+  const transfers = await execute(db.kysely, `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers`);
+  const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
+  t.same([...transfers].sort(byId), [...expected].sort(byId), 'every transfer once');
+  const accounts = await execute(
+    db.kysely,
+    `select id, sent::text, received::text, __block_range::text as r from ${s}.accounts where upper_inf(__block_range) order by id`,
+  );
+  const sums = new Map<string, { sent: bigint; received: bigint }>();
+  for (const e of expected) {
+    const from = sums.get(e.from) ?? { sent: 0n, received: 0n };
+    from.sent += BigInt(e.amount);
+    sums.set(e.from, from);
+    const to = sums.get(e.to) ?? { sent: 0n, received: 0n };
+    to.received += BigInt(e.amount);
+    sums.set(e.to, to);
+  }
+  t.same(
+    accounts.map((a) => [a.id, a.sent, a.received]),
+    [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => [id, String(v.sent), String(v.received)]),
+    'the running totals neither lost nor counted a block twice',
+  );
+});

@@ -159,35 +159,38 @@ t.test('-o puts the output elsewhere; project.ts becomes project.yaml there', as
   t.match(yaml, /startBlock: 3/);
 });
 
-t.test('a Substrate project.ts (SubstrateDatasourceKind from @subql/types) and a mapping importing @polkadot/api-augment build without those packages', async (t) => {
-  const dir = await project(t, {
-    'project.ts': [
-      'import { SubstrateDatasourceKind, SubstrateHandlerKind, type SubstrateProject } from "@subql/types";',
-      'const project: SubstrateProject = {',
-      '  specVersion: "1.0.0", name: "substrate-test", schema: { file: "./schema.graphql" },',
-      `  network: { chainId: "0x${'ab'.repeat(32)}", endpoint: ["wss://rpc.example.org"] },`,
-      '  dataSources: [{ kind: SubstrateDatasourceKind.Runtime, startBlock: 1, mapping: { file: "./dist/index.js",',
-      '    handlers: [{ kind: SubstrateHandlerKind.Event, handler: "handleEvent", filter: { module: "balances", method: "Transfer" } },',
-      '               { kind: SubstrateHandlerKind.Call, handler: "handleEvent", filter: { module: "utility", success: true } }] } }],',
-      '};',
-      'export default project;',
-    ].join('\n'),
-    'schema.graphql': 'type A @entity { id: ID! }\n',
-    'src/index.ts': [
-      'import "@polkadot/api-augment";',
-      'import type { SubstrateEvent } from "@subql/types";',
-      'import type { Balance } from "@polkadot/types/interfaces";',
-      'export async function handleEvent(e: SubstrateEvent): Promise<void> { const [, , amount] = e.event.data; logger.info(String((amount as Balance).toBigInt())); }',
-    ].join('\n'),
-  });
-  await buildProject({ location: dir, reporter: collecting() });
-  const yaml = await readFile(join(dir, 'dist', 'project.yaml'), 'utf8');
-  t.match(yaml, /kind: substrate\/Runtime/);
-  t.match(yaml, /kind: substrate\/EventHandler/);
-  t.match(yaml, /kind: substrate\/CallHandler/);
-  const bundle = await readFile(join(dir, 'dist', 'index.js'), 'utf8');
-  t.notMatch(bundle, /require\(["']@polkadot/, 'nothing of @polkadot is required at run time');
-});
+t.test(
+  'a Substrate project.ts (SubstrateDatasourceKind from @subql/types) and a mapping importing @polkadot/api-augment build without those packages',
+  async (t) => {
+    const dir = await project(t, {
+      'project.ts': [
+        'import { SubstrateDatasourceKind, SubstrateHandlerKind, type SubstrateProject } from "@subql/types";',
+        'const project: SubstrateProject = {',
+        '  specVersion: "1.0.0", name: "substrate-test", schema: { file: "./schema.graphql" },',
+        `  network: { chainId: "0x${'ab'.repeat(32)}", endpoint: ["wss://rpc.example.org"] },`,
+        '  dataSources: [{ kind: SubstrateDatasourceKind.Runtime, startBlock: 1, mapping: { file: "./dist/index.js",',
+        '    handlers: [{ kind: SubstrateHandlerKind.Event, handler: "handleEvent", filter: { module: "balances", method: "Transfer" } },',
+        '               { kind: SubstrateHandlerKind.Call, handler: "handleEvent", filter: { module: "utility", success: true } }] } }],',
+        '};',
+        'export default project;',
+      ].join('\n'),
+      'schema.graphql': 'type A @entity { id: ID! }\n',
+      'src/index.ts': [
+        'import "@polkadot/api-augment";',
+        'import type { SubstrateEvent } from "@subql/types";',
+        'import type { Balance } from "@polkadot/types/interfaces";',
+        'export async function handleEvent(e: SubstrateEvent): Promise<void> { const [, , amount] = e.event.data; logger.info(String((amount as Balance).toBigInt())); }',
+      ].join('\n'),
+    });
+    await buildProject({ location: dir, reporter: collecting() });
+    const yaml = await readFile(join(dir, 'dist', 'project.yaml'), 'utf8');
+    t.match(yaml, /kind: substrate\/Runtime/);
+    t.match(yaml, /kind: substrate\/EventHandler/);
+    t.match(yaml, /kind: substrate\/CallHandler/);
+    const bundle = await readFile(join(dir, 'dist', 'index.js'), 'utf8');
+    t.notMatch(bundle, /require\(["']@polkadot/, 'nothing of @polkadot is required at run time');
+  },
+);
 
 t.test('clear errors: missing src/index.ts, bad mode, syntax error, unresolved imports', async (t) => {
   const empty = await project(t, { 'package.json': '{}' });

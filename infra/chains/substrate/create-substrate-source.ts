@@ -1,4 +1,5 @@
-import type { TypeRegistry } from '@polkadot/types';
+import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/types';
+import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
 import { IdxError } from '../../../domain/errors.ts';
@@ -25,7 +26,7 @@ export type SubstrateSource = ReturnType<typeof createSubstrateSource>;
  * each block ran (a registry per spec version, so an upgrade mid-range decodes right).
  */
 export function createSubstrateSource(client: RpcClient, options: { chainTypes?: RegistryInputs['chainTypes'] } = {}) {
-  const registries = new Map<number, Promise<{ registry: TypeRegistry; metadata: string }>>();
+  const registries = new Map<number, Promise<{ registry: TypeRegistry; decoded: Metadata; metadata: string }>>();
   let properties: Promise<Record<string, unknown>> | undefined;
 
   const hashesOf = async (heights: readonly number[]): Promise<string[]> => {
@@ -44,7 +45,8 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
       entry = (async () => {
         properties ??= client.request<Record<string, unknown>>('system_properties');
         const [metadata, props] = await Promise.all([client.request<string>('state_getMetadata', [atHash]), properties]);
-        return { registry: createSubstrateRegistry(metadata, { properties: props, ...(options.chainTypes && { chainTypes: options.chainTypes }) }), metadata };
+        const made = createSubstrateRegistry(metadata, { properties: props, ...(options.chainTypes && { chainTypes: options.chainTypes }) });
+        return { registry: made.registry, decoded: made.metadata, metadata };
       })();
       entry.catch(() => registries.delete(specVersion));
       registries.set(specVersion, entry);
@@ -123,6 +125,16 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
         out.push({ ...summary, raw: { signedBlock: bodies[i], events: events[i] ?? '0x00', specVersion } });
       }
       return out;
+    },
+
+    /** The pallets' event and call names of the runtime at the chain's head. */
+    async runtimeNamesAtHead(): Promise<RuntimeNames> {
+      const hash = await client.request<string>('chain_getBlockHash');
+      const { specVersion } = await client.request<RuntimeVersion>('state_getRuntimeVersion', [hash]);
+      const { registry, decoded } = await runtimeOf(specVersion, hash);
+      const expanded = expandMetadata(registry, decoded);
+      const names = (sections: Record<string, object>) => Object.fromEntries(Object.entries(sections).map(([pallet, items]) => [pallet, Object.keys(items)]));
+      return { events: names(expanded.events), calls: names(expanded.tx) };
     },
 
     /** The metadata (hex) of a spec version seen in a fetched block, for the sandbox's own registry. */

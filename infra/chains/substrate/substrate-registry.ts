@@ -10,12 +10,13 @@ export interface RegistryInputs {
 }
 
 /** A type registry for one runtime's metadata: decodes blocks, extrinsics and events with it. */
-export function createSubstrateRegistry(metadataHex: string, inputs: RegistryInputs): TypeRegistry {
+export function createSubstrateRegistry(metadataHex: string, inputs: RegistryInputs): { registry: TypeRegistry; metadata: Metadata } {
   const registry = new TypeRegistry();
   if (inputs.chainTypes?.types !== undefined) registry.register(inputs.chainTypes.types);
   if (inputs.chainTypes?.typesAlias !== undefined) registry.setKnownTypes({ typesAlias: inputs.chainTypes.typesAlias });
   // properties first: the metadata's own SS58 prefix then wins, as with @polkadot/api
   registry.setChainProperties(registry.createType('ChainProperties', inputs.properties));
-  registry.setMetadata(new Metadata(registry, metadataHex as `0x${string}`));
-  return registry;
+  const metadata = new Metadata(registry, metadataHex as `0x${string}`);
+  registry.setMetadata(metadata);
+  return { registry, metadata };
 }

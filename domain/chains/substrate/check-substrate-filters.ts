@@ -1,0 +1,46 @@
+import { ValidationError, type Problem } from '../../errors.ts';
+import type { DataSource, Template } from '../../project/project-model.ts';
+
+/** What a runtime has, by pallet (as mappings name them: `balances`): its event names and its call names. */
+export interface RuntimeNames {
+  events: Record<string, readonly string[]>;
+  calls: Record<string, readonly string[]>;
+}
+
+/**
+ * Event and call filters that name a pallet, event or call the chain's runtime does not have would
+ * never match: refused before indexing, naming the field and what the runtime has instead.
+ */
+export function checkSubstrateFilters(
+  manifestPath: string,
+  dataSources: readonly (DataSource | Template)[],
+  runtime: RuntimeNames,
+  where: 'dataSources' | 'templates',
+): void {
+  const problems: Problem[] = [];
+  dataSources.forEach((ds, d) =>
+    ds.mapping.handlers.forEach((h, i) => {
+      if (h.kind !== 'substrate/EventHandler' && h.kind !== 'substrate/CallHandler') return;
+      const { module, method } = h.filter ?? {};
+      const names = h.kind === 'substrate/EventHandler' ? runtime.events : runtime.calls;
+      const what = h.kind === 'substrate/EventHandler' ? 'event' : 'call';
+      const path = `${where}[${d}].mapping.handlers[${i}].filter`;
+      if (module !== undefined && !Object.hasOwn(names, module)) {
+        problems.push({ path: `${path}.module`, message: `the chain's runtime has no pallet "${module}" with ${what}s; it has ${list(Object.keys(names))}` });
+        return;
+      }
+      if (method === undefined) return;
+      const pallets = module === undefined ? Object.keys(names) : [module];
+      if (!pallets.some((p) => names[p]!.includes(method))) {
+        const where = module === undefined ? 'in any pallet' : `in ${module}`;
+        problems.push({
+          path: `${path}.method`,
+          message: `the chain's runtime has no ${what} "${method}" ${where}${module === undefined ? '' : `; it has ${list(names[module]!)}`}`,
+        });
+      }
+    }),
+  );
+  if (problems.length > 0) throw new ValidationError(manifestPath, problems);
+}
+
+const list = (names: readonly string[]) => (names.length > 12 ? `${names.slice(0, 12).join(', ')}, …` : names.join(', '));
