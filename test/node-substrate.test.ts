@@ -8,7 +8,9 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { startSubstrateChain, CHOPSTICKS_GENESIS_HASH } from '../devchain/start-substrate-chain.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, PROGRAM_BACKEND, envFor } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND, envFor, nodeOptions } from './support/erc20-chain.ts';
+import { reindex } from '../apps/node/history-commands.ts';
+import { createLogger } from '../infra/logging/create-logger.ts';
 import { runWithKills } from './support/kill-cycles.ts';
 import { BIN, REPO, copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
@@ -17,6 +19,7 @@ import { gqlData, startQueryService } from './support/query-client.ts';
 
 exitWhenDone();
 const run = promisify(execFile);
+const quietLogger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
 
 const chain = await startSubstrateChain();
 t.teardown(() => chain.close());
@@ -40,17 +43,21 @@ await w.block();
 while ((await chain.height()) < 12) await w.block();
 const END = 12;
 
-// What the chain itself says, decoded by @polkadot/api: every balances.Transfer event of blocks 1..12.
-const expected: { id: string; from: string; to: string; amount: string }[] = [];
-for (let h = 1; h <= END; h++) {
-  const hash = await w.api.rpc.chain.getBlockHash(h);
-  const events = await (await w.api.at(hash)).query.system.events();
-  events.forEach((record, idx) => {
-    const { section, method, data } = record.event;
-    if (section === 'balances' && method === 'Transfer')
-      expected.push({ id: `${h}-${idx}`, from: data[0]!.toString(), to: data[1]!.toString(), amount: data[2]!.toString() });
-  });
+// What the chain itself says, decoded by @polkadot/api: every balances.Transfer event of blocks from..to.
+async function transfersOnChain(from: number, to: number) {
+  const out: { id: string; from: string; to: string; amount: string }[] = [];
+  for (let h = from; h <= to; h++) {
+    const hash = await w.api.rpc.chain.getBlockHash(h);
+    const events = await (await w.api.at(hash)).query.system.events();
+    events.forEach((record, idx) => {
+      const { section, method, data } = record.event;
+      if (section === 'balances' && method === 'Transfer')
+        out.push({ id: `${h}-${idx}`, from: data[0]!.toString(), to: data[1]!.toString(), amount: data[2]!.toString() });
+    });
+  }
+  return out;
 }
+const expected = await transfersOnChain(1, END);
 const aliceAt10 = (await (await w.api.at(await w.api.rpc.chain.getBlockHash(10))).query.system.account(alice)).data.free.toString();
 
 // The starter, as a user builds it.
@@ -186,3 +193,48 @@ t.test('SIGKILLed at random moments and restarted, the node ends with the same r
     'the running totals neither lost nor counted a block twice',
   );
 });
+
+// Last: it moves the chain's head back. Chopsticks calls every block final as soon as it is built (its
+// finalized head is its best head), so a dev_setHead rewind replaces blocks the chain had called final: no
+// chain can do that, and the node must say so rather than index a mix of two branches. A rollback inside
+// the unfinalized window cannot be made on this chain; the EVM family's reorg tests cover that path.
+t.test(
+  '--unfinalized-blocks: the head moved back with dev_setHead and rebuilt differently is refused (FORK_BEYOND_UNFINALIZED); reindex below it then indexes the new branch',
+  async (t) => {
+    const kind = BACKENDS[BACKENDS.length - 1]!;
+    const dir = await copyProject(t, built);
+    const schema = uniqueSchemaName('idx_substrate_fork');
+    const args = ['--db-schema', schema, '--unfinalized-blocks'];
+    await indexInProcess(kind, dir, chain.wsUrl, args, END);
+    const FORK = 8;
+    await fetch(chain.httpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'dev_setHead', params: [FORK] }),
+    });
+    t.equal(await chain.height(), FORK);
+    await w.transfer('charlie', alice, 123_456_789n);
+    await w.block();
+    while ((await chain.height()) < END + 1) await w.block();
+
+    await t.rejects(indexInProcess(kind, dir, chain.wsUrl, args, END + 1), { code: 'FORK_BEYOND_UNFINALIZED', message: /reindex --targetHeight/ });
+    const db = await openIndexedDb(t, kind, dir, [schema]);
+    const s = quoteIdent(schema);
+    const lastBefore = (await execute(db.kysely, `select value from ${s}._metadata where key = 'lastProcessedHeight'`))[0]!.value;
+    t.equal(lastBefore, END, 'nothing indexed from the new branch');
+
+    await reindex({ ...nodeOptions(dir, chain.wsUrl, args), idx: dir }, FORK, quietLogger, envFor(kind));
+    await indexInProcess(kind, dir, chain.wsUrl, args, END + 1);
+    const above = await execute(
+      db.kysely,
+      `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers where split_part(id, '-', 1)::int > ${FORK}`,
+    );
+    const newBranch = await transfersOnChain(FORK + 1, END + 1);
+    const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
+    t.same([...above].sort(byId), newBranch.sort(byId), 'above the fork: exactly the transfers of the new branch');
+    t.ok(
+      newBranch.some((e) => e.amount === '123456789'),
+      "the new branch's own transfer is among them",
+    );
+  },
+);
