@@ -25,6 +25,8 @@ export async function createSubstrateWorkload(chain: SubstrateDevChain) {
     transfer: (from: Signer, to: string, amount: bigint) => submit(from, api.tx.balances.transferKeepAlive(to, amount)),
     batchAll: (from: Signer, transfers: [to: string, amount: bigint][]) =>
       submit(from, api.tx.utility.batchAll(transfers.map(([to, amount]) => api.tx.balances.transferKeepAlive(to, amount)))),
+    batch: (from: Signer, transfers: [to: string, amount: bigint][]) =>
+      submit(from, api.tx.utility.batch(transfers.map(([to, amount]) => api.tx.balances.transferKeepAlive(to, amount)))),
     /** builds a block with what was submitted */
     block: () => chain.newBlocks(1),
     close: () => api.disconnect(),

@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { BIN } from '../test/support/erc20-project.ts';
+
+/**
+ * Runs the idx-node CLI on a project until `toBlock` is committed; prints events/s and blocks/s
+ * from the first block processed to the last one committed, the peak RSS and the start-up time.
+ */
+export async function indexOnce(
+  label: string,
+  dir: string,
+  endpoint: string,
+  env: Record<string, string | undefined>,
+  schema: string,
+  toBlock: number,
+  events: number,
+  blocks: number,
+) {
+  const port = 30000 + Math.floor(Math.random() * 10000);
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', endpoint, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'],
+    {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const spawned = performance.now();
+  let started: number | undefined;
+  let peakRss = 0;
+  let startRss = 0;
+  await new Promise<void>((resolve, reject) => {
+    const early = (code: number | null) => reject(new Error(`idx-node exited with ${code} before finishing`));
+    child.on('exit', early);
+    const poll = setInterval(async () => {
+      try {
+        peakRss = Math.max(peakRss, Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024);
+      } catch {
+        // the process is gone; 'exit' reports it
+      }
+      const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+        .then((r) => r.json())
+        .catch(() => undefined)) as { currentProcessingHeight?: number; lastProcessedHeight?: number } | undefined;
+      if (meta?.currentProcessingHeight !== undefined && started === undefined) {
+        started = performance.now();
+        startRss = peakRss;
+      }
+      if (meta?.lastProcessedHeight !== undefined && meta.lastProcessedHeight >= toBlock) {
+        clearInterval(poll);
+        // only our own listener: Node's child_process keeps listeners of its own on 'exit'
+        child.off('exit', early);
+        resolve();
+      }
+    }, 50);
+  });
+  const done = performance.now();
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  const seconds = (done - (started ?? spawned)) / 1000;
+  console.log(
+    `${label}: ${events} events in ${blocks} blocks in ${seconds.toFixed(1)} s = ${(events / seconds).toFixed(0)} events/s, ${(blocks / seconds).toFixed(0)} blocks/s; ` +
+      `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (${(startRss / 2 ** 20).toFixed(0)} MiB when indexing began); start-up ${(((started ?? spawned) - spawned) / 1000).toFixed(1)} s`,
+  );
+}
