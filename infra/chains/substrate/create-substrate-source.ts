@@ -1,4 +1,5 @@
 import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/types';
+import type { EventRecord, SignedBlock } from '@polkadot/types/interfaces';
 import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
@@ -72,8 +73,9 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     eventsHex: string | null,
     specVersion: number,
   ): SubstrateBlockSummary {
-    const block = registry.createType('SignedBlock', signedBlock).block;
-    const events = eventsHex === null ? [] : registry.createType('Vec<EventRecord>', eventsHex);
+    // typed by hand: the registry's typed overloads come from @polkadot/types-augment, which only tests load
+    const block = (registry.createType('SignedBlock', signedBlock) as unknown as SignedBlock).block;
+    const events = eventsHex === null ? [] : (registry.createType('Vec<EventRecord>', eventsHex) as unknown as EventRecord[]);
     const succeeded = new Set<number>();
     const summaryEvents = events.map((record): SubstrateBlockSummary['events'][number] => {
       const { phase, event } = record;

@@ -1,4 +1,5 @@
 import { Metadata, TypeRegistry } from '@polkadot/types';
+import type { ChainProperties } from '@polkadot/types/interfaces';
 import type { RegistryTypes } from '@polkadot/types/types';
 
 /** What the chain says of itself and what the project adds: the inputs of every spec version's registry. */
@@ -15,7 +16,7 @@ export function createSubstrateRegistry(metadataHex: string, inputs: RegistryInp
   if (inputs.chainTypes?.types !== undefined) registry.register(inputs.chainTypes.types);
   if (inputs.chainTypes?.typesAlias !== undefined) registry.setKnownTypes({ typesAlias: inputs.chainTypes.typesAlias });
   // properties first: the metadata's own SS58 prefix then wins, as with @polkadot/api
-  registry.setChainProperties(registry.createType('ChainProperties', inputs.properties));
+  registry.setChainProperties(registry.createType('ChainProperties', inputs.properties) as unknown as ChainProperties);
   const metadata = new Metadata(registry, metadataHex as `0x${string}`);
   registry.setMetadata(metadata);
   return { registry, metadata };
