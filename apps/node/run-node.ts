@@ -12,7 +12,6 @@ import { dictionaryUrls } from './dictionary-urls.ts';
 import { familyOfKinds } from '../../domain/chains/chain-family.ts';
 import { connectEthereumChain } from './families/ethereum-chain.ts';
 import type { AnyNodeChain } from './families/node-chain.ts';
-import { connectSubstrateChain } from './families/substrate-chain.ts';
 import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { metaDocument } from './node-meta.ts';
@@ -129,7 +128,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     );
     const chain: AnyNodeChain =
       familyName === 'substrate'
-        ? await connectSubstrateChain(network, project, options, log, ctx.signal)
+        ? // loaded only for Substrate projects: @polkadot/types costs every other start a second and 40 MB
+          await (await import('./families/substrate-chain.ts')).connectSubstrateChain(network, project, options, log, ctx.signal)
         : await connectEthereumChain(network, options, log, ctx.signal, ctx.version);
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
