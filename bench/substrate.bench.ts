@@ -1,19 +1,13 @@
-import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
-import { BIN, REPO, copyProject } from '../test/support/erc20-project.ts';
+import { copyProject } from '../test/support/erc20-project.ts';
+import { buildSubstrateStarter } from '../test/support/substrate-project.ts';
 import { indexOnce } from './index-once.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
-
-const run = promisify(execFile);
 
 /**
  * The Substrate starter (examples/substrate) indexing a chopsticks chain as a user runs it (the
@@ -46,12 +40,7 @@ const bench: Benchmark = {
       const toBlock = await chain.height();
       console.log(`workload: ${BLOCKS} blocks × ${TRANSFERS} transfers on chopsticks in ${((performance.now() - t0) / 1000).toFixed(1)} s (head ${toBlock})`);
 
-      const parent = await mkdtemp(join(tmpdir(), 'idx-bench-substrate-'));
-      td.teardown(() => rm(parent, { recursive: true, force: true }));
-      const built = join(parent, 'substrate-starter');
-      await cp(join(REPO, 'examples', 'substrate'), built, { recursive: true });
-      await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: built });
-      await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: built });
+      const built = await buildSubstrateStarter(td);
 
       const backends: { label: string; env: Record<string, string | undefined> }[] = [];
       if (process.env.DB_HOST) {

@@ -1,8 +1,5 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { startSubstrateChain, CHOPSTICKS_GENESIS_HASH } from '../devchain/start-substrate-chain.ts';
@@ -12,13 +9,13 @@ import { BACKENDS, PROGRAM_BACKEND, envFor, nodeOptions } from './support/erc20-
 import { reindex } from '../apps/node/history-commands.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { runWithKills } from './support/kill-cycles.ts';
-import { BIN, REPO, copyProject } from './support/erc20-project.ts';
+import { copyProject } from './support/erc20-project.ts';
+import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { gqlData, startQueryService } from './support/query-client.ts';
 
 exitWhenDone();
-const run = promisify(execFile);
 const quietLogger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
 
 const chain = await startSubstrateChain();
@@ -61,12 +58,7 @@ const expected = await transfersOnChain(1, END);
 const aliceAt10 = (await (await w.api.at(await w.api.rpc.chain.getBlockHash(10))).query.system.account(alice)).data.free.toString();
 
 // The starter, as a user builds it.
-const parent = await mkdtemp(join(tmpdir(), 'idx-substrate-'));
-t.teardown(() => rm(parent, { recursive: true, force: true }));
-const built = join(parent, 'substrate-starter');
-await cp(join(REPO, 'examples', 'substrate'), built, { recursive: true });
-await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: built });
-await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: built });
+const built = await buildSubstrateStarter(t);
 
 for (const kind of BACKENDS) {
   t.test(`${kind}: the Substrate starter indexes transfers, batch calls and sampled blocks as the chain has them`, async (t) => {

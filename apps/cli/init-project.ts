@@ -22,7 +22,6 @@ export const STARTERS: Readonly<Record<string, { folder: string; name: string }>
   ethereum: { folder: 'erc20', name: 'erc20-starter' },
   substrate: { folder: 'substrate', name: 'substrate-starter' },
 };
-export const TEMPLATE_NAME = STARTERS.ethereum!.name;
 
 /** Files of the template that carry its name. */
 const NAMED_FILES = ['package.json', 'project.ts', 'project.yaml', 'README.md'];

@@ -9,7 +9,7 @@ import {
   type Keccak256,
   type TopicCondition,
 } from './filters.ts';
-import type { DataSource, Handler } from './project-model.ts';
+import type { BlockFilter, DataSource, Handler } from './project-model.ts';
 
 /** A handler with its filter turned into conditions that can be checked quickly. */
 export type CompiledHandler =
@@ -43,12 +43,8 @@ export function compileDataSource(
 
 function compileHandler(h: Handler, keccak256: Keccak256): CompiledHandler {
   switch (h.kind) {
-    case 'ethereum/BlockHandler': {
-      const out: CompiledHandler = { kind: 'block', handler: h.handler };
-      if (h.filter?.modulo !== undefined) out.modulo = h.filter.modulo;
-      if (h.filter?.timestamp !== undefined) out.cron = h.filter.timestamp;
-      return out;
-    }
+    case 'ethereum/BlockHandler':
+      return compileBlockHandler(h.handler, h.filter);
     case 'ethereum/TransactionHandler': {
       const out: CompiledHandler = { kind: 'transaction', handler: h.handler, fn: parseFunctionFilter(h.filter?.function, keccak256) };
       if (h.filter?.from !== undefined) out.from = h.filter.from.toLowerCase();
@@ -60,6 +56,14 @@ function compileHandler(h: Handler, keccak256: Keccak256): CompiledHandler {
     default:
       throw new Error(`${h.kind} is not an EVM handler kind`);
   }
+}
+
+/** A block handler of any family: `modulo` and the `timestamp` cron. */
+export function compileBlockHandler(handler: string, filter: BlockFilter | undefined): { kind: 'block'; handler: string; modulo?: number; cron?: string } {
+  const out: { kind: 'block'; handler: string; modulo?: number; cron?: string } = { kind: 'block', handler };
+  if (filter?.modulo !== undefined) out.modulo = filter.modulo;
+  if (filter?.timestamp !== undefined) out.cron = filter.timestamp;
+  return out;
 }
 
 export function isActive(ds: CompiledDataSource, height: number): boolean {

@@ -72,37 +72,18 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     try {
       const context = await isolate.createContext();
       const { prelude } = options;
-      // The compile cache is kept as plain bytes; its ExternalCopy lives only for this compile, so no
-      // isolated-vm handle outlives the sandboxes (one left for process teardown can trip an assertion).
-      const cached = prelude.v8Cache === undefined ? undefined : new ivm.ExternalCopy(prelude.v8Cache);
-      const script = await isolate.compileScript(await prelude.code(), {
-        filename: 'idx:sandbox-runtime.js',
-        ...(cached === undefined ? { produceCachedData: true } : { cachedData: cached }),
+      const preludeExports = await runCompiled(isolate, context, await prelude.code(), 'idx:sandbox-runtime.js', {
+        get: () => prelude.v8Cache,
+        set: (bytes) => (prelude.v8Cache = bytes),
       });
-      cached?.release();
-      // isolated-vm sets `cachedData` on the script when asked to produce it (not in its typings)
-      const produced = (script as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-      if (produced !== undefined) {
-        if (prelude.v8Cache === undefined) prelude.v8Cache = produced.copy();
-        produced.release();
-      }
-      const preludeExports = await script.run(context, { reference: true });
       // Substrate projects: @polkadot/types, to decode blocks and storage inside with the chain's metadata
-      let substrateLib: ivm.Reference | undefined;
-      if (options.install.family === 'substrate') {
-        const libCached = prelude.substrateV8Cache === undefined ? undefined : new ivm.ExternalCopy(prelude.substrateV8Cache);
-        const lib = await isolate.compileScript(await prelude.substrate(), {
-          filename: 'idx:sandbox-substrate.js',
-          ...(libCached === undefined ? { produceCachedData: true } : { cachedData: libCached }),
-        });
-        libCached?.release();
-        const libProduced = (lib as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-        if (libProduced !== undefined) {
-          if (prelude.substrateV8Cache === undefined) prelude.substrateV8Cache = libProduced.copy();
-          libProduced.release();
-        }
-        substrateLib = await lib.run(context, { reference: true });
-      }
+      const substrateLib =
+        options.install.family === 'substrate'
+          ? await runCompiled(isolate, context, await prelude.substrate(), 'idx:sandbox-substrate.js', {
+              get: () => prelude.substrateV8Cache,
+              set: (bytes) => (prelude.substrateV8Cache = bytes),
+            })
+          : undefined;
       const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
       const runtime = await context.evalClosure(
         BOOTSTRAP,
@@ -183,4 +164,30 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       urlRef.release();
     },
   };
+}
+
+/**
+ * Compiles a bundle in the isolate with V8's code cache (made by the first isolate, reused by the
+ * next ones) and runs it; a reference to its value. The cache is kept as plain bytes: its
+ * ExternalCopy lives only for this compile, so no isolated-vm handle outlives the sandboxes (one
+ * left for process teardown can trip an assertion).
+ */
+async function runCompiled(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  code: string,
+  filename: string,
+  cache: { get(): ArrayBuffer | undefined; set(bytes: ArrayBuffer): void },
+): Promise<ivm.Reference> {
+  const kept = cache.get();
+  const cached = kept === undefined ? undefined : new ivm.ExternalCopy(kept);
+  const script = await isolate.compileScript(code, { filename, ...(cached === undefined ? { produceCachedData: true } : { cachedData: cached }) });
+  cached?.release();
+  // isolated-vm sets `cachedData` on the script when asked to produce it (not in its typings)
+  const produced = (script as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+  if (produced !== undefined) {
+    if (cache.get() === undefined) cache.set(produced.copy());
+    produced.release();
+  }
+  return script.run(context, { reference: true });
 }

@@ -32,10 +32,10 @@ export function checkSubstrateFilters(
       if (method === undefined) return;
       const pallets = module === undefined ? Object.keys(names) : [module];
       if (!pallets.some((p) => names[p]!.includes(method))) {
-        const where = module === undefined ? 'in any pallet' : `in ${module}`;
+        const scope = module === undefined ? 'in any pallet' : `in ${module}`;
         problems.push({
           path: `${path}.method`,
-          message: `the chain's runtime has no ${what} "${method}" ${where}${module === undefined ? '' : `; it has ${list(names[module]!)}`}`,
+          message: `the chain's runtime has no ${what} "${method}" ${scope}${module === undefined ? '' : `; it has ${list(names[module]!)}`}`,
         });
       }
     }),

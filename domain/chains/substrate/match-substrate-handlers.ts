@@ -1,3 +1,4 @@
+import { compileBlockHandler } from '../../project/compile-data-sources.ts';
 import { cronDue } from '../../project/cron-schedule.ts';
 import type { DataSource, SubstrateCallFilter, SubstrateEventFilter } from '../../project/project-model.ts';
 import type { SubstrateBlockSummary } from './substrate-block.ts';
@@ -20,12 +21,8 @@ export type SubstrateHandlerCall = { handler: string; kind: 'block' } | { handle
 export function compileSubstrateSource(ds: Pick<DataSource, 'startBlock' | 'endBlock' | 'mapping'>, index: number): SubstrateCompiledSource {
   const handlers = ds.mapping.handlers.map((h): SubstrateCompiledHandler => {
     switch (h.kind) {
-      case 'substrate/BlockHandler': {
-        const out: SubstrateCompiledHandler = { kind: 'block', handler: h.handler };
-        if (h.filter?.modulo !== undefined) out.modulo = h.filter.modulo;
-        if (h.filter?.timestamp !== undefined) out.cron = h.filter.timestamp;
-        return out;
-      }
+      case 'substrate/BlockHandler':
+        return compileBlockHandler(h.handler, h.filter);
       case 'substrate/EventHandler':
         return { kind: 'event', handler: h.handler, filter: h.filter ?? {} };
       case 'substrate/CallHandler':

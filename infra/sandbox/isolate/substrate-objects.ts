@@ -71,8 +71,17 @@ export async function buildSubstrateObjects(runtimes: SubstrateRuntimes, payload
   });
   const timestamp = timestampExtrinsic === undefined ? undefined : new Date(((timestampExtrinsic.args as Codec[])[0] as Codec).toNumber());
   Object.assign(block, { timestamp, specVersion: payload.specVersion, events });
+  // each extrinsic's events, in one pass (a block may hold thousands)
+  const byExtrinsic = new Map<number, typeof events>();
+  for (const e of events) {
+    const x = extrinsicOf(e);
+    if (x < 0) continue;
+    const list = byExtrinsic.get(x);
+    if (list === undefined) byExtrinsic.set(x, [e]);
+    else list.push(e);
+  }
   const extrinsics = block.block.extrinsics.map((extrinsic, idx) => {
-    const own = events.filter((e) => extrinsicOf(e) === idx);
+    const own = byExtrinsic.get(idx) ?? [];
     const success = own.some((e) => {
       const ev = e.event as Rec;
       return ev.section === 'system' && ev.method === 'ExtrinsicSuccess';
