@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { BIN } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/erc20-project.ts';
 
 /**
  * Runs the idx-node CLI on a project until `toBlock` is committed; prints events/s and blocks/s
@@ -21,7 +21,7 @@ export async function indexOnce(
     process.execPath,
     ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', endpoint, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'],
     {
-      env: { PATH: process.env.PATH, ...env },
+      env: programEnv(env),
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );

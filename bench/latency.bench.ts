@@ -9,7 +9,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, buildErc20Project, copyProject, freePortGuess } from '../test/support/erc20-project.ts';
+import { BIN, buildErc20Project, copyProject, freePortGuess, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
 
@@ -24,7 +24,7 @@ const INTERVAL_MS = 1000;
 
 function spawnProgram(name: string, args: readonly string[], env: Record<string, string | undefined>): ChildProcess {
   return spawn(process.execPath, ['--no-node-snapshot', BIN(name), ...args], {
-    env: { PATH: process.env.PATH, ...env },
+    env: programEnv(env),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 }

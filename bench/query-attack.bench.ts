@@ -10,7 +10,7 @@ import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.t
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
-import { BIN } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 
 /**
@@ -78,7 +78,7 @@ async function run(): Promise<void> {
       process.execPath,
       ['--no-node-snapshot', BIN('idx-query'), '-n', schema, '--port', String(port), '--subscription', '--log-level', 'warn'],
       {
-        env: { PATH: process.env.PATH, ...env },
+        env: programEnv(env),
         stdio: ['ignore', 'inherit', 'inherit'],
       },
     );

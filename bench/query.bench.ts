@@ -5,7 +5,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
+import { BIN, buildErc20Project, copyProject, runNodeCli, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
 
@@ -65,7 +65,7 @@ async function run(): Promise<void> {
     await client.request('anvil_mine', ['0x40']);
     const dir = await copyProject(t, await buildErc20Project(t));
     const t0 = performance.now();
-    const indexed = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema, '--log-level', 'warn'], { until: workload.toBlock });
+    const indexed = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema], { until: workload.toBlock });
     if (indexed.lastSeen === undefined || indexed.lastSeen < workload.toBlock) throw new Error(`idx-node stopped early:\n${indexed.output}`);
     const s = quoteIdent(schema);
     // autovacuum would get there too; the figures should not depend on when it last ran
@@ -81,7 +81,7 @@ async function run(): Promise<void> {
 
     const port = 30000 + Math.floor(Math.random() * 10000);
     const child = spawn(process.execPath, [BIN('idx-query'), '-n', schema, '--port', String(port), '--log-level', 'warn'], {
-      env: { PATH: process.env.PATH, ...env },
+      env: programEnv(env),
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const exited = new Promise((r) => child.once('exit', r));

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compileIfStale } from '../scripts/compile.ts';
 
 /**
  * `npm run bench [filter]`: runs every `bench/*.bench.ts` whose name contains the filter.
@@ -12,6 +13,8 @@ export interface Benchmark {
 }
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
+// The programs benchmarked are the compiled ones users run: dist/, compiled first if older than the sources.
+if (!compileIfStale()) process.exit(1);
 const filter = process.argv[2];
 const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort();
 let ran = 0;

@@ -7,7 +7,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { freshPgliteDir, uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
 
@@ -54,7 +54,7 @@ async function syncAndServe(
       '100',
     ],
     {
-      env: { PATH: process.env.PATH, ...env },
+      env: programEnv(env),
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );

@@ -1,6 +1,8 @@
 // Loads an idx program. In a checkout of the repository the TypeScript sources are the truth and
 // run through tsx, so a stale dist/ is never used by mistake; an installed package has no sources
 // (package.json "files" ships dist/) and runs what `npm run build` (prepare) compiled.
+// IDX_COMPILED=1 runs dist/ in a checkout too: the test suite and the benchmarks do, after
+// compiling it, so that they exercise the program users run (and skip tsx's start-up cost).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -8,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export async function load(program) {
   const source = new URL(`../${program}.ts`, import.meta.url);
   const compiled = new URL(`../dist/${program}.js`, import.meta.url);
-  if (existsSync(fileURLToPath(source))) {
+  if (process.env.IDX_COMPILED !== '1' && existsSync(fileURLToPath(source))) {
     const { register } = await import('tsx/esm/api');
     register();
     return import(source.href);

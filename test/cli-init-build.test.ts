@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createFakeLogger, createFakeStore, evaluateBundle } from './support/evaluate-bundle.ts';
+import { PROGRAM_ENV } from './support/erc20-project.ts';
 
 // End to end through the real `bin/idx.js`, in folders outside the repository (os.tmpdir()), so
 // nothing from the repository's node_modules can help the project: idx must be enough.
@@ -21,10 +22,15 @@ interface Run {
 function run(file: string, args: string[], cwd: string): Promise<Run> {
   return new Promise((done) => {
     // no NODE_OPTIONS: the child must not inherit the test runner's loaders
-    execFile(process.execPath, ['--no-node-snapshot', file, ...args], { cwd, env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
-      done({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--no-node-snapshot', file, ...args],
+      { cwd, env: { ...process.env, NODE_OPTIONS: '', ...PROGRAM_ENV } },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
+        done({ code, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -33,9 +33,11 @@ for (const kind of BACKENDS) {
     const args = ['--network-endpoint', anvil.url, '--db-schema', killSchema, '--batch-size', '2', '--store-cache-async=false', '--store-cache-threshold', '1'];
     const killAt = workload.fromBlock + Math.floor((workload.toBlock - workload.fromBlock) / 2);
     const first = await runNodeCli(killed, env, args, { killAt });
+    if (first.timedOut) t.fail(`the first run never reached block ${killAt}; its log ends:\n${first.output.slice(-3000)}`);
     t.equal(first.signal, 'SIGKILL', 'the first run was killed');
     t.ok(first.lastSeen !== undefined && first.lastSeen < workload.toBlock, `killed mid-run, after block ${first.lastSeen}`);
     const second = await runNodeCli(killed, env, args, { until: workload.toBlock });
+    if (second.timedOut) t.fail(`the restart never reached block ${workload.toBlock}; its log ends:\n${second.output.slice(-3000)}`);
     t.match(second.output, /resuming after block \d+/);
     // The reference's fetch line, in block order (ranges are fetched ahead but logged as they are processed).
     const ranges = [...second.output.matchAll(/<fetch> INFO fetch block \[(\d+),(\d+)\], total (\d+) blocks/g)].map((m) => [

@@ -8,7 +8,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BIN, freePortGuess } from './support/erc20-project.ts';
+import { BIN, freePortGuess, programEnv } from './support/erc20-project.ts';
 
 interface Run {
   code: number | null;
@@ -21,7 +21,7 @@ function runQueryCli(
   env: Record<string, string | undefined>,
   whileUp?: (url: string) => Promise<void>,
 ): Promise<Run & { failure?: unknown }> {
-  const child = spawn(process.execPath, [BIN('idx-query'), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN('idx-query'), ...args], { env: programEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let failure: unknown;
   let started = false;

@@ -10,7 +10,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { findPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
-import { BIN, copyProject, freePortGuess, rebuild } from './support/erc20-project.ts';
+import { BIN, copyProject, freePortGuess, programEnv, rebuild } from './support/erc20-project.ts';
 import { gqlData } from './support/query-client.ts';
 
 /**
@@ -33,7 +33,7 @@ interface Proc {
 
 function start(bin: string, args: readonly string[], env: Record<string, string | undefined>): Proc {
   const child = spawn(process.execPath, ['--no-node-snapshot', BIN(bin), ...args], {
-    env: { PATH: process.env.PATH, ...env },
+    env: programEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

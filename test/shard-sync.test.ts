@@ -5,7 +5,7 @@ import { ANVIL_DEV_ACCOUNT } from '../devchain/start-anvil.ts';
 import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS, envFor } from './support/erc20-chain.ts';
-import { BIN } from './support/erc20-project.ts';
+import { BIN, programEnv } from './support/erc20-project.ts';
 import { startRpcProxy } from './support/local-rpc-server.ts';
 import { call, post, shardPlace, startShard, waitForHeight, type ShardPlace } from './support/shard.ts';
 
@@ -44,7 +44,7 @@ function runShardCli(place: ShardPlace, upstream: string, port: number, args: re
       'json',
       ...args,
     ],
-    { env: { PATH: process.env.PATH, ...envFor(place.kind) }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: programEnv(envFor(place.kind)), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout.on('data', (d) => (output += d));

@@ -1,7 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { encodeFunctionData, decodeFunctionResult } from 'viem';
@@ -14,19 +16,66 @@ const run = promisify(execFile);
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = (name: string) => join(REPO, 'bin', `${name}.js`);
 
+/**
+ * Spawned idx programs run compiled (dist/), as users run them: the suite's before step
+ * (test/support/before-suite.ts) compiles dist/ whenever it is older than the sources.
+ */
+export const PROGRAM_ENV = { IDX_COMPILED: '1' } as const;
+
+/** The environment of a spawned idx program: PATH, the compiled-program switch, and what the test gives it. */
+export function programEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { PATH: process.env.PATH, ...PROGRAM_ENV, ...env };
+}
+
+/** Runs `idx <args>` (init, codegen, build) in `cwd`. */
+export async function idxCli(cwd: string, ...args: string[]): Promise<void> {
+  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), ...args], { cwd, env: programEnv() });
+}
+
 interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-/** `idx init` + `codegen` + `build` of the starter ERC20 project, in a temp folder removed on teardown. */
-export async function buildErc20Project(t: Teardown): Promise<string> {
-  const parent = await mkdtemp(join(tmpdir(), 'idx-e2e-'));
-  t.teardown(() => rm(parent, { recursive: true, force: true }));
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'init', 'erc20'], { cwd: parent });
-  const dir = join(parent, 'erc20');
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: dir });
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: dir });
+/**
+ * The starter ERC20 project after `idx init erc20` + `codegen` + `build`, made once for every test
+ * file of a run (by the before step, or by the first file that needs it) in a folder named by a
+ * hash of what it is made from: the compiled programs and the starter's sources. Never written to:
+ * tests get copies.
+ */
+export async function sharedErc20Starter(): Promise<string> {
+  const hash = createHash('sha256').update(await readFile(join(REPO, 'dist', '.source-hash'), 'utf8').catch(() => 'unstamped'));
+  const starter = join(REPO, 'examples', 'erc20');
+  for (const file of (await readdir(starter, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort()) {
+    hash
+      .update(`${relative(starter, file)}\0`)
+      .update(await readFile(file))
+      .update('\0');
+  }
+  const home = join(tmpdir(), `idx-test-starter-${hash.digest('hex').slice(0, 16)}`);
+  const dir = join(home, 'erc20');
+  if (existsSync(join(dir, 'dist', 'index.js'))) return dir;
+  await mkdir(home, { recursive: true });
+  // Built aside and renamed into place: a concurrent file either wins the rename or uses the winner's.
+  const building = await mkdtemp(join(home, 'building-'));
+  try {
+    await idxCli(building, 'init', 'erc20');
+    await idxCli(join(building, 'erc20'), 'codegen');
+    await idxCli(join(building, 'erc20'), 'build');
+    await rename(join(building, 'erc20'), dir).catch((err: NodeJS.ErrnoException) => {
+      if (!existsSync(join(dir, 'dist', 'index.js'))) throw err;
+    });
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
   return dir;
+}
+
+/** A copy of the built starter ERC20 project, in a temp folder removed on teardown. */
+export async function buildErc20Project(t: Teardown): Promise<string> {
+  return copyProject(t, await sharedErc20Starter());
 }
 
 /** A copy of a built project (its own `.idx-data`), removed on teardown. */
@@ -39,7 +88,7 @@ export async function copyProject(t: Teardown, dir: string): Promise<string> {
 }
 
 export async function rebuild(dir: string): Promise<void> {
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: dir });
+  await idxCli(dir, 'build');
 }
 
 export async function balanceOf(client: RpcClient, token: string, account: string, height: number): Promise<bigint> {
@@ -66,27 +115,36 @@ export function freePortGuess(): number {
   return 20000 + Math.floor(Math.random() * 20000);
 }
 
+/** The port a node says it serves /meta on: the one asked for, or the next free one when that was busy. */
+export function servedPort(output: string): number | undefined {
+  const port = /serving \/health.* on http:\/\/localhost:(\d+)/.exec(output)?.[1];
+  return port === undefined ? undefined : Number(port);
+}
+
 export interface CliRun {
   code: number | null;
   signal: NodeJS.Signals | null;
   output: string;
   /** the last `lastProcessedHeight` /meta reported */
   lastSeen?: number;
+  /** the run outlived `deadlineMs` and was killed: `output` says where it was */
+  timedOut?: true;
 }
 
 /**
- * Runs `idx-node` as a user would, watching /meta: SIGTERM once `until` is processed, SIGKILL
- * once `killAt` is; otherwise it runs until it exits by itself.
+ * Runs `idx-node` as a user would, watching /meta on the port it says it serves: SIGTERM once
+ * `until` is processed, SIGKILL once `killAt` is; otherwise it runs until it exits by itself.
+ * A run still going after `deadlineMs` is killed and marked `timedOut`, so a stuck node fails
+ * its test with its log instead of the whole file timing out silently.
  */
 export function runNodeCli(
   dir: string,
   env: Record<string, string | undefined>,
   args: readonly string[],
-  opts: { until?: number; killAt?: number } = {},
+  opts: { until?: number; killAt?: number; deadlineMs?: number } = {},
 ): Promise<CliRun> {
-  const port = freePortGuess();
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '-p', String(port), ...args], {
-    env: { PATH: process.env.PATH, ...env },
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '-p', String(freePortGuess()), ...args], {
+    env: programEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -94,8 +152,15 @@ export function runNodeCli(
   child.stderr.on('data', (d) => (output += d));
   let lastSeen: number | undefined;
   let stopping = false;
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, opts.deadlineMs ?? 150_000);
   const poll = setInterval(async () => {
-    const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+    const port = servedPort(output);
+    if (port === undefined) return;
+    const meta = (await fetch(`http://127.0.0.1:${port}/meta`, { signal: AbortSignal.timeout(5_000) })
       .then((r) => r.json())
       .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
     const h = meta?.lastProcessedHeight;
@@ -111,7 +176,8 @@ export function runNodeCli(
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       clearInterval(poll);
-      resolve({ code, signal, output, ...(lastSeen !== undefined && { lastSeen }) });
+      clearTimeout(deadline);
+      resolve({ code, signal, output, ...(lastSeen !== undefined && { lastSeen }), ...(timedOut && { timedOut: true as const }) });
     });
   });
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { seededRandom } from '../../devchain/seeded-random.ts';
-import { BIN, freePortGuess } from './erc20-project.ts';
+import { BIN, freePortGuess, programEnv, servedPort } from './erc20-project.ts';
 
 export interface KillCycleOptions {
   dir: string;
@@ -53,9 +53,8 @@ export async function runWithKills(options: KillCycleOptions): Promise<KillCycle
 }
 
 function runOnce(options: KillCycleOptions, killAfter: number | undefined) {
-  const port = freePortGuess();
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', options.dir, '-p', String(port), ...options.args], {
-    env: { PATH: process.env.PATH, ...options.env },
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', options.dir, '-p', String(freePortGuess()), ...options.args], {
+    env: programEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -64,7 +63,9 @@ function runOnce(options: KillCycleOptions, killAfter: number | undefined) {
   let reachedTarget = false;
   const killer = killAfter === undefined ? undefined : setTimeout(() => !reachedTarget && child.kill('SIGKILL'), killAfter);
   const poll = setInterval(async () => {
-    const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
+    const port = servedPort(output);
+    if (port === undefined) return;
+    const meta = (await fetch(`http://127.0.0.1:${port}/meta`, { signal: AbortSignal.timeout(5_000) })
       .then((r) => r.json())
       .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
     if (reachedTarget || meta?.lastProcessedHeight === undefined || meta.lastProcessedHeight < options.target) return;

@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { BIN, REPO } from './erc20-project.ts';
+import { idxCli, REPO } from './erc20-project.ts';
 import type { Teardown } from './local-rpc-server.ts';
-
-const run = promisify(execFile);
 
 /** The SubQuery-shaped projects of test/fixtures/real-projects, as a user would have them. */
 export const REAL_PROJECTS = join(REPO, 'test', 'fixtures', 'real-projects');
@@ -24,7 +20,7 @@ export async function buildRealProject(t: Teardown, name: string, replace: Recor
   let manifest = await readFile(join(dir, 'project.yaml'), 'utf8');
   for (const [from, to] of Object.entries(replace)) manifest = manifest.split(from).join(to);
   await writeFile(join(dir, 'project.yaml'), manifest);
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: dir });
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: dir });
+  await idxCli(dir, 'codegen');
+  await idxCli(dir, 'build');
   return dir;
 }

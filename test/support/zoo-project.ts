@@ -1,10 +1,6 @@
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { BIN, copyProject } from './erc20-project.ts';
-
-const run = promisify(execFile);
+import { copyProject, idxCli } from './erc20-project.ts';
 
 /**
  * A project over the ERC20 workload that uses what the starter does not: an enum, nullable fields,
@@ -108,7 +104,7 @@ export async function buildZooProject(t: { teardown(fn: () => unknown): void }, 
   await writeFile(join(dir, 'schema.graphql'), ZOO_SCHEMA);
   await writeFile(join(dir, 'src', 'mappings', 'erc20.ts'), MAPPING);
   await writeFile(join(dir, 'src', 'mappings', 'blocks.ts'), 'export async function handleBlock(): Promise<void> {}\n');
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'codegen'], { cwd: dir });
-  await run(process.execPath, ['--no-node-snapshot', BIN('idx'), 'build'], { cwd: dir });
+  await idxCli(dir, 'codegen');
+  await idxCli(dir, 'build');
   return dir;
 }

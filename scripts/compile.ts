@@ -1,0 +1,62 @@
+// `npm run build`: compiles the programs (domain, infra, apps) into dist/ with tsc, and stamps
+// dist/ with a hash of the sources it was compiled from. `compileIfStale` compiles only when that
+// stamp differs from the sources now: the test suite's before step and the benchmarks call it, so
+// that they run the compiled programs, as users do, never a dist/ older than the sources.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stampFile = join(root, 'dist', '.source-hash');
+
+/** A hash of everything tsconfig.build.json compiles (tests and fixtures left out) and of its settings. */
+export function sourceHash(): string {
+  const files = ['tsconfig.json', 'tsconfig.build.json'];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'fixtures' && entry.name !== 'node_modules') walk(path);
+      } else if (!entry.name.endsWith('.test.ts')) files.push(path);
+    }
+  };
+  for (const dir of ['domain', 'infra', 'apps']) walk(dir);
+  const hash = createHash('sha256');
+  for (const file of files.sort())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
+  return hash.digest('hex');
+}
+
+/** The hash dist/ was compiled from, if it was stamped. */
+export function compiledHash(): string | undefined {
+  try {
+    return readFileSync(stampFile, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** tsc -p tsconfig.build.json, then the stamp; false when tsc fails (it printed why). */
+export function compile(): boolean {
+  // The hash taken before compiling: a source edited meanwhile leaves the stamp stale, never wrong.
+  const hash = sourceHash();
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+    stdio: 'inherit',
+  });
+  if (tsc.status !== 0) return false;
+  writeFileSync(stampFile, `${hash}\n`);
+  return true;
+}
+
+export function compileIfStale(): boolean {
+  if (compiledHash() === sourceHash()) return true;
+  process.stderr.write('dist/ is older than the sources: compiling it (tsc -p tsconfig.build.json)\n');
+  return compile();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(compile() ? 0 : 1);
