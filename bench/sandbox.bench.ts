@@ -1,4 +1,4 @@
-import type { EthBlock, EthLog } from '../domain/blocks/chain-data.ts';
+import type { EthBlock, EthLog } from '../domain/chains/ethereum/chain-data.ts';
 import type { HandlerCall, JsonAbi } from '../domain/mapping/handler-call.ts';
 import type { MappingEntityData, MappingHost } from '../domain/mapping/mapping-host.ts';
 import { createPreludeCache } from '../infra/sandbox/create-prelude-cache.ts';

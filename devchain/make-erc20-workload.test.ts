@@ -1,7 +1,7 @@
 import t from 'tap';
 import { decodeEventLog, decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem';
 import { anvilForTest } from '../test/support/anvil.ts';
-import { createEthereumSource } from '../infra/rpc/create-ethereum-source.ts';
+import { createEthereumSource } from '../infra/chains/ethereum/create-ethereum-source.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { testErc20Abi } from './contracts/test-erc20.artifact.ts';
 import { makeErc20Workload } from './make-erc20-workload.ts';

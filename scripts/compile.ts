@@ -4,7 +4,7 @@
 // that they run the compiled programs, as users do, never a dist/ older than the sources.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -45,6 +45,8 @@ export function compiledHash(): string | undefined {
 export function compile(): boolean {
   // The hash taken before compiling: a source edited meanwhile leaves the stamp stale, never wrong.
   const hash = sourceHash();
+  // From empty: a moved or deleted source leaves no stale module behind in dist/.
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
     stdio: 'inherit',
   });

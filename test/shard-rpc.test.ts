@@ -1,7 +1,7 @@
 import t from 'tap';
 import { toEventSelector } from 'viem';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
-import { createEthereumSource } from '../infra/rpc/create-ethereum-source.ts';
+import { createEthereumSource } from '../infra/chains/ethereum/create-ethereum-source.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS } from './support/erc20-chain.ts';

@@ -1,6 +1,6 @@
-import type { EthLog, EthTransaction } from '../../domain/blocks/chain-data.ts';
-import type { ChainSource } from '../../domain/blocks/chain-source.ts';
-import type { BlockExtras } from '../../domain/project/compile-data-sources.ts';
+import type { EthLog, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
+import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
+import type { BlockExtras } from '../../domain/chains/ethereum/compile-data-sources.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { FetchedRange } from './fetch-range.ts';
 

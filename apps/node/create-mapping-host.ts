@@ -1,4 +1,4 @@
-import type { ChainSource } from '../../domain/blocks/chain-source.ts';
+import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
 import type { StoreCache } from '../../domain/entities/store-cache.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';

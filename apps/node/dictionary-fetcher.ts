@@ -1,4 +1,4 @@
-import { narrowPlan } from '../../domain/project/dictionary-query.ts';
+import { narrowPlan } from '../../domain/chains/ethereum/dictionary-query.ts';
 import type { DictionaryClient, DictionaryMetadata } from '../../infra/dictionary/create-dictionary-client.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { RangeFetcher } from './range-fetcher.ts';

@@ -1,5 +1,6 @@
+import type { ChainHeads } from '../../domain/blocks/chain-heads.ts';
 import { abortableSleep } from '../../domain/abortable-sleep.ts';
-import type { ChainSource } from '../../domain/blocks/chain-source.ts';
+
 import { IdxError } from '../../domain/errors.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
@@ -82,12 +83,7 @@ export async function withFetchRetry<T>(
 }
 
 /** The reads of the indexing loop (heads, finality, block identities) under the same retry policy as fetches. */
-export function retryingSource<S extends Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>>(
-  source: S,
-  policy: FetchRetryPolicy,
-  log: Logger,
-  signal?: AbortSignal,
-): Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'> {
+export function retryingSource<S extends ChainHeads>(source: S, policy: FetchRetryPolicy, log: Logger, signal?: AbortSignal): ChainHeads {
   return {
     bestHeight: () => withFetchRetry({ label: 'reading the best height' }, () => source.bestHeight(), policy, log, signal),
     finalizedHeight: () => withFetchRetry({ label: 'reading the finalized height' }, () => source.finalizedHeight(), policy, log, signal),

@@ -1,6 +1,6 @@
-import type { ChainSource } from '../../domain/blocks/chain-source.ts';
+import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
+import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
 import { fetchRange, type FetchedRange, type FetchRangeOptions } from './fetch-range.ts';
 
 /** Fetches ranges for the indexing loop: in this thread, or spread over `--workers` threads. */

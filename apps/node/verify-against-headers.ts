@@ -1,8 +1,17 @@
-import type { EthBlock, EthLog, LogQuery } from '../../domain/blocks/chain-data.ts';
-import type { ChainSource } from '../../domain/blocks/chain-source.ts';
-import { BLOOM_BYTES, bloomAdmits, bloomHasLog, createBloomBitsCache, logsBloom, parseBloom, sameBloom, type Bloom } from '../../domain/blocks/logs-bloom.ts';
-import { receiptsRoot } from '../../domain/blocks/receipts-root.ts';
-import { matchesLogQuery } from '../../domain/blocks/match-log-query.ts';
+import type { EthBlock, EthLog, LogQuery } from '../../domain/chains/ethereum/chain-data.ts';
+import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
+import {
+  BLOOM_BYTES,
+  bloomAdmits,
+  bloomHasLog,
+  createBloomBitsCache,
+  logsBloom,
+  parseBloom,
+  sameBloom,
+  type Bloom,
+} from '../../domain/chains/ethereum/logs-bloom.ts';
+import { receiptsRoot } from '../../domain/chains/ethereum/receipts-root.ts';
+import { matchesLogQuery } from '../../domain/chains/ethereum/match-log-query.ts';
 import { IdxError } from '../../domain/errors.ts';
 
 /** What one fetch brought, and how: enough to hold the logs up against their blocks' headers. */

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
 import { IdxError, type ErrorCode } from '../../domain/errors.ts';
-import type { FetchPlan } from '../../domain/project/compile-data-sources.ts';
+import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
 import type { RpcClientOptions } from '../../infra/rpc/create-rpc-client.ts';
 import { workerFor } from '../../domain/blocks/next-range.ts';
 import type { FetchedRange, FetchRangeOptions } from './fetch-range.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { BlockRef } from './chain-data.ts';
+import type { BlockRef } from './chain-heads.ts';
 import { finalizedHeight } from './finality.ts';
 import { nextRange, workerFor } from './next-range.ts';
 import {

@@ -1,4 +1,4 @@
-import type { BlockRef } from './chain-data.ts';
+import type { BlockRef } from './chain-heads.ts';
 
 /**
  * The indexed blocks not yet final, oldest first, as a plain value (persisted in `_metadata`).

@@ -1,4 +1,4 @@
-import type { EthBlock, EthLog } from '../blocks/chain-data.ts';
+import type { EthBlock, EthLog } from '../chains/ethereum/chain-data.ts';
 
 /**
  * One block as the sandbox receives it: the block (with `transactions` when they were fetched)

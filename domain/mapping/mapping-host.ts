@@ -1,4 +1,4 @@
-import type { EthLog, EthReceipt, EthTransaction } from '../blocks/chain-data.ts';
+import type { EthLog, EthReceipt, EthTransaction } from '../chains/ethereum/chain-data.ts';
 
 /**
  * What a project's mappings may do outside their sandbox: the port the node implements and the

@@ -1,6 +1,6 @@
 import { IdxError } from '../../domain/errors.ts';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import { dictionaryHeights, dictionaryRequest, type DictionaryEntry, type DictionaryHeights } from '../../domain/project/dictionary-query.ts';
+import { dictionaryHeights, dictionaryRequest, type DictionaryEntry, type DictionaryHeights } from '../../domain/chains/ethereum/dictionary-query.ts';
 import { redactUrl } from '../rpc/redact-url.ts';
 
 /** How far a dictionary has indexed, and which chain it serves. */

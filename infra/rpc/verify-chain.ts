@@ -1,6 +1,6 @@
 import { IdxError } from '../../domain/errors.ts';
 import type { RpcClient } from './create-rpc-client.ts';
-import { toBlockRef } from './eth-wire.ts';
+import { toBlockRef } from '../chains/ethereum/eth-wire.ts';
 import { hexToNumber } from './hex-quantity.ts';
 import { RpcUnreachableError } from './rpc-error.ts';
 

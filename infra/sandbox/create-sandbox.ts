@@ -1,6 +1,6 @@
 import { SourceMap } from 'node:module';
 import { inspect } from 'node:util';
-import type { EthLog, EthTransaction } from '../../domain/blocks/chain-data.ts';
+import type { EthLog, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
 import type { SubstrateBlock } from '../../domain/chains/substrate/substrate-block.ts';
 import type { SubstrateHandlerCall } from '../../domain/chains/substrate/match-substrate-handlers.ts';
 import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';

@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../domain/blocks/chain-data.ts';
+import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
 import type { WireRecord } from './isolate/wire.ts';
 
 /**

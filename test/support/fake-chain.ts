@@ -1,4 +1,4 @@
-import type { BlockRef } from '../../domain/blocks/chain-data.ts';
+import type { BlockRef } from '../../domain/blocks/chain-heads.ts';
 import type { EntityData, EntityStore, FlushBatch, StoreOperation } from '../../domain/entities/entity-store.ts';
 import { createStoreCache, type StoreCache } from '../../domain/entities/store-cache.ts';
 import type { DataSource, Template } from '../../domain/project/project-model.ts';

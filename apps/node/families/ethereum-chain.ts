@@ -3,7 +3,7 @@ import { createDictionaryClient } from '../../../infra/dictionary/create-diction
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
-import { createEthereumSource } from '../../../infra/rpc/create-ethereum-source.ts';
+import { createEthereumSource } from '../../../infra/chains/ethereum/create-ethereum-source.ts';
 import { createRpcClient } from '../../../infra/rpc/create-rpc-client.ts';
 import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
 import { checkStoredGenesis, verifyChainRetrying } from '../../../infra/rpc/verify-chain.ts';
@@ -16,7 +16,7 @@ import { createWorkerFetcher } from '../worker-fetcher.ts';
 import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts';
 import type { NodeChain } from './node-chain.ts';
 import { createMappingHost } from '../create-mapping-host.ts';
-import type { FetchPlan } from '../../../domain/project/compile-data-sources.ts';
+import type { FetchPlan } from '../../../domain/chains/ethereum/compile-data-sources.ts';
 import type { BlockContent, HandlerCall } from '../../../domain/mapping/handler-call.ts';
 import type { FetchedRange } from '../fetch-range.ts';
 

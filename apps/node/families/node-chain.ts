@@ -1,4 +1,4 @@
-import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
+import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import type { MappingHost } from '../../../domain/mapping/mapping-host.ts';

@@ -1,6 +1,6 @@
 import type { FetchedBlocks } from '../../../domain/chains/chain-family.ts';
-import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
-import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
+import type { BlockRef, ChainHeads } from '../../../domain/blocks/chain-heads.ts';
+
 import { finalizedHeight } from '../../../domain/blocks/finality.ts';
 import { nextRange, type HeightRange } from '../../../domain/blocks/next-range.ts';
 import { brokenLink } from '../../../domain/blocks/unfinalized-blocks.ts';
@@ -19,7 +19,7 @@ export interface FetchedWithRefs<Fetched> {
 
 export interface ChainFollowerDeps<Plan, Fetched> {
   /** retried by the caller (retryingSource) */
-  source: Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>;
+  source: ChainHeads;
   /** blocks and logs of ranges, in this thread or in --workers threads */
   fetcher: RangeFetcher<Plan, Fetched>;
   logger: Logger;

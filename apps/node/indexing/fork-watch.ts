@@ -1,5 +1,5 @@
-import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
-import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
+import type { BlockRef, ChainHeads } from '../../../domain/blocks/chain-heads.ts';
+
 import {
   appendBlock,
   findForkPoint,
@@ -18,7 +18,7 @@ export type ForkWatch = ReturnType<typeof createForkWatch>;
  * to the common ancestor. Forks are looked for while any such block is kept, also when a restart
  * dropped the flag, until they are all final.
  */
-export function createForkWatch(source: Pick<ChainSource, 'bestHeight' | 'getBlockRefs'>, settings: { unfinalizedBlocks: boolean }) {
+export function createForkWatch(source: Pick<ChainHeads, 'bestHeight' | 'getBlockRefs'>, settings: { unfinalizedBlocks: boolean }) {
   let kept: UnfinalizedBlocks = [];
   let changed = false;
 

@@ -1,5 +1,6 @@
+import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 import { abortableSleep } from '../../../domain/abortable-sleep.ts';
-import type { ChainSource } from '../../../domain/blocks/chain-source.ts';
+
 import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
@@ -33,7 +34,7 @@ export interface IndexerSettings extends FlushSettings {
 
 export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call> {
   /** heads, finality and block identities */
-  source: Pick<ChainSource, 'bestHeight' | 'finalizedHeight' | 'getBlockRefs'>;
+  source: ChainHeads;
   /** blocks and logs of ranges, in this thread or in --workers threads */
   fetcher: RangeFetcher<Plan, Fetched>;
   store: EntityStore;

@@ -1,4 +1,4 @@
-import { compileBlockHandler } from '../../project/compile-data-sources.ts';
+import { compileBlockHandler } from '../../project/compile-block-handler.ts';
 import { cronDue } from '../../project/cron-schedule.ts';
 import type { DataSource, SubstrateCallFilter, SubstrateEventFilter } from '../../project/project-model.ts';
 import type { SubstrateBlockSummary } from './substrate-block.ts';

@@ -1,7 +1,7 @@
 import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/types';
 import type { EventRecord, SignedBlock } from '@polkadot/types/interfaces';
 import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
-import type { BlockRef } from '../../../domain/blocks/chain-data.ts';
+import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { RpcClient } from '../../rpc/create-rpc-client.ts';

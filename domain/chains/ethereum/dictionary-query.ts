@@ -1,4 +1,4 @@
-import type { HeightRange } from '../blocks/next-range.ts';
+import type { HeightRange } from '../../blocks/next-range.ts';
 import type { CompiledDataSource, FetchPlan } from './compile-data-sources.ts';
 
 /**

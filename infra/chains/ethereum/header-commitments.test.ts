@@ -1,14 +1,14 @@
 import t from 'tap';
-import { bloomAdmits, bloomHasLog, logsBloom, parseBloom, sameBloom } from '../../domain/blocks/logs-bloom.ts';
-import { receiptsRoot } from '../../domain/blocks/receipts-root.ts';
-import { EMPTY_TRIE_ROOT } from '../../domain/blocks/trie-root.ts';
+import { bloomAdmits, bloomHasLog, logsBloom, parseBloom, sameBloom } from '../../../domain/chains/ethereum/logs-bloom.ts';
+import { receiptsRoot } from '../../../domain/chains/ethereum/receipts-root.ts';
+import { EMPTY_TRIE_ROOT } from '../../../domain/chains/ethereum/trie-root.ts';
 import { bytesToHex } from 'viem';
-import { anvilForTest } from '../../test/support/anvil.ts';
-import { makeErc20Workload } from '../../devchain/make-erc20-workload.ts';
-import { ANVIL_DEV_ACCOUNT } from '../../devchain/start-anvil.ts';
+import { anvilForTest } from '../../../test/support/anvil.ts';
+import { makeErc20Workload } from '../../../devchain/make-erc20-workload.ts';
+import { ANVIL_DEV_ACCOUNT } from '../../../devchain/start-anvil.ts';
 import { createEthereumSource } from './create-ethereum-source.ts';
-import { createRpcClient } from './create-rpc-client.ts';
-import { hexToNumber, toQuantity } from './hex-quantity.ts';
+import { createRpcClient } from '../../rpc/create-rpc-client.ts';
+import { hexToNumber, toQuantity } from '../../rpc/hex-quantity.ts';
 
 // The bloom and receipts-root code checked against what a real node (anvil) commits to in its headers.
 t.test('blooms and receipts roots recomputed from anvil blocks equal their headers', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { parseLogRangeRefusal } from './log-range-refusal.ts';
-import { RpcError } from './rpc-error.ts';
+import { RpcError } from '../../rpc/rpc-error.ts';
 
 const range = { fromBlock: 1_000_000, toBlock: 1_099_999 };
 const refusal = (code: number, message: string, data?: unknown) => parseLogRangeRefusal(new RpcError('eth_getLogs', { code, message, data }), range);

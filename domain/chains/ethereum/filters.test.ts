@@ -1,5 +1,5 @@
 import t from 'tap';
-import { IdxError } from '../errors.ts';
+import { IdxError } from '../../errors.ts';
 import {
   eventTopic,
   functionSelector,

@@ -1,11 +1,11 @@
 import t from 'tap';
 import { decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem';
-import { anvilForTest } from '../../test/support/anvil.ts';
-import { callCount, deadPort, startRpcProxy, type JsonRpcRequest, type Teardown } from '../../test/support/local-rpc-server.ts';
-import { testErc20Abi } from '../../devchain/contracts/test-erc20.artifact.ts';
-import { makeErc20Workload } from '../../devchain/make-erc20-workload.ts';
+import { anvilForTest } from '../../../test/support/anvil.ts';
+import { callCount, deadPort, startRpcProxy, type JsonRpcRequest, type Teardown } from '../../../test/support/local-rpc-server.ts';
+import { testErc20Abi } from '../../../devchain/contracts/test-erc20.artifact.ts';
+import { makeErc20Workload } from '../../../devchain/make-erc20-workload.ts';
 import { createEthereumSource } from './create-ethereum-source.ts';
-import { createRpcClient } from './create-rpc-client.ts';
+import { createRpcClient } from '../../rpc/create-rpc-client.ts';
 
 const TRANSFER = keccak256(toHex('Transfer(address,address,uint256)'));
 const APPROVAL = keccak256(toHex('Approval(address,address,uint256)'));

@@ -1,17 +1,9 @@
 /**
  * EVM chain data as the domain sees it: quantities are numbers (heights, indexes, timestamps in
  * seconds) or bigint (wei, gas); hashes, addresses and data stay lowercase 0x-hex strings.
- * `infra/rpc` turns the JSON-RPC wire format into these and back.
+ * `infra/chains/ethereum` turns the JSON-RPC wire format into these and back.
  */
-
-/** The identity of a block: enough to detect forks. */
-export interface BlockRef {
-  height: number;
-  hash: string;
-  parentHash: string;
-  /** seconds since the epoch */
-  timestamp: number;
-}
+import type { BlockRef } from '../../blocks/chain-heads.ts';
 
 export interface EthLog {
   address: string;

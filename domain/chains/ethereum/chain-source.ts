@@ -1,4 +1,5 @@
-import type { BlockRef, EthBlock, EthLog, EthReceipt, LogQuery } from './chain-data.ts';
+import type { ChainHeads } from '../../blocks/chain-heads.ts';
+import type { EthBlock, EthLog, EthReceipt, LogQuery } from './chain-data.ts';
 
 /** A read-only `eth_call`: the contract, the call data and, optionally, who calls. */
 export interface CallRequest {
@@ -8,25 +9,16 @@ export interface CallRequest {
 }
 
 /**
- * What the indexing loop needs from a chain, in domain types. Implementations batch their requests
+ * What the EVM family needs from a chain, in domain types (the heads part is every family's). Implementations batch their requests
  * (one round trip for many heights), retry what is worth retrying, and throw `IdxError`s whose
  * `retryable` tells the loop whether trying the same call later may succeed.
  */
-export interface ChainSource {
+export interface ChainSource extends ChainHeads {
   chainId(): Promise<number>;
   /** hash of block 0, to check that the endpoints serve the chain the manifest names */
   genesisHash(): Promise<string>;
-  /** height of the newest block */
-  bestHeight(): Promise<number>;
-  /**
-   * Height of the newest block the chain itself calls finalized, or null when the chain has no
-   * such notion; the caller then counts `--block-confirmations` back from `bestHeight()`.
-   */
-  finalizedHeight(): Promise<number | null>;
   /** Blocks at these heights, in the same order; with `transactions` their full transactions. */
   getBlocks(heights: readonly number[], options: { transactions: boolean }): Promise<EthBlock[]>;
-  /** Just the identity of each block, in the same order: enough to detect forks. */
-  getBlockRefs(heights: readonly number[]): Promise<BlockRef[]>;
   /** Logs matching the query, ordered by block then log index; however the endpoint limits ranges. */
   getLogs(query: LogQuery): Promise<EthLog[]>;
   /** Every log of each of these blocks, in log-index order, in the same order as the heights. */

@@ -1,6 +1,7 @@
-import type { BlockRef, EthBlock, EthLog, EthReceipt, EthTransaction } from '../../domain/blocks/chain-data.ts';
-import { IdxError } from '../../domain/errors.ts';
-import { hexToBigInt, hexToNumber, toLowerHex } from './hex-quantity.ts';
+import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
+import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../../domain/chains/ethereum/chain-data.ts';
+import { IdxError } from '../../../domain/errors.ts';
+import { hexToBigInt, hexToNumber, toLowerHex } from '../../rpc/hex-quantity.ts';
 
 /**
  * JSON-RPC block, transaction, log and receipt objects → domain values. Providers disagree on the

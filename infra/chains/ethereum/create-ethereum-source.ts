@@ -1,11 +1,12 @@
-import type { BlockRef, EthBlock, EthLog, EthReceipt, LogQuery } from '../../domain/blocks/chain-data.ts';
-import type { CallRequest, ChainSource } from '../../domain/blocks/chain-source.ts';
-import { IdxError } from '../../domain/errors.ts';
-import type { RpcClient, RpcSettled } from './create-rpc-client.ts';
+import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
+import type { EthBlock, EthLog, EthReceipt, LogQuery } from '../../../domain/chains/ethereum/chain-data.ts';
+import type { CallRequest, ChainSource } from '../../../domain/chains/ethereum/chain-source.ts';
+import { IdxError } from '../../../domain/errors.ts';
+import type { RpcClient, RpcSettled } from '../../rpc/create-rpc-client.ts';
 import { toBlockRef, toEthBlock, toEthLog, toEthReceipt } from './eth-wire.ts';
-import { hexToNumber, toLowerHex, toQuantity } from './hex-quantity.ts';
+import { hexToNumber, toLowerHex, toQuantity } from '../../rpc/hex-quantity.ts';
 import { parseLogRangeRefusal } from './log-range-refusal.ts';
-import { RpcError, isMethodUnsupported } from './rpc-error.ts';
+import { RpcError, isMethodUnsupported } from '../../rpc/rpc-error.ts';
 
 interface Range {
   fromBlock: number;

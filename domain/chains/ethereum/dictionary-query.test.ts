@@ -2,7 +2,7 @@ import t from 'tap';
 import { keccak256, toBytes } from 'viem';
 import { compileDataSource, planFetch } from './compile-data-sources.ts';
 import { dictionaryEntries, dictionaryHeights, dictionaryRequest, narrowPlan } from './dictionary-query.ts';
-import type { DataSource, Handler } from './project-model.ts';
+import type { DataSource, Handler } from '../../project/project-model.ts';
 
 const keccak = (text: string) => keccak256(toBytes(text));
 const TRANSFER = keccak('Transfer(address,address,uint256)');

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { keccak256, toBytes } from 'viem';
 import { compileDataSource, matchHandlers, planFetch, type MatchInput } from './compile-data-sources.ts';
-import type { DataSource, Handler } from './project-model.ts';
+import type { DataSource, Handler } from '../../project/project-model.ts';
 
 const keccak = (text: string) => keccak256(toBytes(text));
 const TRANSFER = keccak('Transfer(address,address,uint256)');

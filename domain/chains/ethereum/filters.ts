@@ -1,5 +1,5 @@
-import { IdxError } from '../errors.ts';
-import { parseAbiSignature } from './abi-signature.ts';
+import { IdxError } from '../../errors.ts';
+import { parseAbiSignature } from '../../project/abi-signature.ts';
 
 /**
  * keccak256 of the UTF-8 bytes of `text`, as 0x-prefixed hex. Passed in because the domain has no

@@ -1,4 +1,4 @@
-import { RpcError } from './rpc-error.ts';
+import { RpcError } from '../../rpc/rpc-error.ts';
 
 /** What a provider's refusal of an `eth_getLogs` range says about a range it would accept. */
 export interface LogRangeAdvice {

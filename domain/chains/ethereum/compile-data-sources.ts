@@ -1,4 +1,4 @@
-import type { LogQuery } from '../blocks/chain-data.ts';
+import type { LogQuery } from './chain-data.ts';
 import { dictionaryEntries, type DictionaryEntry } from './dictionary-query.ts';
 import {
   matchesFunctionFilter,
@@ -9,7 +9,8 @@ import {
   type Keccak256,
   type TopicCondition,
 } from './filters.ts';
-import type { BlockFilter, DataSource, Handler } from './project-model.ts';
+import { compileBlockHandler } from '../../project/compile-block-handler.ts';
+import type { DataSource, Handler } from '../../project/project-model.ts';
 
 /** A handler with its filter turned into conditions that can be checked quickly. */
 export type CompiledHandler =
@@ -56,14 +57,6 @@ function compileHandler(h: Handler, keccak256: Keccak256): CompiledHandler {
     default:
       throw new Error(`${h.kind} is not an EVM handler kind`);
   }
-}
-
-/** A block handler of any family: `modulo` and the `timestamp` cron. */
-export function compileBlockHandler(handler: string, filter: BlockFilter | undefined): { kind: 'block'; handler: string; modulo?: number; cron?: string } {
-  const out: { kind: 'block'; handler: string; modulo?: number; cron?: string } = { kind: 'block', handler };
-  if (filter?.modulo !== undefined) out.modulo = filter.modulo;
-  if (filter?.timestamp !== undefined) out.cron = filter.timestamp;
-  return out;
 }
 
 export function isActive(ds: CompiledDataSource, height: number): boolean {
