@@ -2,6 +2,7 @@ import t from 'tap';
 import { PROGRAM_BACKEND, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { ALL_FAULTS, TRANSPORT_FAULTS, type FaultKind } from './support/fault-proxy.ts';
+import { referenceTables } from './support/reference-run.ts';
 import { soakRound } from './support/soak-round.ts';
 
 /**
@@ -19,12 +20,13 @@ const RUNS: { kind: BackendKind; seed: number; kinds: readonly FaultKind[]; args
   { kind: PROGRAM_BACKEND, seed: 1009, kinds: ALL_FAULTS, args: ['--verify-receipts'] },
 ];
 const { anvil, workload, built } = await setupErc20Chain(t);
+const reference = await referenceTables(t, built, anvil.url, workload.toBlock);
 
 for (const { kind, seed, kinds, args } of RUNS) {
   t.test(
     `${kind}, seed ${seed}${args.length ? `, ${args.join(' ')}` : ''}: ${kinds.length} kinds of RPC fault and SIGKILLs at random moments, and the tables equal an uninterrupted run`,
     async (t) => {
-      const round = await soakRound(t, { kind, chainUrl: anvil.url, built, toBlock: workload.toBlock, seed, rate: 0.15, kinds, kills: 3, args });
+      const round = await soakRound(t, { kind, chainUrl: anvil.url, built, toBlock: workload.toBlock, seed, rate: 0.15, kinds, kills: 3, args, reference });
       // the first kill always lands mid-run (start-up and 3 s of handlers outlast the window); later ones may find it done
       t.ok(round.run.kills >= 1, `${round.run.kills} SIGKILLs dealt over ${round.run.runs} runs`);
       t.ok(round.totalFaults > 0, `${round.totalFaults} faults injected in ${round.requests} requests: ${JSON.stringify(round.faults)}`);

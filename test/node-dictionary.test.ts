@@ -4,7 +4,7 @@ import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { startDictionaryServer } from './support/dictionary-server.ts';
-import { envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { envFor, nodeOptions, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { startLocalServer, startRpcProxy } from './support/local-rpc-server.ts';
@@ -28,12 +28,16 @@ async function index(t: Test, args: string[]) {
     options: nodeOptions(dir, proxy.url, ['--db-schema', schema, '--batch-size', '20', ...args]),
     logger,
     version: 'test',
-    env: envFor('pglite'),
+    env: envFor(PROGRAM_BACKEND),
     signal: new AbortController().signal,
     settings: { stopAtHeight: stopAt },
   });
-  const db = await openDb('pglite', dir);
-  t.teardown(() => db.close());
+  // Dictionaries are about the program, not SQL: one database (PostgreSQL when set, it opens faster).
+  const db = await openDb(PROGRAM_BACKEND, dir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
   const tables = await erc20Tables(db, schema);
   const [meta] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
   const calls = proxy.bodies.flatMap((b) => (Array.isArray(b) ? b : [b]) as { method: string }[]);

@@ -4,7 +4,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { signJwt } from '../infra/rpc/jwt-auth.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { BACKENDS } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND } from './support/erc20-chain.ts';
 import { call, post, shardPlace, startShard, waitForHeight } from './support/shard.ts';
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -104,7 +104,7 @@ t.test(`${kind}: admin_setEndHeight and admin_setStartHeight follow every head a
 });
 
 t.test('the admin methods: refused on the public endpoint; on the loopback admin endpoint only with a fresh JWT of the secret', async (t) => {
-  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'));
+  const shard = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND));
   await waitForHeight(shard.url, 1);
   const info = { desiredChainDataStart: 0, desiredChainDataEnd: null };
   for (const method of ['admin_setEndHeight', 'admin_setStartHeight']) {

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { call, shardPlace, startShard, waitForHeight } from './support/shard.ts';
@@ -23,8 +23,8 @@ async function index(t: Test, endpoints: string[]) {
 }
 
 t.test(`${kind}: idx-node over two shards [0, ${split}] and [${split + 1}, ∞) writes the tables it writes from the chain itself`, async (t) => {
-  const low = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), [`-shardend=${split}`, '--batch-size', '50']);
-  const high = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), [`-shardstart=${split + 1}`, '--batch-size', '50']);
+  const low = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND), [`-shardend=${split}`, '--batch-size', '50']);
+  const high = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND), [`-shardstart=${split + 1}`, '--batch-size', '50']);
   await Promise.all([waitForHeight(low.url, split), waitForHeight(high.url, head)]);
   t.match((await call(low.url, 'idx_dataInfo')).result, { desiredChainDataStart: 0, desiredChainDataEnd: split });
   t.match((await call(high.url, 'idx_dataInfo')).result, { desiredChainDataStart: split + 1, desiredChainDataEnd: null });

@@ -4,7 +4,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { createEthereumSource } from '../infra/chains/ethereum/create-ethereum-source.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { BACKENDS } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND } from './support/erc20-chain.ts';
 import { call, post, shardPlace, startShard, waitForHeight } from './support/shard.ts';
 
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
@@ -88,7 +88,7 @@ for (const kind of BACKENDS) {
 }
 
 t.test('JSON-RPC 2.0 envelope: parse errors, invalid requests, unknown methods, bad params, notifications', async (t) => {
-  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'));
+  const shard = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND));
   t.match((await post(shard.url, '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"')).json, { jsonrpc: '2.0', id: null, error: { code: -32700 } });
   t.match((await post(shard.url, { jsonrpc: '2.0', id: 1, method: 5 })).json, { id: 1, error: { code: -32600 } });
   t.match((await post(shard.url, { id: 2, method: 'eth_blockNumber' })).json, { id: 2, error: { code: -32600 } }, 'jsonrpc is required');
@@ -148,7 +148,7 @@ t.test('JSON-RPC 2.0 envelope: parse errors, invalid requests, unknown methods, 
 t.test('a shard of [tail, head]: 4444 outside, tags, genesis, hash lookups, getLogs limits', async (t) => {
   const tail = workload.fromBlock + 2;
   const end = workload.fromBlock + 8;
-  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), [
+  const shard = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND), [
     `-shardstart=${tail}`,
     `-shardend=${end}`,
     '--max-log-range',
@@ -208,7 +208,7 @@ t.test('a shard of [tail, head]: 4444 outside, tags, genesis, hash lookups, getL
 });
 
 t.test('batch amplification is bounded: answers stop at --max-response-bytes with -32003 and the shard keeps answering others', async (t) => {
-  const shard = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), ['--max-response-bytes', '200000', '--max-batch-calls', '2000']);
+  const shard = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND), ['--max-response-bytes', '200000', '--max-batch-calls', '2000']);
   await waitForHeight(shard.url, head);
   const getLogs = { jsonrpc: '2.0', method: 'eth_getLogs', params: [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }] };
   const one = await post(shard.url, { ...getLogs, id: 0 });
@@ -242,7 +242,7 @@ t.test('batch amplification is bounded: answers stop at --max-response-bytes wit
     one.json.result.length,
     'a single call under the bound is answered in full',
   );
-  const big = await startShard(t, anvil.url, await shardPlace(t, 'pglite'), ['--max-response-bytes', String(size - 100)]);
+  const big = await startShard(t, anvil.url, await shardPlace(t, PROGRAM_BACKEND), ['--max-response-bytes', String(size - 100)]);
   await waitForHeight(big.url, head);
   const over = await call(big.url, 'eth_getLogs', [{ fromBlock: hex(workload.fromBlock), toBlock: hex(head) }]);
   t.match(

@@ -71,31 +71,31 @@ t.test('PGlite: a second writer is refused naming the first; after SIGKILL of th
 });
 
 t.test('PGlite: lock files of dead or reused pids are stale; a live holder on another host is not', async (t) => {
-  const dir = await freshPgliteDir();
+  // The lock file alone (createDb takes it, as the test above shows): no database needs opening.
+  const dir = await mkdtemp(join(tmpdir(), 'idx-lock-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, LOCK_FILE);
-  const writerLock = { schema: 'app', program: 'idx-node' };
 
   // a pid that no longer runs (the highest pid the kernel hands out is far below this)
   await writeFile(file, JSON.stringify({ pid: 4_194_000, host: hostname(), startedAt: new Date().toISOString(), program: 'idx-node' }));
-  let db = await createDb({ env: {}, dataDir: dir, writerLock });
-  await db.close();
+  let lock = await acquireFileLock(dir, 'idx-node');
+  await lock.release();
 
   // pid 1 is alive but started after this lock was written (a reboot reused the pid): the lock's process is gone
   await writeFile(file, JSON.stringify({ pid: 1, host: hostname(), startedAt: '2020-01-01T00:00:00.000Z', program: 'idx-node' }));
-  db = await createDb({ env: {}, dataDir: dir, writerLock });
-  await db.close();
+  lock = await acquireFileLock(dir, 'idx-node');
+  await lock.release();
 
   // another host or container: alive while it refreshes the file, abandoned once it stops
   await writeFile(file, JSON.stringify({ pid: 1, host: 'other-host', startedAt: '2026-01-01T00:00:00.000Z', program: 'idx-node' }));
-  await t.rejects(createDb({ env: {}, dataDir: dir, writerLock }), {
+  await t.rejects(acquireFileLock(dir, 'idx-node'), {
     code: 'DB_LOCKED',
     message: `the embedded database in ${dir} is in use by idx-node (pid 1 on other-host, started 2026-01-01T00:00:00.000Z): only one idx process may write it. That process runs on another host or container; stop it (its lock lapses 30 s after it stops).`,
   });
   const lapsed = new Date(Date.now() - LOCK_EXPIRY_MS - 1000);
   await utimes(file, lapsed, lapsed);
-  db = await createDb({ env: {}, dataDir: dir, writerLock });
-  await db.close();
+  lock = await acquireFileLock(dir, 'idx-node');
+  await lock.release();
 });
 
 t.test('PGlite: a held lock is refreshed by a thread of its own, so it never lapses while its holder lives', async (t) => {

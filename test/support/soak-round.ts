@@ -1,12 +1,11 @@
-import { runNode } from '../../apps/node/run-node.ts';
-import { createLogger } from '../../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './test-backends.ts';
-import { envFor, nodeOptions, openDb, type BackendKind } from './erc20-chain.ts';
+import { envFor, openDb, type BackendKind } from './erc20-chain.ts';
 import { copyProject, erc20Tables, slowDownTransfers } from './erc20-project.ts';
 import { startFaultProxy, type FaultKind } from './fault-proxy.ts';
 import { runWithKills, type KillCycleResult } from './kill-cycles.ts';
 import type { Teardown } from './local-rpc-server.ts';
+import { referenceTables, type Erc20Tables } from './reference-run.ts';
 
 export interface SoakRoundOptions {
   kind: BackendKind;
@@ -23,6 +22,8 @@ export interface SoakRoundOptions {
   /** idx-node arguments for the faulted run */
   args?: readonly string[];
   maxErrorExits?: number;
+  /** the uninterrupted run's rows (`referenceTables`), when several rounds share one; else one is made */
+  reference?: Erc20Tables;
 }
 
 export interface SoakRound {
@@ -36,21 +37,12 @@ export interface SoakRound {
 }
 
 /**
- * One round of the fault-injection harness: an uninterrupted reference run, then the same project
- * through a faulting proxy with seeded SIGKILLs, and both runs' tables read back for comparison.
+ * One round of the fault-injection harness: an uninterrupted reference run (unless given), then the same
+ * project through a faulting proxy with seeded SIGKILLs, and both runs' tables read back for comparison.
  */
 export async function soakRound(t: Teardown, o: SoakRoundOptions): Promise<SoakRound> {
   const env = envFor(o.kind);
-  const reference = await copyProject(t, o.built);
-  const refSchema = uniqueSchemaName('idx_soak');
-  await runNode({
-    options: nodeOptions(reference, o.chainUrl, ['--db-schema', refSchema]),
-    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} }),
-    version: 'test',
-    env,
-    signal: new AbortController().signal,
-    settings: { stopAtHeight: o.toBlock },
-  });
+  const reference = o.reference ?? (await referenceTables(t, o.built, o.chainUrl, o.toBlock));
 
   const faulty = await copyProject(t, o.built);
   // slow handlers give the kills a wide window mid-indexing
@@ -70,14 +62,12 @@ export async function soakRound(t: Teardown, o: SoakRoundOptions): Promise<SoakR
   });
   const seconds = (performance.now() - started) / 1000;
 
-  const refDb = await openDb(o.kind, reference);
-  const db = o.kind === 'postgres' ? refDb : await openDb(o.kind, faulty);
+  const db = await openDb(o.kind, faulty);
   try {
-    const tables = { faulted: await erc20Tables(db, schema), reference: await erc20Tables(refDb, refSchema) };
+    const tables = { faulted: await erc20Tables(db, schema), reference };
     return { run, faults: { ...proxy.counts }, totalFaults: proxy.total(), requests: proxy.requests(), seconds, tables };
   } finally {
-    for (const s of [refSchema, schema]) await execute(refDb.kysely, `drop schema if exists ${quoteIdent(s)} cascade`).catch(() => undefined);
-    await refDb.close();
-    if (db !== refDb) await db.close();
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`).catch(() => undefined);
+    await db.close();
   }
 }
