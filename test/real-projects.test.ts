@@ -11,6 +11,7 @@ import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS, PROGRAM_BACKEND } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 import { gqlData, startQueryService } from './support/query-client.ts';
 import { buildRealProject } from './support/real-project.ts';
 
@@ -73,7 +74,7 @@ async function indexAndRead(t: Test, kind: (typeof BACKENDS)[number], dir: strin
 }
 
 async function indexAndOpen(t: Test, kind: (typeof BACKENDS)[number], dir: string, name: string, tables: string[], args: string[] = []) {
-  const schema = `${name.replace(/-/g, '_')}_${kind}_${process.pid}`;
+  const schema = uniqueSchemaName(name.replace(/-/g, '_'));
   // Small batches on PGlite: the first ranges load what mappings read on first read, later ones fetch it with the blocks.
   await indexInProcess(kind, dir, anvil.url, ['--db-schema', schema, ...(kind === 'pglite' ? ['--batch-size', '3'] : []), ...args], lastBlock);
   const db = await openIndexedDb(t, kind, dir, [schema]);
@@ -83,10 +84,10 @@ async function indexAndOpen(t: Test, kind: (typeof BACKENDS)[number], dir: strin
   return { rows: out, db, schema };
 }
 
-// the mapping API, not SQL: one database for the isolate, PGlite for --unsafe's node:vm
+// the mapping API, not SQL: one database, in the isolate and in --unsafe's node:vm
 const runs = [
   { kind: PROGRAM_BACKEND, args: [] as string[] },
-  { kind: 'pglite' as const, args: ['--unsafe'] },
+  { kind: PROGRAM_BACKEND, args: ['--unsafe'] },
 ];
 for (const { kind, args } of runs) {
   t.test(
@@ -217,9 +218,9 @@ for (const kind of BACKENDS) {
   });
 }
 
-t.test('pglite: a mapping using url, stream and timers, as SubQuery allows', async (t) => {
+t.test(`${PROGRAM_BACKEND}: a mapping using url, stream and timers, as SubQuery allows`, async (t) => {
   const dir = await buildRealProject(t, 'sandbox-modules', replace);
-  const { receipts } = await indexAndRead(t, 'pglite', dir, 'sandbox-modules', ['receipts']);
+  const { receipts } = await indexAndRead(t, PROGRAM_BACKEND, dir, 'sandbox-modules', ['receipts']);
   const logs = await client.request<RpcLog[]>('eth_getLogs', [
     { fromBlock: toQuantity(workload.startBlock), toBlock: toQuantity(lastBlock), address: workload.token, topics: [TRANSFER] },
   ]);
