@@ -19,8 +19,9 @@ export const BIN = (name: string) => join(REPO, 'bin', `${name}.js`);
 /**
  * Spawned idx programs run compiled (dist/), as users run them: the suite's before step
  * (test/support/before-suite.ts) compiles dist/ whenever it is older than the sources.
+ * `IDX_COMPILED=0` in the environment runs them from the TypeScript instead (to compare).
  */
-export const PROGRAM_ENV = { IDX_COMPILED: '1' } as const;
+export const PROGRAM_ENV = { IDX_COMPILED: process.env.IDX_COMPILED === '0' ? '0' : '1' };
 
 /** The environment of a spawned idx program: PATH, the compiled-program switch, and what the test gives it. */
 export function programEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {

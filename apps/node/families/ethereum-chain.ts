@@ -4,10 +4,8 @@ import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import { createEthereumSource } from '../../../infra/chains/ethereum/create-ethereum-source.ts';
-import { createRpcClient } from '../../../infra/rpc/create-rpc-client.ts';
 import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
 import { checkStoredGenesis, verifyChainRetrying } from '../../../infra/rpc/verify-chain.ts';
-import { IdxError } from '../../../domain/errors.ts';
 import { createBlockExtrasLoader } from '../block-extras.ts';
 import { createDictionaryFetcher } from '../dictionary-fetcher.ts';
 import type { NodeOptions } from '../node-options.ts';
@@ -15,6 +13,7 @@ import { createLocalFetcher } from '../range-fetcher.ts';
 import { createWorkerFetcher } from '../worker-fetcher.ts';
 import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts';
 import type { NodeChain } from './node-chain.ts';
+import { chainClients, chainUnreachable } from './chain-clients.ts';
 import { createMappingHost } from '../create-mapping-host.ts';
 import type { FetchPlan } from '../../../domain/chains/ethereum/compile-data-sources.ts';
 import type { BlockContent, HandlerCall } from '../../../domain/mapping/handler-call.ts';
@@ -36,15 +35,8 @@ export async function connectEthereumChain(
   version: string,
 ): Promise<NodeChain<EthereumSource, FetchPlan, FetchedRange, BlockContent, HandlerCall>> {
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
-  const rpc = {
-    endpoints: network.endpoints.map((e) => ({ url: e.url, ...(e.headers && { headers: e.headers }) })),
-    timeoutMs: 30_000,
-    retries: 0,
-    routeByRange: true,
-  };
-  const client = createRpcClient(rpc);
+  const { rpc, client, handlerClient } = chainClients(network, undefined, { routeByRange: true });
   const source = createEthereumSource(client);
-  const handlerClient = createRpcClient({ ...rpc, retries: 3 });
   const handlerSource = createEthereumSource(handlerClient);
   const identity = await verifyChainRetrying(
     client,
@@ -56,10 +48,7 @@ export async function connectEthereumChain(
         log.warn(`checking the chain failed (${why}); retrying in ${waitMs} ms (${attempt}/${attempts - 1})`);
       },
     },
-  ).catch((err: unknown) => {
-    if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
-    throw err;
-  });
+  ).catch(chainUnreachable);
   const extras = createBlockExtrasLoader(handlerSource, { prefetch: options.unsafe, onLearn: (message) => log.info(message) });
 
   return {

@@ -6,13 +6,12 @@ import { createSubstrateSource } from '../../../infra/chains/substrate/create-su
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import { parseJsonText, parseYamlText } from '../../../infra/project/parse-data-file.ts';
-import { createRpcClient } from '../../../infra/rpc/create-rpc-client.ts';
-import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
 import { checkStoredGenesis } from '../../../infra/rpc/verify-chain.ts';
 import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../fetch-retry.ts';
 import { mappingStoreOf } from '../create-mapping-host.ts';
 import type { NodeOptions } from '../node-options.ts';
 import type { NodeChain } from './node-chain.ts';
+import { chainClients, chainUnreachable } from './chain-clients.ts';
 import { createSubstrateFamily, type SubstrateFetched, type SubstratePlan } from './substrate-family.ts';
 import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../domain/chains/substrate/match-substrate-handlers.ts';
 import type { SubstrateBlock } from '../../../domain/chains/substrate/substrate-block.ts';
@@ -38,24 +37,15 @@ export async function connectSubstrateChain(
   log: Logger,
   signal: AbortSignal,
 ): Promise<NodeChain<SubstrateCompiledSource, SubstratePlan, SubstrateFetched, SubstrateBlock, SubstrateHandlerCall>> {
-  const rpc = {
-    endpoints: network.endpoints.map((e) => ({ url: httpEndpointOf(e.url), ...(e.headers && { headers: e.headers }) })),
-    timeoutMs: 30_000,
-    retries: 0,
-  };
+  const { client, handlerClient } = chainClients(network, httpEndpointOf);
   const chainTypes = network.chaintypes === undefined ? undefined : await readChainTypes(project, network.chaintypes.file);
-  const client = createRpcClient(rpc);
   const source = createSubstrateSource(client, { ...(chainTypes && { chainTypes }) });
-  const handlerClient = createRpcClient({ ...rpc, retries: 3 });
   const identify = async () => {
     const [genesisHash, version] = await Promise.all([source.genesisHash(), source.runtimeVersion()]);
     return { genesisHash: genesisHash.toLowerCase(), specName: version.specName };
   };
   const identity = await withFetchRetry({ label: 'checking the chain' }, identify, { ...DEFAULT_FETCH_RETRY, laggingPatienceMs: 0 }, log, signal).catch(
-    (err: unknown) => {
-      if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
-      throw err;
-    },
+    chainUnreachable,
   );
   if (identity.genesisHash !== network.chainId.toLowerCase()) {
     throw new IdxError(

@@ -1,0 +1,32 @@
+import { IdxError } from '../../../domain/errors.ts';
+import type { LoadedProject } from '../../../infra/project/load-project.ts';
+import { createRpcClient, type RpcClient, type RpcClientOptions } from '../../../infra/rpc/create-rpc-client.ts';
+import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
+
+type Network = NonNullable<LoadedProject['manifest']['network']>;
+
+export interface ChainClients {
+  /** the options both clients are made with (`--workers` threads make their own from them) */
+  rpc: RpcClientOptions;
+  /** the indexing loop's: fails over between endpoints but never waits, fetch-retry.ts does */
+  client: RpcClient;
+  /** the handlers' chain reads: with rounds of its own, as nothing above a handler can retry half a block */
+  handlerClient: RpcClient;
+}
+
+/** The two JSON-RPC clients of a chain family over the manifest's endpoints (`urlOf` rewrites each URL). */
+export function chainClients(network: Network, urlOf: (url: string) => string = (url) => url, extra: Partial<RpcClientOptions> = {}): ChainClients {
+  const rpc: RpcClientOptions = {
+    endpoints: network.endpoints.map((e) => ({ url: urlOf(e.url), ...(e.headers && { headers: e.headers }) })),
+    timeoutMs: 30_000,
+    retries: 0,
+    ...extra,
+  };
+  return { rpc, client: createRpcClient(rpc), handlerClient: createRpcClient({ ...rpc, retries: 3 }) };
+}
+
+/** Start-up's check of the chain gave up: no endpoint answered. */
+export function chainUnreachable(err: unknown): never {
+  if (err instanceof RpcUnreachableError) throw new IdxError('CHAIN_UNREACHABLE', `cannot reach the chain: ${err.message}`, { cause: err });
+  throw err;
+}
