@@ -116,6 +116,39 @@ for (const kind of BACKENDS) {
   });
 }
 
+t.test(`${PROGRAM_BACKEND}: --proof-of-index links the Substrate block hashes; --csv-out-dir writes the rows the database has`, async (t) => {
+  const dir = await copyProject(t, built);
+  const schema = uniqueSchemaName('idx_substrate');
+  const out = join(dir, 'csv');
+  await indexInProcess(PROGRAM_BACKEND, dir, chain.wsUrl, ['--db-schema', schema, '--proof-of-index', '--csv-out-dir', out], END);
+  const db = await openIndexedDb(t, PROGRAM_BACKEND, dir, [schema]);
+  const s = quoteIdent(schema);
+  const poi = await execute<{ id: number; c: string; h: string; p: string | null }>(
+    db.kysely,
+    `select id::int as id, encode(chain_block_hash, 'hex') c, encode(hash, 'hex') h, encode(parent_hash, 'hex') p from ${s}._poi order by id`,
+  );
+  t.equal(poi.at(-1)?.id, END, 'a proof of indexing up to the last block');
+  const hashes = await Promise.all(poi.map(async (r) => (await w.api.rpc.chain.getBlockHash(r.id)).toHex().slice(2)));
+  t.same(
+    poi.map((r) => r.c),
+    hashes,
+    "each proof names the chain's own block hash at its height",
+  );
+  t.ok(
+    poi.every((r, i) => i === 0 || r.p === poi[i - 1]!.h),
+    'each proof points at the one before it',
+  );
+
+  const csvIds = (await readFile(join(out, 'Transfer.csv'), 'utf8'))
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.slice(0, line.indexOf(',')));
+  const rows = await execute<{ id: string }>(db.kysely, `select id from ${s}.transfers order by id`);
+  t.same([...csvIds].sort(), rows.map((r) => r.id).sort(), 'Transfer.csv holds one line per transfer row');
+  t.equal(rows.length, expected.length);
+});
+
 t.test('bad input: an unknown event or call in a filter, the wrong genesis hash, an unreachable endpoint; nothing indexed is lost', async (t) => {
   const kind = BACKENDS[BACKENDS.length - 1]!;
   const dir = await copyProject(t, built);
