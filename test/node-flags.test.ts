@@ -1,3 +1,5 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { toEventSelector } from 'viem';
 import { reindex } from '../apps/node/history-commands.ts';
@@ -124,6 +126,49 @@ t.test('reindex to a height, then resume: the tables and the _poi chain equal an
   t.same(await erc20Tables(read, schema), await erc20Tables(read, whole), 'every version row equals the uninterrupted run');
   const poi = (s: string) => execute(read.kysely, `select id, encode(hash, 'hex') h, encode(parent_hash, 'hex') p from ${quoteIdent(s)}._poi order by id`);
   t.same(await poi(schema), await poi(whole), 'the _poi chain continues where the rewind left it');
+});
+
+t.test('network.bypassBlocks: the listed blocks (heights and "from-to" ranges) run no handler; the rest is indexed', async (t) => {
+  const bypassDir = await copyProject(t, built);
+  const manifest = join(bypassDir, 'project.ts');
+  const [single, from, to] = [workload.fromBlock + 2, workload.fromBlock + 5, workload.fromBlock + 6];
+  const source = await readFile(manifest, 'utf8');
+  const patched = source.replace('chainId: "31337",', `chainId: "31337",\n    bypassBlocks: [${single}, "${from}-${to}"],`);
+  t.not(patched, source, 'the manifest names its chain');
+  await writeFile(manifest, patched);
+  const schema = uniqueSchemaName('idx_bypass');
+  await runNode({
+    options: nodeOptions(bypassDir, anvil.url, ['--db-schema', schema]),
+    logger,
+    version: 'test',
+    env,
+    signal: new AbortController().signal,
+    settings: { stopAtHeight: workload.toBlock },
+  });
+  const db = await openDb(kind, bypassDir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
+  const heights = await execute<{ h: number; n: number }>(
+    db.kysely,
+    `select block_height::int as h, count(*)::int as n from ${quoteIdent(schema)}.transfers group by 1 order by 1`,
+  );
+  const indexed = new Set(heights.map((r) => r.h));
+  t.same(
+    [single, from, to].filter((h) => indexed.has(h)),
+    [],
+    'no transfer of a bypassed block',
+  );
+  const expected = [];
+  for (let h = workload.fromBlock; h <= workload.toBlock; h++) if (h !== single && (h < from || h > to)) expected.push(h);
+  t.same(
+    expected.filter((h) => !indexed.has(h)),
+    [],
+    'every other block of the workload has its transfers',
+  );
+  const [meta] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
+  t.equal(meta?.value, workload.toBlock, 'the node went on past them');
 });
 
 t.test('--output-fmt=json prints one JSON object per line with the documented fields', async (t) => {

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { basename } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
+import { bypassedHeights } from '../../domain/project/bypass-blocks.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
@@ -166,6 +167,9 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     closers.push(() => fetcher.close());
 
     // Phase 7: index until stopped.
+    const bypassList = project.manifest.network?.bypassBlocks;
+    const bypassed = bypassedHeights(bypassList);
+    if (bypassed !== undefined) log.info(`network.bypassBlocks: the handlers of ${bypassList!.join(', ')} do not run`);
     const indexer = createIndexer({
       source: chain.source,
       fetcher,
@@ -174,6 +178,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       runner: mapping.runner,
       dataSources: project.manifest.dataSources,
       templates: project.manifest.templates,
+      ...(bypassed !== undefined && { bypassed }),
       family: chain.family(files),
       logger,
       status,

@@ -1,5 +1,6 @@
 import { ValidationError, type Problem } from '../errors.ts';
 import { parseAbiSignature } from './abi-signature.ts';
+import { parseBypassEntry } from './bypass-blocks.ts';
 import { cronExpressionProblem } from './cron-expression.ts';
 import {
   HANDLER_KINDS,
@@ -262,11 +263,7 @@ function checkNetwork(c: Checker, path: FieldPath, v: unknown, substrate: boolea
   if (Array.isArray(rec.bypassBlocks)) {
     bypassBlocks = [...(rec.bypassBlocks as (number | string)[])];
     rec.bypassBlocks.forEach((b, i) => {
-      if (isNonNegativeInteger(b)) return;
-      const range = typeof b === 'string' ? /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(b) : null;
-      if (range === null || Number(range[1]) > Number(range[2])) {
-        c.report([...path, 'bypassBlocks', i], 'expected a block height or a range "from-to"');
-      }
+      if (parseBypassEntry(b) === undefined) c.report([...path, 'bypassBlocks', i], 'expected a block height or a range "from-to"');
     });
   } else if (rec.bypassBlocks !== undefined && rec.bypassBlocks !== null) {
     c.report([...path, 'bypassBlocks'], 'expected a list of block heights or ranges "from-to"');

@@ -127,7 +127,13 @@ export type FakeHandler = (ctx: { height: number; hash: string; cache: StoreCach
 export function fakeIndexer(
   chain: ReturnType<typeof createFakeChain>,
   memory: MemoryStore,
-  options: { dataSources: readonly DataSource[]; templates?: readonly Template[]; handlers: Record<string, FakeHandler>; settings?: Partial<IndexerSettings> },
+  options: {
+    dataSources: readonly DataSource[];
+    templates?: readonly Template[];
+    handlers: Record<string, FakeHandler>;
+    settings?: Partial<IndexerSettings>;
+    bypassed?: (height: number) => boolean;
+  },
 ) {
   const cache = createStoreCache(memory.store, { queryLimit: 100, getCacheSize: 0 });
   const runner: BlockRunner<BlockContent, HandlerCall> = {
@@ -146,6 +152,7 @@ export function fakeIndexer(
     runner,
     dataSources: options.dataSources,
     templates: options.templates ?? [],
+    ...(options.bypassed !== undefined && { bypassed: options.bypassed }),
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'silent', format: 'json' }),
     status,

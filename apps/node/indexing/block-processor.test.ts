@@ -1,5 +1,6 @@
 import t from 'tap';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
+import { bypassedHeights } from '../../../domain/project/bypass-blocks.ts';
 import { blockHandlerSource, blockHandlerTemplate, createFakeChain, createMemoryStore, fakeIndexer } from '../../../test/support/fake-chain.ts';
 
 type Ctx = { height: number; hash: string; cache: StoreCache };
@@ -42,4 +43,17 @@ t.test('a rewind below the creating block drops the data source with the blocks'
   );
   t.same([...memory.live('Seen').keys()], [], 'the child ran on no block of the new branch');
   t.same(memory.metadata.dynamicDatasources, [], 'and is no longer a data source');
+});
+
+t.test('network.bypassBlocks: the listed blocks run no handler, the node goes on past them', async (t) => {
+  const chain = createFakeChain(12);
+  const memory = createMemoryStore();
+  const seeAll = { ...handlers, root: ({ height, cache }: Ctx) => void cache.set('Seen', String(height), { id: String(height) }, height) };
+  const bypassed = bypassedHeights([3, '6-8'])!;
+  await fakeIndexer(chain, memory, { ...setup, handlers: seeAll, bypassed, settings: { stopAtHeight: 12 } }).indexer.run(new AbortController().signal);
+  t.same(
+    [...memory.live('Seen').keys()].map(Number).sort((a, b) => a - b),
+    [1, 2, 4, 5, 9, 10, 11, 12].filter((h) => h >= 1),
+  );
+  t.equal(memory.metadata.lastProcessedHeight, 12, 'indexed to the end');
 });

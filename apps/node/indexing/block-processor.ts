@@ -25,6 +25,8 @@ export interface BlockProcessorDeps<Compiled, Plan, Fetched extends FetchedBlock
   fetch: (plan: Plan, range: HeightRange) => Promise<Fetched>;
   status: IndexerStatus;
   logger: Logger;
+  /** `network.bypassBlocks`: heights whose handlers do not run */
+  bypassed?: (height: number) => boolean;
 }
 
 /**
@@ -87,7 +89,7 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     plan: (from: number, to: number) => family.plan(sources, from, to),
 
     /** Runs the handlers of one block; true when it created data sources (the rest of the range must be fetched again). */
-    process: (fetched: Fetched, height: number) => processWith(sources, fetched, height),
+    process: async (fetched: Fetched, height: number) => (deps.bypassed?.(height) ? false : processWith(sources, fetched, height)),
 
     /** What a flush commits: the data sources created since the last one. */
     metadata(): Record<string, unknown> {

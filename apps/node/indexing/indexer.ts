@@ -44,6 +44,8 @@ export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   runner: BlockRunner<Content, Call>;
   dataSources: readonly DataSource[];
   templates: readonly Template[];
+  /** `network.bypassBlocks`: heights whose handlers do not run */
+  bypassed?: (height: number) => boolean;
   logger: Logger;
   status: IndexerStatus;
   settings: IndexerSettings;
