@@ -128,48 +128,55 @@ t.test('reindex to a height, then resume: the tables and the _poi chain equal an
   t.same(await poi(schema), await poi(whole), 'the _poi chain continues where the rewind left it');
 });
 
-t.test('network.bypassBlocks: the listed blocks (heights and "from-to" ranges) run no handler; the rest is indexed', async (t) => {
-  const bypassDir = await copyProject(t, built);
-  const manifest = join(bypassDir, 'project.ts');
-  const [single, from, to] = [workload.fromBlock + 2, workload.fromBlock + 5, workload.fromBlock + 6];
-  const source = await readFile(manifest, 'utf8');
-  const patched = source.replace('chainId: "31337",', `chainId: "31337",\n    bypassBlocks: [${single}, "${from}-${to}"],`);
-  t.not(patched, source, 'the manifest names its chain');
-  await writeFile(manifest, patched);
-  const schema = uniqueSchemaName('idx_bypass');
-  await runNode({
-    options: nodeOptions(bypassDir, anvil.url, ['--db-schema', schema]),
-    logger,
-    version: 'test',
-    env,
-    signal: new AbortController().signal,
-    settings: { stopAtHeight: workload.toBlock },
-  });
-  const db = await openDb(kind, bypassDir);
-  t.teardown(async () => {
-    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-    await db.close();
-  });
-  const heights = await execute<{ h: number; n: number }>(
-    db.kysely,
-    `select block_height::int as h, count(*)::int as n from ${quoteIdent(schema)}.transfers group by 1 order by 1`,
-  );
-  const indexed = new Set(heights.map((r) => r.h));
-  t.same(
-    [single, from, to].filter((h) => indexed.has(h)),
-    [],
-    'no transfer of a bypassed block',
-  );
-  const expected = [];
-  for (let h = workload.fromBlock; h <= workload.toBlock; h++) if (h !== single && (h < from || h > to)) expected.push(h);
-  t.same(
-    expected.filter((h) => !indexed.has(h)),
-    [],
-    'every other block of the workload has its transfers',
-  );
-  const [meta] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
-  t.equal(meta?.value, workload.toBlock, 'the node went on past them');
-});
+t.test(
+  'the manifest: network.bypassBlocks (heights, "from-to" ranges) run no handler; runner.node.options.historical: false as --disable-historical',
+  async (t) => {
+    const bypassDir = await copyProject(t, built);
+    const manifest = join(bypassDir, 'project.ts');
+    const [single, from, to] = [workload.fromBlock + 2, workload.fromBlock + 5, workload.fromBlock + 6];
+    const source = await readFile(manifest, 'utf8');
+    const patched = source
+      .replace('chainId: "31337",', `chainId: "31337",\n    bypassBlocks: [${single}, "${from}-${to}"],`)
+      .replace('version: ">=3.0.0" }', 'version: ">=3.0.0", options: { historical: false } }');
+    t.equal(patched.split('\n').length, source.split('\n').length + 1, 'the manifest names its chain and its node');
+    t.match(patched, /options: \{ historical: false \}/);
+    await writeFile(manifest, patched);
+    const schema = uniqueSchemaName('idx_bypass');
+    await runNode({
+      options: nodeOptions(bypassDir, anvil.url, ['--db-schema', schema]),
+      logger,
+      version: 'test',
+      env,
+      signal: new AbortController().signal,
+      settings: { stopAtHeight: workload.toBlock },
+    });
+    const db = await openDb(kind, bypassDir);
+    t.teardown(async () => {
+      await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+      await db.close();
+    });
+    const heights = await execute<{ h: number; n: number }>(
+      db.kysely,
+      `select block_height::int as h, count(*)::int as n from ${quoteIdent(schema)}.transfers group by 1 order by 1`,
+    );
+    const indexed = new Set(heights.map((r) => r.h));
+    t.same(
+      [single, from, to].filter((h) => indexed.has(h)),
+      [],
+      'no transfer of a bypassed block',
+    );
+    const expected = [];
+    for (let h = workload.fromBlock; h <= workload.toBlock; h++) if (h !== single && (h < from || h > to)) expected.push(h);
+    t.same(
+      expected.filter((h) => !indexed.has(h)),
+      [],
+      'every other block of the workload has its transfers',
+    );
+    const [meta] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
+    t.equal(meta?.value, workload.toBlock, 'the node went on past them');
+    t.notOk((await columns(db, schema, 'accounts')).includes('__block_range'), 'historical: false: no block ranges, as --disable-historical');
+  },
+);
 
 t.test('--output-fmt=json prints one JSON object per line with the documented fields', async (t) => {
   const r = await runNodeCli(dir, env, ['--network-endpoint', 'http://127.0.0.1:1', '--output-fmt=json', '--db-schema', 'unused']);

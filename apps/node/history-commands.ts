@@ -3,6 +3,7 @@ import { dropChainData } from '../../infra/postgres/chain-tables-ddl.ts';
 import { dropProjectSchema } from '../../infra/postgres/prepare-project-schema.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { findMultichain, loadProject } from '../../infra/project/load-project.ts';
+import { withRunnerOptions } from './runner-options.ts';
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import type { NodeOptions } from './node-options.ts';
 import { rewindProject } from './rewind-project.ts';
@@ -56,6 +57,8 @@ export async function reindex(options: NodeOptions & { idx: string }, targetHeig
     );
   }
   const project = await loadProject(options.idx);
+  // a project whose manifest turns history off has nothing to rewind
+  withRunnerOptions(options, project.manifest, project.manifestPath, 'reindex');
   const startHeight = projectStartHeight(project.manifest.dataSources);
   if (targetHeight < startHeight) {
     log.info(`reindex: ${targetHeight} is below the start height ${startHeight}; force-cleaning instead`);

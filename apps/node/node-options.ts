@@ -4,6 +4,7 @@ import type { NodeConfigFile } from '../../domain/project/project-model.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
 import { namesMultichain } from '../../infra/project/multichain-location.ts';
 import { UsageError } from '../../infra/cli/usage-error.ts';
+import { RUNNER_FLAGS, type RunnerFlag } from './runner-options.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,6 +49,8 @@ export interface NodeOptions {
   unsafe: boolean;
   verifyReceipts: boolean;
   workers: number;
+  /** which of the flags a manifest's runner.node.options may set were given on the command line (they win) */
+  givenFlags?: readonly RunnerFlag[];
 }
 
 export type NodeCommand =
@@ -128,6 +131,11 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(new Option('-w, --workers <n>', 'additional worker threads for fetching; 0 = main thread only').argParser(nonNegativeInt).default(0));
 }
 
+/** The runner flags set on the command line, not by default. */
+function givenFlags(cmd: Command): RunnerFlag[] {
+  return RUNNER_FLAGS.filter((flag) => cmd.getOptionValueSource(flag) === 'cli');
+}
+
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
@@ -135,20 +143,20 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
   addNodeOptions(program, ctx.variant).action(() => {
-    result = { command: 'run', options: program.opts<NodeOptions>(), warnings: [] };
+    result = { command: 'run', options: { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, warnings: [] };
   });
 
   addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), ctx.variant)
     .helpOption('--help', 'show options')
     .action(function (this: Command) {
-      result = { command: 'force-clean', options: this.opts<NodeOptions>(), warnings: [] };
+      result = { command: 'force-clean', options: { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, warnings: [] };
     });
   addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), ctx.variant)
     .helpOption('--help', 'show options')
     .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
     .action(function (this: Command) {
       const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
-      result = { command: 'reindex', options, targetHeight, warnings: [] };
+      result = { command: 'reindex', options: { ...options, givenFlags: givenFlags(this) }, targetHeight, warnings: [] };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 

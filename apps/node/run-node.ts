@@ -4,6 +4,7 @@ import { getHeapStatistics } from 'node:v8';
 import { basename } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { bypassedHeights } from '../../domain/project/bypass-blocks.ts';
+import { withRunnerOptions } from './runner-options.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
@@ -69,12 +70,14 @@ async function loadNodeProject(options: NodeOptions, project: LoadedProject) {
  * earlier phase opened is closed again, in reverse order.
  */
 export async function runNode(ctx: RunNodeContext): Promise<void> {
-  const { options, logger } = ctx;
+  const { logger } = ctx;
   const log = logger.child('node');
-  if (options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
-  const multichain = await findMultichain(options.idx);
+  if (ctx.options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
+  const multichain = await findMultichain(ctx.options.idx);
   if (multichain !== undefined) return runMultichain(ctx, multichain, runNode);
-  const project = await loadProject(options.idx, { networkEndpoints: options.networkEndpoint });
+  const project = await loadProject(ctx.options.idx, { networkEndpoints: ctx.options.networkEndpoint });
+  const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
+  if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
   const { network, files, schema } = await loadNodeProject(options, project);
 
   const status = createIndexerStatus();
