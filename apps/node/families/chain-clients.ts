@@ -16,10 +16,13 @@ export interface ChainClients {
 
 /** The two JSON-RPC clients of a chain family over the manifest's endpoints (`urlOf` rewrites each URL). */
 export function chainClients(network: Network, urlOf: (url: string) => string = (url) => url, extra: Partial<RpcClientOptions> = {}): ChainClients {
+  // SubQuery's per-endpoint `batchSize`: one client batches for all endpoints, so the smallest holds
+  const batchSizes = network.endpoints.flatMap((e) => (e.batchSize === undefined ? [] : [e.batchSize]));
   const rpc: RpcClientOptions = {
     endpoints: network.endpoints.map((e) => ({ url: urlOf(e.url), ...(e.headers && { headers: e.headers }) })),
     timeoutMs: 30_000,
     retries: 0,
+    ...(batchSizes.length > 0 && { maxBatchSize: Math.min(...batchSizes) }),
     ...extra,
   };
   return { rpc, client: createRpcClient(rpc), handlerClient: createRpcClient({ ...rpc, retries: 3 }) };
