@@ -11,6 +11,7 @@ import { testErc20Abi } from '../../devchain/contracts/test-erc20.artifact.ts';
 import type { Db } from '../../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
 import type { RpcClient } from '../../infra/rpc/create-rpc-client.ts';
+import { compiledHash } from '../../scripts/compile.ts';
 
 const run = promisify(execFile);
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -44,7 +45,7 @@ interface Teardown {
  * tests get copies.
  */
 export async function sharedErc20Starter(): Promise<string> {
-  const hash = createHash('sha256').update(await readFile(join(REPO, 'dist', '.source-hash'), 'utf8').catch(() => 'unstamped'));
+  const hash = createHash('sha256').update(compiledHash() ?? 'unstamped');
   const starter = join(REPO, 'examples', 'erc20');
   for (const file of (await readdir(starter, { recursive: true, withFileTypes: true }))
     .filter((e) => e.isFile())
@@ -133,17 +134,16 @@ export interface CliRun {
 }
 
 /**
- * Runs `idx-node` as a user would, watching /meta on the port it says it serves: SIGTERM once
- * `until` is processed, SIGKILL once `killAt` is; otherwise it runs until it exits by itself.
- * A run still going after `deadlineMs` is killed and marked `timedOut`, so a stuck node fails
- * its test with its log instead of the whole file timing out silently.
+ * `idx-node` spawned as a user runs it, its output collected, and `onHeight` told every
+ * `lastProcessedHeight` its /meta reports, polled every `everyMs` on the port it says it serves.
  */
-export function runNodeCli(
+export function spawnWatchedNode(
   dir: string,
   env: Record<string, string | undefined>,
   args: readonly string[],
-  opts: { until?: number; killAt?: number; deadlineMs?: number } = {},
-): Promise<CliRun> {
+  onHeight: (height: number) => void,
+  everyMs: number,
+) {
   const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '-p', String(freePortGuess()), ...args], {
     env: programEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -151,36 +151,64 @@ export function runNodeCli(
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
-  let lastSeen: number | undefined;
-  let stopping = false;
-  let timedOut = false;
-  const deadline = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, opts.deadlineMs ?? 150_000);
   const poll = setInterval(async () => {
     const port = servedPort(output);
     if (port === undefined) return;
     const meta = (await fetch(`http://127.0.0.1:${port}/meta`, { signal: AbortSignal.timeout(5_000) })
       .then((r) => r.json())
       .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
-    const h = meta?.lastProcessedHeight;
-    if (h === undefined) return;
-    lastSeen = h;
-    if (opts.killAt !== undefined && h >= opts.killAt) child.kill('SIGKILL');
-    // Once, as a service manager does: a second signal means "quit at once".
-    else if (opts.until !== undefined && h >= opts.until && !stopping) {
-      stopping = true;
-      child.kill('SIGTERM');
-    }
-  }, 20);
-  return new Promise((resolve) => {
+    if (meta?.lastProcessedHeight !== undefined) onHeight(meta.lastProcessedHeight);
+  }, everyMs);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => {
       clearInterval(poll);
-      clearTimeout(deadline);
-      resolve({ code, signal, output, ...(lastSeen !== undefined && { lastSeen }), ...(timedOut && { timedOut: true as const }) });
+      resolve({ code, signal });
     });
   });
+  return { child, output: () => output, exited };
+}
+
+/**
+ * Runs `idx-node` as a user would, watching /meta: SIGTERM once `until` is processed, SIGKILL once
+ * `killAt` is; otherwise it runs until it exits by itself. A run still going after `deadlineMs` is
+ * killed and marked `timedOut`, so a stuck node fails its test with its log instead of the whole
+ * file timing out silently.
+ */
+export async function runNodeCli(
+  dir: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[],
+  opts: { until?: number; killAt?: number; deadlineMs?: number } = {},
+): Promise<CliRun> {
+  let lastSeen: number | undefined;
+  let stopping = false;
+  let timedOut = false;
+  const node = spawnWatchedNode(
+    dir,
+    env,
+    args,
+    (h) => {
+      lastSeen = h;
+      if (opts.killAt !== undefined && h >= opts.killAt) node.child.kill('SIGKILL');
+      // Once, as a service manager does: a second signal means "quit at once".
+      else if (opts.until !== undefined && h >= opts.until && !stopping) {
+        stopping = true;
+        node.child.kill('SIGTERM');
+      }
+    },
+    20,
+  );
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    node.child.kill('SIGKILL');
+  }, opts.deadlineMs ?? 150_000);
+  const { code, signal } = await node.exited;
+  clearTimeout(deadline);
+  const run: CliRun = { code, signal, output: node.output() };
+  // set by the watcher and the deadline, in callbacks
+  if (lastSeen !== undefined) run.lastSeen = lastSeen;
+  if (timedOut) run.timedOut = true;
+  return run;
 }
 
 /**

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { seededRandom } from '../../devchain/seeded-random.ts';
-import { BIN, freePortGuess, programEnv, servedPort } from './erc20-project.ts';
+import { spawnWatchedNode } from './erc20-project.ts';
 
 export interface KillCycleOptions {
   dir: string;
@@ -52,31 +51,21 @@ export async function runWithKills(options: KillCycleOptions): Promise<KillCycle
   }
 }
 
-function runOnce(options: KillCycleOptions, killAfter: number | undefined) {
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN('idx-node'), '-f', options.dir, '-p', String(freePortGuess()), ...options.args], {
-    env: programEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
+async function runOnce(options: KillCycleOptions, killAfter: number | undefined) {
   let reachedTarget = false;
-  const killer = killAfter === undefined ? undefined : setTimeout(() => !reachedTarget && child.kill('SIGKILL'), killAfter);
-  const poll = setInterval(async () => {
-    const port = servedPort(output);
-    if (port === undefined) return;
-    const meta = (await fetch(`http://127.0.0.1:${port}/meta`, { signal: AbortSignal.timeout(5_000) })
-      .then((r) => r.json())
-      .catch(() => undefined)) as { lastProcessedHeight?: number } | undefined;
-    if (reachedTarget || meta?.lastProcessedHeight === undefined || meta.lastProcessedHeight < options.target) return;
-    reachedTarget = true;
-    child.kill('SIGTERM');
-  }, 25);
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; reachedTarget: boolean }>((resolve) => {
-    child.on('exit', (code, signal) => {
-      clearInterval(poll);
-      clearTimeout(killer);
-      resolve({ code, signal, output, reachedTarget: reachedTarget && signal !== 'SIGKILL' });
-    });
-  });
+  const node = spawnWatchedNode(
+    options.dir,
+    options.env,
+    options.args,
+    (height) => {
+      if (reachedTarget || height < options.target) return;
+      reachedTarget = true;
+      node.child.kill('SIGTERM');
+    },
+    25,
+  );
+  const killer = killAfter === undefined ? undefined : setTimeout(() => !reachedTarget && node.child.kill('SIGKILL'), killAfter);
+  const { code, signal } = await node.exited;
+  clearTimeout(killer);
+  return { code, signal, output: node.output(), reachedTarget: reachedTarget && signal !== 'SIGKILL' };
 }
