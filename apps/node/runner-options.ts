@@ -2,9 +2,14 @@ import { IdxError } from '../../domain/errors.ts';
 import type { ProjectManifest } from '../../domain/project/project-model.ts';
 import type { NodeOptions } from './node-options.ts';
 
-/** The flags a manifest's `runner.node.options` may set, by option name. */
-export const RUNNER_FLAGS = ['disableHistorical', 'unfinalizedBlocks', 'unsafe'] as const;
-export type RunnerFlag = (typeof RUNNER_FLAGS)[number];
+/** Each flag a manifest's `runner.node.options` may set: the manifest's field, and the flag's value from it. */
+const FROM_MANIFEST = {
+  disableHistorical: { field: 'historical', value: (v: boolean) => !v },
+  unfinalizedBlocks: { field: 'unfinalizedBlocks', value: (v: boolean) => v },
+  unsafe: { field: 'unsafe', value: (v: boolean) => v },
+} as const;
+export type RunnerFlag = keyof typeof FROM_MANIFEST;
+export const RUNNER_FLAGS = Object.keys(FROM_MANIFEST) as RunnerFlag[];
 
 /**
  * SubQuery's `runner.node.options` (`historical`, `unsafe`, `unfinalizedBlocks`) set the flags the
@@ -21,17 +26,12 @@ export function withRunnerOptions(
   const fromManifest = manifest.runner?.node.options ?? {};
   const out = { ...options };
   const applied: string[] = [];
-  if (!given.has('disableHistorical') && fromManifest.historical !== undefined) {
-    out.disableHistorical = !fromManifest.historical;
-    applied.push(`historical: ${fromManifest.historical}`);
-  }
-  if (!given.has('unfinalizedBlocks') && fromManifest.unfinalizedBlocks !== undefined) {
-    out.unfinalizedBlocks = fromManifest.unfinalizedBlocks;
-    applied.push(`unfinalizedBlocks: ${fromManifest.unfinalizedBlocks}`);
-  }
-  if (!given.has('unsafe') && fromManifest.unsafe !== undefined) {
-    out.unsafe = fromManifest.unsafe;
-    applied.push(`unsafe: ${fromManifest.unsafe}`);
+  for (const flag of RUNNER_FLAGS) {
+    const { field, value } = FROM_MANIFEST[flag];
+    const set = fromManifest[field];
+    if (given.has(flag) || set === undefined) continue;
+    out[flag] = value(set);
+    applied.push(`${field}: ${set}`);
   }
   if (out.disableHistorical && (out.unfinalizedBlocks || command === 'reindex')) {
     const off = given.has('disableHistorical') ? '--disable-historical' : `runner.node.options.historical: false in ${manifestPath}`;

@@ -2,10 +2,9 @@
 export function parseBypassEntry(entry: unknown): { from: number; to: number } | undefined {
   if (typeof entry === 'number') return Number.isSafeInteger(entry) && entry >= 0 ? { from: entry, to: entry } : undefined;
   if (typeof entry !== 'string') return undefined;
-  const range = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(entry);
+  const range = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(entry);
   if (range === null) return undefined;
-  const from = Number(range[1]);
-  const to = range[2] === undefined ? from : Number(range[2]);
+  const [from, to] = [Number(range[1]), Number(range[2])];
   return from <= to ? { from, to } : undefined;
 }
 
