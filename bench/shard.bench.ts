@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { toEventSelector } from 'viem';
+import { toEventSelector } from 'viem/utils';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';

@@ -1,4 +1,5 @@
-import { encodeDeployData, type Abi } from 'viem';
+import { encodeDeployData } from 'viem/utils';
+import type { Abi } from 'viem';
 import { IdxError } from '../domain/errors.ts';
 import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber, toLowerHex } from '../infra/rpc/hex-quantity.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeEventLog, decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem';
+import { decodeEventLog, decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem/utils';
 import { anvilForTest } from '../test/support/anvil.ts';
 import { createEthereumSource } from '../infra/chains/ethereum/create-ethereum-source.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';

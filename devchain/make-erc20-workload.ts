@@ -1,4 +1,4 @@
-import { encodeFunctionData, keccak256, toHex } from 'viem';
+import { encodeFunctionData, keccak256, toHex } from 'viem/utils';
 import { IdxError } from '../domain/errors.ts';
 import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber, toQuantity } from '../infra/rpc/hex-quantity.ts';

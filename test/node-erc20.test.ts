@@ -1,5 +1,5 @@
 import t from 'tap';
-import { toEventSelector } from 'viem';
+import { toEventSelector } from 'viem/utils';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';

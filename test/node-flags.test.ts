@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { toEventSelector } from 'viem';
+import { toEventSelector } from 'viem/utils';
 import { reindex } from '../apps/node/history-commands.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';

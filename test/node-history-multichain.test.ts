@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { toEventSelector } from 'viem';
+import { toEventSelector } from 'viem/utils';
 import { forceClean, reindex } from '../apps/node/history-commands.ts';
 import { parseNodeArgs, type NodeOptions } from '../apps/node/node-options.ts';
 import { runNode } from '../apps/node/run-node.ts';

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { encodeFunctionData, getAddress, keccak256, toHex } from 'viem';
+import { encodeFunctionData, getAddress, keccak256, toHex } from 'viem/utils';
 import { testMinterAbi, testMinterBytecode } from '../devchain/contracts/test-minter.artifact.ts';
 import { deployContract } from '../devchain/deploy-contract.ts';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';

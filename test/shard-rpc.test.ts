@@ -1,5 +1,5 @@
 import t from 'tap';
-import { toEventSelector } from 'viem';
+import { toEventSelector } from 'viem/utils';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { createEthereumSource } from '../infra/chains/ethereum/create-ethereum-source.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { keccak256, toHex } from 'viem';
+import { keccak256, toHex } from 'viem/utils';
 import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
 import type { EthLog } from '../../domain/chains/ethereum/chain-data.ts';
 import { IdxError } from '../../domain/errors.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { bytesToHex } from 'viem';
+import { bytesToHex } from 'viem/utils';
 import type { StoreOperation } from './entity-store.ts';
 import { encodeOperation, operationHashRoot, poiRow } from './proof-of-index.ts';
 

@@ -1,4 +1,4 @@
-import { bytesToHex, hexToBytes } from 'viem';
+import { bytesToHex, hexToBytes } from 'viem/utils';
 import type { PoiRow, StoreOperation } from './entity-store.ts';
 
 /** SHA-256 of bytes; given by infra (node:crypto) since the domain does no hashing of its own. */

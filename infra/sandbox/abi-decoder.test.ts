@@ -1,5 +1,6 @@
 import t from 'tap';
-import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, keccak256, toHex, type Abi } from 'viem';
+import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, keccak256, toHex } from 'viem/utils';
+import type { Abi } from 'viem';
 import { createAbiDecoder } from './abi-decoder.ts';
 import { BigNumber } from './isolate/big-number.ts';
 import { rebuildArgs } from './isolate/rebuild-args.ts';

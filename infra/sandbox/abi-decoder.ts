@@ -1,4 +1,5 @@
-import { decodeAbiParameters, getAddress, toEventSelector, toFunctionSelector, type AbiEvent, type AbiFunction, type AbiParameter } from 'viem';
+import { decodeAbiParameters, getAddress, toEventSelector, toFunctionSelector } from 'viem/utils';
+import type { AbiEvent, AbiFunction, AbiParameter } from 'viem';
 import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { WireResult, WireValue } from './isolate/wire.ts';
 

@@ -1,4 +1,4 @@
-import { getAddress } from 'viem';
+import { getAddress } from 'viem/utils';
 import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
 import type { WireRecord } from './isolate/wire.ts';
 

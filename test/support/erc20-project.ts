@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { encodeFunctionData, decodeFunctionResult } from 'viem';
+import { encodeFunctionData, decodeFunctionResult } from 'viem/utils';
 import { testErc20Abi } from '../../devchain/contracts/test-erc20.artifact.ts';
 import type { Db } from '../../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';

@@ -1,4 +1,4 @@
-import { keccak256, toBytes } from 'viem';
+import { keccak256, toBytes } from 'viem/utils';
 import { createDictionaryClient } from '../../../infra/dictionary/create-dictionary-client.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';

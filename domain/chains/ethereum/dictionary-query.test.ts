@@ -1,5 +1,5 @@
 import t from 'tap';
-import { keccak256, toBytes } from 'viem';
+import { keccak256, toBytes } from 'viem/utils';
 import { compileDataSource, planFetch } from './compile-data-sources.ts';
 import { dictionaryEntries, dictionaryHeights, dictionaryRequest, narrowPlan } from './dictionary-query.ts';
 import type { DataSource, Handler } from '../../project/project-model.ts';

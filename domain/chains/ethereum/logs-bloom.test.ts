@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bytesToHex } from 'viem';
+import { bytesToHex } from 'viem/utils';
 import { anvilBlocks } from './fixtures/anvil-receipts.ts';
 import { bloomAdmits, bloomBits, bloomHas, bloomHasLog, createBloomBitsCache, logsBloom, parseBloom, sameBloom } from './logs-bloom.ts';
 

@@ -1,4 +1,4 @@
-import { hexToBytes, keccak256 } from 'viem';
+import { hexToBytes, keccak256 } from 'viem/utils';
 import type { EthLog, LogQuery } from './chain-data.ts';
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bytesToHex } from 'viem';
+import { bytesToHex } from 'viem/utils';
 import { anvilBlocks } from './fixtures/anvil-receipts.ts';
 import { encodeReceipt, receiptsRoot } from './receipts-root.ts';
 import { integerBytes, rlpBytes, rlpList } from './rlp.ts';

@@ -1,4 +1,4 @@
-import { hexToBytes } from 'viem';
+import { hexToBytes } from 'viem/utils';
 import type { EthLog, EthReceipt } from './chain-data.ts';
 import { concat, integerBytes, rlpBytes, rlpList } from './rlp.ts';
 import { orderedTrieRoot } from './trie-root.ts';

@@ -1,4 +1,4 @@
-import { keccak256 } from 'viem';
+import { keccak256 } from 'viem/utils';
 import { integerBytes, rlpBytes, rlpList } from './rlp.ts';
 
 /** keccak256(rlp("")): the root of a trie without entries (a block without transactions). */

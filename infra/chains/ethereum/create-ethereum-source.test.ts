@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem/utils';
 import { anvilForTest } from '../../../test/support/anvil.ts';
 import { callCount, deadPort, startRpcProxy, type JsonRpcRequest, type Teardown } from '../../../test/support/local-rpc-server.ts';
 import { testErc20Abi } from '../../../devchain/contracts/test-erc20.artifact.ts';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { bloomAdmits, bloomHasLog, logsBloom, parseBloom, sameBloom } from '../../../domain/chains/ethereum/logs-bloom.ts';
 import { receiptsRoot } from '../../../domain/chains/ethereum/receipts-root.ts';
 import { EMPTY_TRIE_ROOT } from '../../../domain/chains/ethereum/trie-root.ts';
-import { bytesToHex } from 'viem';
+import { bytesToHex } from 'viem/utils';
 import { anvilForTest } from '../../../test/support/anvil.ts';
 import { makeErc20Workload } from '../../../devchain/make-erc20-workload.ts';
 import { ANVIL_DEV_ACCOUNT } from '../../../devchain/start-anvil.ts';
