@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
 
@@ -15,7 +15,7 @@ export async function indexOnce(
   toBlock: number,
   events: number,
   blocks: number,
-) {
+): Promise<IndexingRun> {
   const port = 30000 + Math.floor(Math.random() * 10000);
   const child = spawn(
     process.execPath,
@@ -25,12 +25,38 @@ export async function indexOnce(
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
+  return measureIndexing({ label, child, port, toBlock, events, blocks });
+}
+
+export interface IndexingRun {
+  seconds: number;
+  eventsPerSecond: number;
+  peakRssMiB: number;
+  startupSeconds: number;
+}
+
+/**
+ * Watches an indexer (idx-node, or SubQuery's node, which serves a `/meta` of the same shape) until
+ * the height it has committed reaches `toBlock`, then stops it. Indexing time counts from the first
+ * `/meta` naming a block in progress to `toBlock` committed.
+ */
+export async function measureIndexing(run: {
+  label: string;
+  child: ChildProcess;
+  port: number;
+  toBlock: number;
+  events: number;
+  blocks: number;
+  /** the last committed height, where `/meta` does not tell it (SubQuery's: read its `_metadata` table) */
+  committed?: () => Promise<number | undefined>;
+}): Promise<IndexingRun> {
+  const { label, child, port, toBlock, events, blocks } = run;
   const spawned = performance.now();
   let started: number | undefined;
   let peakRss = 0;
   let startRss = 0;
   await new Promise<void>((resolve, reject) => {
-    const early = (code: number | null) => reject(new Error(`idx-node exited with ${code} before finishing`));
+    const early = (code: number | null) => reject(new Error(`${label}: the indexer exited with ${code} before finishing`));
     child.on('exit', early);
     const poll = setInterval(async () => {
       try {
@@ -45,7 +71,8 @@ export async function indexOnce(
         started = performance.now();
         startRss = peakRss;
       }
-      if (meta?.lastProcessedHeight !== undefined && meta.lastProcessedHeight >= toBlock) {
+      const committed = run.committed ? await run.committed().catch(() => undefined) : meta?.lastProcessedHeight;
+      if (committed !== undefined && committed >= toBlock) {
         clearInterval(poll);
         // only our own listener: Node's child_process keeps listeners of its own on 'exit'
         child.off('exit', early);
@@ -57,8 +84,10 @@ export async function indexOnce(
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const seconds = (done - (started ?? spawned)) / 1000;
+  const result = { seconds, eventsPerSecond: events / seconds, peakRssMiB: peakRss / 2 ** 20, startupSeconds: ((started ?? spawned) - spawned) / 1000 };
   console.log(
     `${label}: ${events} events in ${blocks} blocks in ${seconds.toFixed(1)} s = ${(events / seconds).toFixed(0)} events/s, ${(blocks / seconds).toFixed(0)} blocks/s; ` +
       `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (${(startRss / 2 ** 20).toFixed(0)} MiB when indexing began); start-up ${(((started ?? spawned) - spawned) / 1000).toFixed(1)} s`,
   );
+  return result;
 }

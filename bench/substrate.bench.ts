@@ -1,11 +1,14 @@
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
+import { SYSTEM_EVENTS_KEY } from '../infra/chains/substrate/create-substrate-source.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { copyProject } from '../test/support/erc20-project.ts';
 import { buildSubstrateStarter } from '../test/support/substrate-project.ts';
-import { indexOnce } from './index-once.ts';
+import { compareSchemas } from './compare-schemas.ts';
+import { indexOnce, type IndexingRun } from './index-once.ts';
+import { SUBQL_NODE_VERSION, subqlIndexOnce } from './subql-node.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
 
@@ -14,7 +17,11 @@ import { teardowns } from './teardowns.ts';
  * idx-node CLI, historical mode): BLOCKS blocks, each with one `utility.batch` of TRANSFERS
  * `balances.transferKeepAlive` calls from //Alice (TRANSFERS `balances.Transfer` events per block, each
  * a Transfer entity and two Account updates), plus the fee and reward events of the runtime.
- * Events/s counts the events the handlers ran for.
+ * Events/s counts the events the handlers ran for. With PostgreSQL (DB_HOST) SubQuery's own
+ * @subql/node indexes the same folder into another schema (installed on first use, see
+ * subql-node.ts), its figures are printed beside idx's and every version of every entity row of the
+ * two schemas is compared: the bench fails when they differ. First, the floor: the chain serving
+ * the range's blocks and events alone.
  */
 const BLOCKS = Number(process.env.BENCH_SUBSTRATE_BLOCKS ?? 300);
 const TRANSFERS = Number(process.env.BENCH_SUBSTRATE_TRANSFERS ?? 30);
@@ -40,6 +47,7 @@ const bench: Benchmark = {
       const toBlock = await chain.height();
       console.log(`workload: ${BLOCKS} blocks × ${TRANSFERS} transfers on chopsticks in ${((performance.now() - t0) / 1000).toFixed(1)} s (head ${toBlock})`);
 
+      await chainAlone(chain.httpUrl, toBlock);
       const built = await buildSubstrateStarter(td);
 
       const backends: { label: string; env: Record<string, string | undefined> }[] = [];
@@ -59,13 +67,77 @@ const bench: Benchmark = {
           });
         // what the handlers ran for: every balances.Transfer, batch call and 10th block
         const events = await countHandled(w, toBlock);
-        await indexOnce(label, dir, chain.wsUrl, env, schema, toBlock, events, toBlock);
+        const ours = await indexOnce(label, dir, chain.wsUrl, env, schema, toBlock, events, toBlock);
+        if (env.DB_HOST !== undefined) await compareWithSubql(td, dir, chain.wsUrl, env, schema, toBlock, events, ours);
       }
     } finally {
       await td.run();
     }
   },
 };
+
+/**
+ * The floor: what the chain alone takes to serve what idx fetches for the range (block hashes,
+ * blocks with extrinsics, System.Events, in batches of 100 as idx-node asks), with no decoding.
+ */
+async function chainAlone(url: string, toBlock: number) {
+  const rpc = async (calls: { method: string; params: unknown[] }[]) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }))),
+    });
+    return ((await res.json()) as { result: unknown }[]).map((r) => r.result);
+  };
+  const t0 = performance.now();
+  for (let from = 1; from <= toBlock; from += 100) {
+    const heights = Array.from({ length: Math.min(100, toBlock - from + 1) }, (_, i) => from + i);
+    const hashes = await rpc(heights.map((h) => ({ method: 'chain_getBlockHash', params: [h] })));
+    await Promise.all([
+      rpc(hashes.map((h) => ({ method: 'chain_getBlock', params: [h] }))),
+      rpc(hashes.map((h) => ({ method: 'state_getStorage', params: [SYSTEM_EVENTS_KEY, h] }))),
+    ]);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(
+    `the chain alone: blocks 1..${toBlock} with their extrinsics and events served in ${seconds.toFixed(1)} s = ${(toBlock / seconds).toFixed(0)} blocks/s`,
+  );
+}
+
+/**
+ * SubQuery's @subql/node on the same project folder, chain and database: its figures beside idx's,
+ * then every version of every entity row compared. Unequal tables fail the bench.
+ */
+async function compareWithSubql(
+  td: ReturnType<typeof teardowns>,
+  dir: string,
+  endpoint: string,
+  env: Record<string, string | undefined>,
+  schema: string,
+  toBlock: number,
+  events: number,
+  ours: IndexingRun,
+) {
+  const theirs = `${schema}_subql`;
+  td.teardown(async () => {
+    const db = await createDb({ env });
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(theirs)} cascade`);
+    await db.close();
+  });
+  const reference = await subqlIndexOnce(`@subql/node ${SUBQL_NODE_VERSION}, PostgreSQL`, dir, endpoint, env, theirs, toBlock, events);
+  console.log(
+    `idx / @subql/node: ${(ours.eventsPerSecond / reference.eventsPerSecond).toFixed(1)}× the events/s, ` +
+      `${(ours.peakRssMiB / reference.peakRssMiB).toFixed(2)}× the peak RSS`,
+  );
+  const db = await createDb({ env });
+  try {
+    const { rows, differences } = await compareSchemas(db.kysely, schema, theirs, ['transfers', 'accounts', 'batches', 'block_samples']);
+    if (differences.length > 0) throw new Error(`idx's tables differ from @subql/node's:\n${differences.join('\n')}`);
+    console.log(`tables equal: ${rows} row versions of transfers, accounts, batches and block_samples, as @subql/node wrote them`);
+  } finally {
+    await db.close();
+  }
+}
 
 /** Handler calls of the starter over blocks 1..to: balances.Transfer events, utility.batchAll calls, every 10th block. */
 async function countHandled(w: Awaited<ReturnType<typeof createSubstrateWorkload>>, to: number): Promise<number> {

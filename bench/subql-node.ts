@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createDb } from '../infra/postgres/create-db.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { measureIndexing, type IndexingRun } from './index-once.ts';
+
+/**
+ * SubQuery's own Substrate node, the reference the Substrate bench compares idx with: same project
+ * folder (built by `idx build`: @subql/node loads its dist/index.js unchanged), same chain, same
+ * PostgreSQL. It is not a dependency of idx: the first run installs it from the npm registry into
+ * a cache folder (SUBQL_NODE_DIR, default ~/.cache/idx-bench/subql-node-<version>).
+ */
+export const SUBQL_NODE_VERSION = '6.4.6';
+
+export async function subqlNodeBin(): Promise<string> {
+  const dir = process.env.SUBQL_NODE_DIR ?? join(homedir(), '.cache', 'idx-bench', `subql-node-${SUBQL_NODE_VERSION}`);
+  const bin = join(dir, 'node_modules', '@subql', 'node', 'bin', 'run');
+  if (existsSync(bin)) return bin;
+  console.log(`installing @subql/node ${SUBQL_NODE_VERSION} into ${dir} for the comparison (once; about 2 minutes)…`);
+  await mkdir(dir, { recursive: true });
+  await new Promise<void>((resolve, reject) => {
+    const npm = spawn('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel', 'error', `@subql/node@${SUBQL_NODE_VERSION}`], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    npm.on('error', reject);
+    npm.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install @subql/node@${SUBQL_NODE_VERSION} exited with ${code}`))));
+  });
+  if (!existsSync(bin)) throw new Error(`@subql/node was installed but ${bin} is missing`);
+  return bin;
+}
+
+/** Runs @subql/node on `dir` into `schema` (historical, as idx's default) until `toBlock`; prints its figures. */
+export async function subqlIndexOnce(
+  label: string,
+  dir: string,
+  endpoint: string,
+  dbEnv: Record<string, string | undefined>,
+  schema: string,
+  toBlock: number,
+  events: number,
+): Promise<IndexingRun> {
+  const bin = await subqlNodeBin();
+  const port = 30000 + Math.floor(Math.random() * 10000);
+  const child = spawn(
+    process.execPath,
+    [bin, '-f', dir, '--network-endpoint', endpoint, '--db-schema', schema, '--port', String(port), '--historical', 'height', '--log-level', 'warn'],
+    {
+      // SubQuery's documentation asks for TZ=UTC (it stores timestamps without a time zone)
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...dbEnv, DB_PASS: dbEnv.DB_PASS ?? 'postgres' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  // its /meta names the block in progress only; the committed height is in its _metadata table
+  const db = await createDb({ env: dbEnv });
+  try {
+    const committed = async () => {
+      const rows = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
+      return rows[0] === undefined ? undefined : Number(rows[0].value);
+    };
+    return await measureIndexing({ label, child, port, toBlock, events, blocks: toBlock, committed });
+  } finally {
+    await db.close();
+  }
+}
