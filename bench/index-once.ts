@@ -86,8 +86,8 @@ export async function measureIndexing(run: {
   const seconds = (done - (started ?? spawned)) / 1000;
   const result = { seconds, eventsPerSecond: events / seconds, peakRssMiB: peakRss / 2 ** 20, startupSeconds: ((started ?? spawned) - spawned) / 1000 };
   console.log(
-    `${label}: ${events} events in ${blocks} blocks in ${seconds.toFixed(1)} s = ${(events / seconds).toFixed(0)} events/s, ${(blocks / seconds).toFixed(0)} blocks/s; ` +
-      `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (${(startRss / 2 ** 20).toFixed(0)} MiB when indexing began); start-up ${(((started ?? spawned) - spawned) / 1000).toFixed(1)} s`,
+    `${label}: ${events} events in ${blocks} blocks in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toFixed(0)} events/s, ${(blocks / seconds).toFixed(0)} blocks/s; ` +
+      `peak RSS ${result.peakRssMiB.toFixed(0)} MiB (${(startRss / 2 ** 20).toFixed(0)} MiB when indexing began); start-up ${result.startupSeconds.toFixed(1)} s`,
   );
   return result;
 }

@@ -3,6 +3,7 @@ import { SYSTEM_EVENTS_KEY } from '../infra/chains/substrate/create-substrate-so
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { copyProject } from '../test/support/erc20-project.ts';
 import { buildSubstrateStarter } from '../test/support/substrate-project.ts';
@@ -20,8 +21,7 @@ import { teardowns } from './teardowns.ts';
  * Events/s counts the events the handlers ran for. With PostgreSQL (DB_HOST) SubQuery's own
  * @subql/node indexes the same folder into another schema (installed on first use, see
  * subql-node.ts), its figures are printed beside idx's and every version of every entity row of the
- * two schemas is compared: the bench fails when they differ. First, the floor: the chain serving
- * the range's blocks and events alone.
+ * two schemas is compared: the bench fails when they differ. First, two floors (see `floors`).
  */
 const BLOCKS = Number(process.env.BENCH_SUBSTRATE_BLOCKS ?? 300);
 const TRANSFERS = Number(process.env.BENCH_SUBSTRATE_TRANSFERS ?? 30);
@@ -47,7 +47,7 @@ const bench: Benchmark = {
       const toBlock = await chain.height();
       console.log(`workload: ${BLOCKS} blocks × ${TRANSFERS} transfers on chopsticks in ${((performance.now() - t0) / 1000).toFixed(1)} s (head ${toBlock})`);
 
-      await chainAlone(chain.httpUrl, toBlock);
+      await floors(chain.httpUrl, toBlock);
       const built = await buildSubstrateStarter(td);
 
       const backends: { label: string; env: Record<string, string | undefined> }[] = [];
@@ -77,48 +77,36 @@ const bench: Benchmark = {
 };
 
 /**
- * The floor: what the chain alone takes to serve what idx fetches for the range (block hashes,
- * blocks with extrinsics, System.Events, in batches of 100 as idx-node asks), with no decoding.
+ * The floors beside the indexers' figures: the chain alone serving what idx-node fetches for the
+ * range (block hashes, blocks with extrinsics, System.Events, in batches of 100 as idx-node asks,
+ * with no decoding), and `@polkadot/types` alone decoding one block of it (a SignedBlock and its
+ * Vec<EventRecord>, which idx and SubQuery both do for every block), in plain Node after a warm-up.
  */
-async function chainAlone(url: string, toBlock: number) {
-  const rpc = async (calls: { method: string; params: unknown[] }[]) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }))),
-    });
-    return ((await res.json()) as { result: unknown }[]).map((r) => r.result);
-  };
+async function floors(url: string, toBlock: number) {
+  const client = createRpcClient({ endpoints: [{ url }], maxBatchSize: 100 });
   const t0 = performance.now();
-  for (let from = 1; from <= toBlock; from += 100) {
-    const heights = Array.from({ length: Math.min(100, toBlock - from + 1) }, (_, i) => from + i);
-    const hashes = await rpc(heights.map((h) => ({ method: 'chain_getBlockHash', params: [h] })));
-    await Promise.all([
-      rpc(hashes.map((h) => ({ method: 'chain_getBlock', params: [h] }))),
-      rpc(hashes.map((h) => ({ method: 'state_getStorage', params: [SYSTEM_EVENTS_KEY, h] }))),
-    ]);
-  }
+  const hashes = await client.batch<string>(Array.from({ length: toBlock }, (_, i) => ({ method: 'chain_getBlockHash', params: [i + 1] })));
+  await Promise.all([
+    client.batch(hashes.map((h) => ({ method: 'chain_getBlock', params: [h] }))),
+    client.batch(hashes.map((h) => ({ method: 'state_getStorage', params: [SYSTEM_EVENTS_KEY, h] }))),
+  ]);
   const seconds = (performance.now() - t0) / 1000;
   console.log(
     `the chain alone: blocks 1..${toBlock} with their extrinsics and events served in ${seconds.toFixed(1)} s = ${(toBlock / seconds).toFixed(0)} blocks/s`,
   );
 
-  // The other floor: decoding with @polkadot/types, which idx and SubQuery both do for every block
-  // (a SignedBlock and its Vec<EventRecord>), here in plain Node after a warm-up.
-  const [head, metadata, properties] = await Promise.all([
-    rpc([{ method: 'chain_getBlockHash', params: [toBlock] }]),
-    rpc([{ method: 'state_getMetadata', params: [] }]),
-    rpc([{ method: 'system_properties', params: [] }]),
+  const head = hashes[hashes.length - 1]!;
+  const [metadata, properties, block, events] = await Promise.all([
+    client.request<`0x${string}`>('state_getMetadata', [head]),
+    client.request('system_properties'),
+    client.request('chain_getBlock', [head]),
+    client.request('state_getStorage', [SYSTEM_EVENTS_KEY, head]),
   ]);
   const { Metadata, TypeRegistry } = await import('@polkadot/types');
   const registry = new TypeRegistry();
-  registry.setChainProperties(registry.createType('ChainProperties', properties[0]));
-  registry.setMetadata(new Metadata(registry, metadata[0] as `0x${string}`));
-  const [block, events] = await Promise.all([
-    rpc([{ method: 'chain_getBlock', params: [head[0]] }]),
-    rpc([{ method: 'state_getStorage', params: [SYSTEM_EVENTS_KEY, head[0]] }]),
-  ]);
-  const decode = () => [registry.createType('SignedBlock', block[0]), registry.createType('Vec<EventRecord>', events[0])];
+  registry.setChainProperties(registry.createType('ChainProperties', properties));
+  registry.setMetadata(new Metadata(registry, metadata));
+  const decode = () => [registry.createType('SignedBlock', block), registry.createType('Vec<EventRecord>', events)];
   for (let i = 0; i < 20; i++) decode();
   const d0 = performance.now();
   for (let i = 0; i < 100; i++) decode();

@@ -79,12 +79,16 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
     t.teardown(() => new Promise<void>((r) => (stuck.closeAllConnections(), stuck.close(() => r()))));
     const running = await startSubscriptionService(t, b, ['--aggregate', '--query-timeout', '1500', '--indexer', `http://localhost:${stuckPort}`]);
     const { url, port } = running;
-    const client = createClient({ url: `ws://localhost:${port}/`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
-    t.teardown(() => client.dispose());
-    const both = async (query: string, variables?: Record<string, unknown>) => [
-      { via: 'HTTP', ...(await gql(url, query, variables)) },
-      { via: 'ws', ...(await overWs(client, query, variables)) },
-    ];
+    // a query asked of a service over HTTP and over a websocket, both answers returned
+    const overBoth = (owner: { teardown(fn: () => unknown): void }, service: { url: string; port: number }) => {
+      const ws = createClient({ url: `ws://localhost:${service.port}/`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
+      owner.teardown(() => ws.dispose());
+      return async (query: string, variables?: Record<string, unknown>) => [
+        { via: 'HTTP', ...(await gql(service.url, query, variables)) },
+        { via: 'ws', ...(await overWs(ws, query, variables)) },
+      ];
+    };
+    const both = overBoth(t, running);
 
     await t.test("GraphiQL's introspection query answers under the defaults", async (t) => {
       for (const a of await both(
@@ -130,16 +134,10 @@ t.test('every request is bounded, over HTTP and websockets, with clean errors', 
       // under the default timeout: a loaded machine may take longer than 1.5 s to build 20 MB, and then answers
       // QUERY_TIMEOUT before the size limit is reached
       const sized = await startSubscriptionService(t, b, []);
-      const sizedWs = createClient({ url: `ws://localhost:${sized.port}/`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
-      t.teardown(() => sizedWs.dispose());
       const page = (alias: string) => `${alias}: transfers(first: 100) { nodes { id note } }`;
       const one = await gql(sized.url, `{ ${page('a')} }`);
       t.equal(one.errors, undefined, 'a 10 MB page answers');
-      const twenty = `{ ${page('a')} ${page('b')} }`;
-      for (const a of [
-        { via: 'HTTP', ...(await gql(sized.url, twenty)) },
-        { via: 'ws', ...(await overWs(sizedWs, twenty)) },
-      ]) {
+      for (const a of await overBoth(t, sized)(`{ ${page('a')} ${page('b')} }`)) {
         t.match(a, { data: null, errors: [{ message: /larger than 16 MB/, extensions: { code: 'RESPONSE_TOO_LARGE' } }] }, `${a.via}: 20 MB refused`);
       }
     });
