@@ -52,8 +52,11 @@ for (const kind of BACKENDS) {
       });
     }
     const args = ['--network-endpoint', anvil.url, '--db-schema', schema, '--batch-size', '2'];
-    // The first node follows the chain until it is killed below.
-    const first = runNodeCli(dir, env, args);
+    // The first node follows the chain until the checks below are done, then is killed once it has
+    // committed a block (on a loaded machine it may not have yet), so that the restart has one to resume after.
+    let checked!: () => void;
+    const checksDone = new Promise<void>((resolve) => (checked = resolve));
+    const first = runNodeCli(dir, env, args, { killAt: workload.fromBlock, killAfter: checksDone });
     const pid = await lockHolderPid(kind, dir, schema);
 
     const second = await runNodeCli(dir, env, args);
@@ -70,7 +73,7 @@ for (const kind of BACKENDS) {
       message: new RegExp(`pid ${pid}`),
     });
 
-    process.kill(pid, 'SIGKILL');
+    checked();
     const killed = await first;
     t.equal(killed.signal, 'SIGKILL', `the first node was killed after block ${killed.lastSeen}`);
     const restart = await runNodeCli(dir, env, args, { until: workload.toBlock });

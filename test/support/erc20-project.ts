@@ -178,9 +178,17 @@ export async function runNodeCli(
   dir: string,
   env: Record<string, string | undefined>,
   args: readonly string[],
-  opts: { until?: number; killAt?: number; deadlineMs?: number } = {},
+  opts: {
+    until?: number;
+    killAt?: number;
+    /** `killAt` waits for this too: the node is killed once both have come (a test's checks on the running node done) */
+    killAfter?: Promise<unknown>;
+    deadlineMs?: number;
+  } = {},
 ): Promise<CliRun> {
   let lastSeen: number | undefined;
+  let killable = opts.killAfter === undefined;
+  void opts.killAfter?.then(() => (killable = true));
   let stopping = false;
   let timedOut = false;
   const node = spawnWatchedNode(
@@ -189,7 +197,7 @@ export async function runNodeCli(
     args,
     (h) => {
       lastSeen = h;
-      if (opts.killAt !== undefined && h >= opts.killAt) node.child.kill('SIGKILL');
+      if (opts.killAt !== undefined && killable && h >= opts.killAt) node.child.kill('SIGKILL');
       // Once, as a service manager does: a second signal means "quit at once".
       else if (opts.until !== undefined && h >= opts.until && !stopping) {
         stopping = true;
