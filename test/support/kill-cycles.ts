@@ -11,7 +11,12 @@ export interface KillCycleOptions {
   seed: number;
   /** SIGKILLs to deal before letting the node finish */
   kills: number;
-  /** a kill lands this many ms after the process starts, drawn uniformly: start-up, indexing and flushes alike */
+  /**
+   * a kill lands this many ms after the process starts, drawn uniformly (the i-th kill in the i-th of
+   * `kills` equal parts): start-up, indexing, flushes, or following the head once the target is
+   * indexed (a run to be killed is not stopped at the target, so every kill is dealt however fast
+   * the machine)
+   */
   killWindowMs: readonly [number, number];
   /** error exits (not kills) tolerated before giving up; each is reported */
   maxErrorExits?: number;
@@ -19,6 +24,8 @@ export interface KillCycleOptions {
 
 export interface KillCycleResult {
   kills: number;
+  /** the height each killed run had last reported (undefined: killed before reporting one) */
+  killedAt: (number | undefined)[];
   runs: number;
   /** runs that ended with an error of their own, with the end of their output */
   errorExits: { code: number | null; output: string }[];
@@ -33,15 +40,18 @@ export interface KillCycleResult {
 export async function runWithKills(options: KillCycleOptions): Promise<KillCycleResult> {
   const random = seededRandom(options.seed);
   const [lo, hi] = options.killWindowMs;
-  const result: KillCycleResult = { kills: 0, runs: 0, errorExits: [], output: '' };
+  const result: KillCycleResult = { kills: 0, killedAt: [], runs: 0, errorExits: [], output: '' };
   for (;;) {
-    const killAfter = result.kills < options.kills ? lo + random() * (hi - lo) : undefined;
+    // the i-th kill lands in the i-th of `kills` equal parts of the window, so that they spread over it
+    const part = (hi - lo) / options.kills;
+    const killAfter = result.kills < options.kills ? lo + (result.kills + random()) * part : undefined;
     const run = await runOnce(options, killAfter);
     result.runs++;
     result.output = run.output;
     if (run.reachedTarget) return result;
     if (run.signal === 'SIGKILL') {
       result.kills++;
+      result.killedAt.push(run.lastSeen);
       continue;
     }
     result.errorExits.push({ code: run.code, output: run.output.slice(-2000) });
@@ -53,19 +63,21 @@ export async function runWithKills(options: KillCycleOptions): Promise<KillCycle
 
 async function runOnce(options: KillCycleOptions, killAfter: number | undefined) {
   let reachedTarget = false;
+  let lastSeen: number | undefined;
   const node = spawnWatchedNode(
     options.dir,
     options.env,
     options.args,
     (height) => {
-      if (reachedTarget || height < options.target) return;
+      lastSeen = height;
+      if (killAfter !== undefined || reachedTarget || height < options.target) return;
       reachedTarget = true;
       node.child.kill('SIGTERM');
     },
     25,
   );
-  const killer = killAfter === undefined ? undefined : setTimeout(() => !reachedTarget && node.child.kill('SIGKILL'), killAfter);
+  const killer = killAfter === undefined ? undefined : setTimeout(() => node.child.kill('SIGKILL'), killAfter);
   const { code, signal } = await node.exited;
   clearTimeout(killer);
-  return { code, signal, output: node.output(), reachedTarget: reachedTarget && signal !== 'SIGKILL' };
+  return { code, signal, lastSeen, output: node.output(), reachedTarget: reachedTarget && signal !== 'SIGKILL' };
 }
