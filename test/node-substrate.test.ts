@@ -14,6 +14,8 @@ import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { gqlData, startQueryService } from './support/query-client.ts';
+import { startFinalityLagProxy } from './support/finality-lag-proxy.ts';
+import { runNode } from '../apps/node/run-node.ts';
 
 exitWhenDone();
 const quietLogger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
@@ -219,10 +221,10 @@ t.test('SIGKILLed at random moments and restarted, the node ends with the same r
   );
 });
 
-// Last: it moves the chain's head back. Chopsticks calls every block final as soon as it is built (its
+// The last two move the chain's head back. Chopsticks calls every block final as soon as it is built (its
 // finalized head is its best head), so a dev_setHead rewind replaces blocks the chain had called final: no
-// chain can do that, and the node must say so rather than index a mix of two branches. A rollback inside
-// the unfinalized window cannot be made on this chain; the EVM family's reorg tests cover that path.
+// chain can do that, and the node must say so rather than index a mix of two branches. Behind a proxy whose
+// finality trails the head, as GRANDPA's does, the same rewind is a reorganisation inside the window.
 t.test(
   '--unfinalized-blocks: the head moved back with dev_setHead and rebuilt differently is refused (FORK_BEYOND_UNFINALIZED); reindex below it then indexes the new branch',
   async (t) => {
@@ -263,3 +265,60 @@ t.test(
     );
   },
 );
+
+t.test('--unfinalized-blocks behind a finality that trails the head: a reorganisation inside the window is rolled back to the common ancestor', async (t) => {
+  const kind = BACKENDS[BACKENDS.length - 1]!;
+  const dir = await copyProject(t, built);
+  const schema = uniqueSchemaName('idx_substrate_reorg');
+  const proxy = await startFinalityLagProxy(t, chain.httpUrl, 6);
+  const args = ['--db-schema', schema, '--unfinalized-blocks'];
+  // the old branch's last block holds a transfer the new branch does not have
+  await w.transfer('alice', bob, 111_111n);
+  await w.block();
+  const top = await chain.height();
+  await indexInProcess(kind, dir, proxy.url, args, top);
+  const db = await openIndexedDb(t, kind, dir, [schema]);
+  const s = quoteIdent(schema);
+  const amounts = async () => (await execute<{ amount: string }>(db.kysely, `select amount::text as amount from ${s}.transfers`)).map((r) => r.amount);
+  t.ok((await amounts()).includes('111111'), "the old branch's transfer is indexed");
+
+  const fork = top - 2; // above the finalized head (top - 6), so its blocks are kept as unfinalized
+  await fetch(chain.httpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'dev_setHead', params: [fork] }),
+  });
+  await w.transfer('charlie', bob, 222_222n);
+  await w.block();
+  while ((await chain.height()) < top + 1) await w.block();
+
+  const lines: string[] = [];
+  await runNode({
+    options: nodeOptions(dir, proxy.url, args),
+    logger: createLogger({ level: 'warn', format: 'json', write: (line) => void lines.push(line) }),
+    version: 'test',
+    env: envFor(kind),
+    signal: new AbortController().signal,
+    settings: { stopAtHeight: top + 1 },
+  });
+  const reorg = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'reorg');
+  t.match(reorg, { ancestor: fork, from: top }, `rewound from ${top} to the common ancestor ${fork}`);
+  const now = await amounts();
+  t.notOk(now.includes('111111'), "the old branch's transfer is gone");
+  t.ok(now.includes('222222'), "the new branch's transfer is there");
+  const onChain = await transfersOnChain(1, top + 1);
+  const transfers = await execute(db.kysely, `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers`);
+  const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
+  t.same([...transfers].sort(byId), onChain.sort(byId), "every transfer row is the chain's, once");
+  const sums = new Map<string, bigint>();
+  for (const e of onChain) sums.set(e.to, (sums.get(e.to) ?? 0n) + BigInt(e.amount));
+  const received = await execute<{ id: string; received: string }>(
+    db.kysely,
+    `select id, received::text from ${s}.accounts where upper_inf(__block_range) and received > 0 order by id`,
+  );
+  t.same(
+    received.map((a) => [a.id, a.received]),
+    [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => [id, String(v)]),
+    "the accounts' running totals count the new branch's blocks only",
+  );
+});
