@@ -3,7 +3,7 @@ import { parseQueryArgs } from '../../apps/query/query-options.ts';
 import { runQuery, type RunningQuery } from '../../apps/query/run-query.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
-import { openPgliteSocketDb, publishPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
+import { openPgliteSocketDb, publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import type { TestBackend } from './test-backends.ts';
 import { freePortGuess } from './erc20-project.ts';
 
@@ -29,6 +29,29 @@ export async function startQueryService(
   return running;
 }
 
+const sockets = new WeakMap<Db, { socket: Promise<PublishedPgliteSocket>; users: number }>();
+
+/**
+ * A PGlite database served on its socket once, however many services of a test read it: the socket
+ * file is one per data folder, so a second publication would replace it, and closing that one would
+ * take the file from the services still using the first. Closed when its last user's test ends.
+ */
+async function shareSocket(t: { teardown(fn: () => unknown): void }, db: Db, dir: string): Promise<void> {
+  let entry = sockets.get(db);
+  if (entry === undefined) {
+    entry = { socket: publishPgliteSocket(db, dir), users: 0 };
+    sockets.set(db, entry);
+  }
+  const shared = entry;
+  shared.users++;
+  const socket = await shared.socket;
+  t.teardown(async () => {
+    if (--shared.users > 0) return;
+    sockets.delete(db);
+    await socket.close();
+  });
+}
+
 /**
  * idx-query with --subscription over a test backend's schema: through the node's socket on
  * PGlite (as the node serves it), directly on PostgreSQL; closed on teardown.
@@ -37,8 +60,7 @@ export async function startSubscriptionService(t: { teardown(fn: () => unknown):
   let db: Db;
   if (b.db.pglite !== undefined) {
     const dir = b.db.pglite.dataDir!;
-    const socket = await publishPgliteSocket(b.db, dir);
-    t.teardown(() => socket.close());
+    await shareSocket(t, b.db, dir);
     db = await openPgliteSocketDb(dir);
   } else {
     db = await createDb({ env: process.env });
