@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
+import { deadPort } from '../test/support/local-rpc-server.ts';
 
 /**
  * Runs the idx-node CLI on a project until `toBlock` is committed; prints events/s and blocks/s
@@ -16,7 +17,8 @@ export async function indexOnce(
   events: number,
   blocks: number,
 ): Promise<IndexingRun> {
-  const port = 30000 + Math.floor(Math.random() * 10000);
+  // free now: /meta is polled on it, and the node would move to another if it were taken
+  const port = await deadPort();
   const child = spawn(
     process.execPath,
     ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', endpoint, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'],

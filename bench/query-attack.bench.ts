@@ -12,6 +12,7 @@ import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
+import { deadPort } from '../test/support/local-rpc-server.ts';
 
 /**
  * `npm run bench -- attack`: idx-query (the CLI, default flags plus --subscription, its own
@@ -73,7 +74,7 @@ async function run(): Promise<void> {
       operations: Array.from({ length: 100 }, (_v, i) => set('Transfer', `t${i}`, 2, { fromId: `a${i}`, value: 1n, note: String(i % 10).repeat(70_000) })),
     });
 
-    const port = 30000 + Math.floor(Math.random() * 10000);
+    const port = await deadPort();
     const child = spawn(
       process.execPath,
       ['--no-node-snapshot', BIN('idx-query'), '-n', schema, '--port', String(port), '--subscription', '--log-level', 'warn'],

@@ -8,6 +8,7 @@ import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, buildErc20Project, copyProject, runNodeCli, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
+import { deadPort } from '../test/support/local-rpc-server.ts';
 
 /**
  * idx-query on ~40,000 transfers indexed historically into PostgreSQL by the starter project
@@ -79,7 +80,7 @@ async function run(): Promise<void> {
       `indexed ${counts!.transfers} transfers (${counts!.versions} account versions) historically in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
 
-    const port = 30000 + Math.floor(Math.random() * 10000);
+    const port = await deadPort();
     const child = spawn(process.execPath, [BIN('idx-query'), '-n', schema, '--port', String(port), '--log-level', 'warn'], {
       env: programEnv(env),
       stdio: ['ignore', 'inherit', 'inherit'],

@@ -10,6 +10,7 @@ import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
+import { deadPort } from '../test/support/local-rpc-server.ts';
 
 /**
  * idx-shard on the ERC20 workload (BLOCKS blocks × 20 Transfers + 2 Approvals): how fast it syncs
@@ -35,7 +36,7 @@ async function syncAndServe(
   place: { dataDir: string; schema: string },
   mid: number,
 ): Promise<void> {
-  const port = 30000 + Math.floor(Math.random() * 10000);
+  const port = await deadPort();
   const child = spawn(
     process.execPath,
     [

@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { deadPort } from '../test/support/local-rpc-server.ts';
 import { measureIndexing, type IndexingRun } from './index-once.ts';
 
 /**
@@ -43,7 +44,7 @@ export async function subqlIndexOnce(
   events: number,
 ): Promise<IndexingRun> {
   const bin = await subqlNodeBin();
-  const port = 30000 + Math.floor(Math.random() * 10000);
+  const port = await deadPort();
   const child = spawn(
     process.execPath,
     [bin, '-f', dir, '--network-endpoint', endpoint, '--db-schema', schema, '--port', String(port), '--historical', 'height', '--log-level', 'warn'],
