@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -426,6 +426,7 @@ t.test('only assert, buffer, crypto, events, path, stream, url and util can be r
 
 t.test('--unsafe allows any module, fetch and unsafeApi', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'idx-sandbox-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'x.txt'), 'from disk');
   const { sb, calls } = await sandbox(
     `
@@ -590,6 +591,7 @@ t.test('a log the ABI does not describe gets undefined args and a warning', asyn
 
 t.test('a rollup bundle of several TypeScript files maps errors to the file and line that threw', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'idx-sandbox-project-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(join(root, 'src/mappings'), { recursive: true });
   writeFileSync(join(root, 'src/index.ts'), "export { handleTransfer } from './mappings/mappingHandlers';\n");
   writeFileSync(
