@@ -86,7 +86,7 @@ export async function startRpcProxy(
   t: Teardown,
   upstream: string,
   intercept: (call: JsonRpcRequest) => { error: { code: number; message: string; data?: unknown } } | undefined = () => undefined,
-  rewrite: (call: JsonRpcRequest, result: unknown) => unknown = (_, result) => result,
+  rewrite: (call: JsonRpcRequest, result: unknown) => unknown | Promise<unknown> = (_, result) => result,
 ): Promise<LocalServer> {
   return startLocalServer(t, async (body) => {
     const calls = (Array.isArray(body) ? body : [body]) as JsonRpcRequest[];
@@ -101,7 +101,7 @@ export async function startRpcProxy(
       const res = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forward) });
       for (const r of (await res.json()) as { id: unknown; result?: unknown }[]) {
         const call = forward.find((c) => c.id === r.id);
-        answered.set(r.id, call !== undefined && 'result' in r ? { ...r, result: rewrite(call, r.result) } : r);
+        answered.set(r.id, call !== undefined && 'result' in r ? { ...r, result: await rewrite(call, r.result) } : r);
       }
     }
     const out = calls.map((c) => answered.get(c.id));
