@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import type { Db } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { startSubstrateChain, CHOPSTICKS_GENESIS_HASH } from '../devchain/start-substrate-chain.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
@@ -44,7 +45,7 @@ const END = 12;
 
 // What the chain itself says, decoded by @polkadot/api: every balances.Transfer event of blocks from..to.
 async function transfersOnChain(from: number, to: number) {
-  const out: { id: string; from: string; to: string; amount: string }[] = [];
+  const out: Transfer[] = [];
   for (let h = from; h <= to; h++) {
     const hash = await w.api.rpc.chain.getBlockHash(h);
     const events = await (await w.api.at(hash)).query.system.events();
@@ -56,6 +57,51 @@ async function transfersOnChain(from: number, to: number) {
   }
   return out;
 }
+type Transfer = { id: string; from: string; to: string; amount: string };
+const byId = (a: { id: unknown }, b: { id: unknown }) => String(a.id).localeCompare(String(b.id));
+
+/** The transfer rows a schema holds, by id; only those of blocks above `above` when given. */
+async function indexedTransfers(db: Db, schema: string, above = 0): Promise<Transfer[]> {
+  const rows = await execute<Transfer>(
+    db.kysely,
+    `select id, from_id as "from", to_id as "to", amount::text as amount from ${quoteIdent(schema)}.transfers where split_part(id, '-', 1)::int > $1`,
+    [above],
+  );
+  return [...rows].sort(byId);
+}
+
+/** [account, sent, received] of every account, as the transfers add up, by account */
+function runningTotals(transfers: readonly Transfer[]): string[][] {
+  const sums = new Map<string, { sent: bigint; received: bigint }>();
+  for (const e of transfers) {
+    const from = sums.get(e.from) ?? { sent: 0n, received: 0n };
+    from.sent += BigInt(e.amount);
+    sums.set(e.from, from);
+    const to = sums.get(e.to) ?? { sent: 0n, received: 0n };
+    to.received += BigInt(e.amount);
+    sums.set(e.to, to);
+  }
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => [id, String(v.sent), String(v.received)]);
+}
+
+/** [account, sent, received] of every account's current version in a schema, by account */
+async function indexedTotals(db: Db, schema: string): Promise<string[][]> {
+  const rows = await execute<{ id: string; sent: string; received: string }>(
+    db.kysely,
+    `select id, sent::text, received::text from ${quoteIdent(schema)}.accounts where upper_inf(__block_range) order by id`,
+  );
+  return rows.map((a) => [a.id, a.sent, a.received]);
+}
+
+/** Moves the chain's head back to `height` (chopsticks' dev_setHead); blocks built next make a new branch. */
+async function setHead(height: number): Promise<void> {
+  await fetch(chain.httpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'dev_setHead', params: [height] }),
+  });
+}
+
 const expected = await transfersOnChain(1, END);
 const aliceAt10 = (await (await w.api.at(await w.api.rpc.chain.getBlockHash(10))).query.system.account(alice)).data.free.toString();
 
@@ -70,9 +116,7 @@ for (const kind of BACKENDS) {
     await indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END);
     const db = await openIndexedDb(t, kind, dir, [schema]);
     const s = quoteIdent(schema);
-    const transfers = await execute(db.kysely, `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers`);
-    const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
-    t.same([...transfers].sort(byId), [...expected].sort(byId), 'one row per balances.Transfer event of the chain, fee transfers included');
+    t.same(await indexedTransfers(db, schema), [...expected].sort(byId), 'one row per balances.Transfer event of the chain, fee transfers included');
     t.ok(
       expected.some((e) => e.amount === String(10n ** 12n) && e.id.startsWith('2-')),
       'the plain transfer of block 2 is among them',
@@ -197,28 +241,8 @@ t.test('SIGKILLed at random moments and restarted, the node ends with the same r
   });
   t.equal(result.kills, 3, `3 kills, at reported heights ${result.killedAt.map((h) => h ?? 'none').join(', ')} of ${END}`);
   const db = await openIndexedDb(t, kind, dir, [schema]);
-  const s = quoteIdent(schema);
-  const transfers = await execute(db.kysely, `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers`);
-  const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
-  t.same([...transfers].sort(byId), [...expected].sort(byId), 'every transfer once');
-  const accounts = await execute(
-    db.kysely,
-    `select id, sent::text, received::text, __block_range::text as r from ${s}.accounts where upper_inf(__block_range) order by id`,
-  );
-  const sums = new Map<string, { sent: bigint; received: bigint }>();
-  for (const e of expected) {
-    const from = sums.get(e.from) ?? { sent: 0n, received: 0n };
-    from.sent += BigInt(e.amount);
-    sums.set(e.from, from);
-    const to = sums.get(e.to) ?? { sent: 0n, received: 0n };
-    to.received += BigInt(e.amount);
-    sums.set(e.to, to);
-  }
-  t.same(
-    accounts.map((a) => [a.id, a.sent, a.received]),
-    [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => [id, String(v.sent), String(v.received)]),
-    'the running totals neither lost nor counted a block twice',
-  );
+  t.same(await indexedTransfers(db, schema), [...expected].sort(byId), 'every transfer once');
+  t.same(await indexedTotals(db, schema), runningTotals(expected), 'the running totals neither lost nor counted a block twice');
 });
 
 // The last two move the chain's head back. Chopsticks calls every block final as soon as it is built (its
@@ -234,11 +258,7 @@ t.test(
     const args = ['--db-schema', schema, '--unfinalized-blocks'];
     await indexInProcess(kind, dir, chain.wsUrl, args, END);
     const FORK = 8;
-    await fetch(chain.httpUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'dev_setHead', params: [FORK] }),
-    });
+    await setHead(FORK);
     t.equal(await chain.height(), FORK);
     await w.transfer('charlie', alice, 123_456_789n);
     await w.block();
@@ -252,13 +272,8 @@ t.test(
 
     await reindex({ ...nodeOptions(dir, chain.wsUrl, args), idx: dir }, FORK, quietLogger, envFor(kind));
     await indexInProcess(kind, dir, chain.wsUrl, args, END + 1);
-    const above = await execute(
-      db.kysely,
-      `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers where split_part(id, '-', 1)::int > ${FORK}`,
-    );
     const newBranch = await transfersOnChain(FORK + 1, END + 1);
-    const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
-    t.same([...above].sort(byId), newBranch.sort(byId), 'above the fork: exactly the transfers of the new branch');
+    t.same(await indexedTransfers(db, schema, FORK), [...newBranch].sort(byId), 'above the fork: exactly the transfers of the new branch');
     t.ok(
       newBranch.some((e) => e.amount === '123456789'),
       "the new branch's own transfer is among them",
@@ -278,16 +293,11 @@ t.test('--unfinalized-blocks behind a finality that trails the head: a reorganis
   const top = await chain.height();
   await indexInProcess(kind, dir, proxy.url, args, top);
   const db = await openIndexedDb(t, kind, dir, [schema]);
-  const s = quoteIdent(schema);
-  const amounts = async () => (await execute<{ amount: string }>(db.kysely, `select amount::text as amount from ${s}.transfers`)).map((r) => r.amount);
+  const amounts = async () => (await indexedTransfers(db, schema)).map((r) => r.amount);
   t.ok((await amounts()).includes('111111'), "the old branch's transfer is indexed");
 
   const fork = top - 2; // above the finalized head (top - 6), so its blocks are kept as unfinalized
-  await fetch(chain.httpUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'dev_setHead', params: [fork] }),
-  });
+  await setHead(fork);
   await w.transfer('charlie', bob, 222_222n);
   await w.block();
   while ((await chain.height()) < top + 1) await w.block();
@@ -307,18 +317,6 @@ t.test('--unfinalized-blocks behind a finality that trails the head: a reorganis
   t.notOk(now.includes('111111'), "the old branch's transfer is gone");
   t.ok(now.includes('222222'), "the new branch's transfer is there");
   const onChain = await transfersOnChain(1, top + 1);
-  const transfers = await execute(db.kysely, `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers`);
-  const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
-  t.same([...transfers].sort(byId), onChain.sort(byId), "every transfer row is the chain's, once");
-  const sums = new Map<string, bigint>();
-  for (const e of onChain) sums.set(e.to, (sums.get(e.to) ?? 0n) + BigInt(e.amount));
-  const received = await execute<{ id: string; received: string }>(
-    db.kysely,
-    `select id, received::text from ${s}.accounts where upper_inf(__block_range) and received > 0 order by id`,
-  );
-  t.same(
-    received.map((a) => [a.id, a.received]),
-    [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => [id, String(v)]),
-    "the accounts' running totals count the new branch's blocks only",
-  );
+  t.same(await indexedTransfers(db, schema), [...onChain].sort(byId), "every transfer row is the chain's, once");
+  t.same(await indexedTotals(db, schema), runningTotals(onChain), "the accounts' running totals count the new branch's blocks only");
 });
