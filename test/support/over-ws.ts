@@ -1,7 +1,8 @@
 import type { Client } from 'graphql-ws';
 
-export interface WsAnswer {
-  data?: any;
+/** A GraphQL result as the server sent it (over HTTP, GqlAnswer adds the status). */
+export interface WsAnswer<D = any> {
+  data?: D;
   errors?: { message: string; extensions?: { code?: string } & Record<string, unknown>; path?: (string | number)[] }[];
 }
 

@@ -4,13 +4,12 @@ import { runQuery, type RunningQuery } from '../../apps/query/run-query.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { openPgliteSocketDb, publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
+import type { WsAnswer } from './over-ws.ts';
 import type { TestBackend } from './test-backends.ts';
 import { freePortGuess } from './erc20-project.ts';
 
-export interface GqlAnswer<D = any> {
+export interface GqlAnswer<D = any> extends WsAnswer<D> {
   status: number;
-  data?: D;
-  errors?: { message: string; extensions?: { code?: string } & Record<string, unknown>; path?: (string | number)[] }[];
 }
 
 /** idx-query over `db` (already indexed into `schema`), as the CLI would parse `args`; closed on teardown. */
