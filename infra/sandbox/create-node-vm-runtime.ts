@@ -118,7 +118,8 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       if (state === undefined) throw new Error('runtime not ready');
       progress[0] = 0;
       state.context.__idx_payload = payload;
-      const outcome = (await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as TimedBlockOutcome;
+      // a copy, as the isolate's outcome is: the context's Dates and typed arrays are not the host's (instanceof fails)
+      const outcome = structuredClone(await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as TimedBlockOutcome;
       // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
       if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
       return outcome;

@@ -657,3 +657,20 @@ t.test('--unsafe: a never-settling await and a loop before the first await time 
   }
   t.same(calls.length, 2);
 });
+
+t.test('a Date, bigint and bytes written by a mapping reach the host as values of its own realm, in the isolate and with --unsafe', async (t) => {
+  for (const unsafe of [false, true]) {
+    const { sb, calls } = await sandbox(
+      `module.exports.h = async () => { await store.set('D', 'd', { id: 'd', at: new Date(1700000000000), n: 5n, bytes: new Uint8Array([1, 2]) }); };`,
+      { unsafe },
+    );
+    t.teardown(() => sb.dispose());
+    await sb.runBlock(oneTransfer(), [logCall('h')]);
+    const data = calls.find((c) => c[0] === 'set')![3] as Record<string, unknown>;
+    const label = unsafe ? '--unsafe' : 'isolate';
+    t.ok(data.at instanceof Date, `${label}: a Date`);
+    t.equal((data.at as Date).getTime(), 1700000000000, label);
+    t.equal(data.n, 5n, label);
+    t.ok(data.bytes instanceof Uint8Array, `${label}: a Uint8Array`);
+  }
+});
