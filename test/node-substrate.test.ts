@@ -17,6 +17,11 @@ import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { gqlData, startQueryService } from './support/query-client.ts';
 import { startFinalityLagProxy } from './support/finality-lag-proxy.ts';
 import { runNode } from '../apps/node/run-node.ts';
+import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { createSubstrateSource } from '../infra/chains/substrate/create-substrate-source.ts';
+import { compileSubstrateSource, matchSubstrateHandlers } from '../domain/chains/substrate/match-substrate-handlers.ts';
+import { createSandbox } from '../infra/sandbox/create-sandbox.ts';
+import { createFakeHost } from '../infra/sandbox/fixtures/fake-host.ts';
 
 exitWhenDone();
 const quietLogger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
@@ -161,6 +166,114 @@ for (const kind of BACKENDS) {
     t.equal(data.accounts.totalCount, upTo2.size, 'accounts as of block 2: those that had received by then');
   });
 }
+
+// Every event, call and block of the chain through a mapping that prints what it sees: the objects, decoded in
+// the sandbox only as far as they are read, equal what @polkadot/api decodes (as @subql/node hands them over),
+// and whatever is read is one object however it is reached.
+const PRINTER = `
+const put = (id, value) => store.set('Seen', id, { id, json: JSON.stringify(value) });
+module.exports.onEvent = async (e) => {
+  const x = e.extrinsic;
+  await put(e.block.block.header.number.toNumber() + '-e' + e.idx, {
+    idx: e.idx, record: e.toJSON(), section: e.event.section, method: e.event.method, data: e.event.data.map((d) => d.toString()),
+    extrinsic: x === undefined ? null : { idx: x.idx, success: x.success, hash: x.extrinsic.hash.toHex(), events: x.events.map((o) => o.idx) },
+    same: e.block.events[e.idx] === e && (x === undefined || (x.extrinsic === e.block.block.extrinsics[x.idx] && x.events.includes(e))),
+  });
+};
+module.exports.onCall = async (x) => {
+  await put(x.block.block.header.number.toNumber() + '-x' + x.idx, {
+    idx: x.idx, success: x.success, hash: x.extrinsic.hash.toHex(), call: x.extrinsic.method.toJSON(), signer: x.extrinsic.isSigned ? x.extrinsic.signer.toString() : null,
+    events: x.events.map((e) => [e.idx, e.event.section, e.event.method]), same: x.events.every((e) => e.extrinsic === x),
+  });
+};
+module.exports.onBlock = async (b) => {
+  await put(b.block.header.number.toNumber() + '-b', {
+    hash: b.block.header.hash.toHex(), json: b.toJSON(), events: b.events.toJSON(), hashes: b.block.extrinsics.map((x) => x.hash.toHex()),
+    specVersion: b.specVersion, timestamp: b.timestamp.getTime(),
+  });
+};`;
+
+/** What the printer should print of blocks from..to, from @polkadot/api's own decoding of them. */
+async function printedByApi(from: number, to: number): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  for (let h = from; h <= to; h++) {
+    const hash = await w.api.rpc.chain.getBlockHash(h);
+    const [signed, at, version] = await Promise.all([w.api.rpc.chain.getBlock(hash), w.api.at(hash), w.api.rpc.state.getRuntimeVersion(hash)]);
+    const events = await at.query.system.events();
+    const extrinsics = signed.block.extrinsics;
+    const of = (x: number) => events.flatMap((e, i) => (e.phase.isApplyExtrinsic && e.phase.asApplyExtrinsic.toNumber() === x ? [i] : []));
+    const success = (x: number) => of(x).some((i) => events[i]!.event.section === 'system' && events[i]!.event.method === 'ExtrinsicSuccess');
+    events.forEach((e, i) => {
+      const x = e.phase.isApplyExtrinsic ? e.phase.asApplyExtrinsic.toNumber() : undefined;
+      out.set(`${h}-e${i}`, {
+        idx: i,
+        record: e.toJSON(),
+        section: e.event.section,
+        method: e.event.method,
+        data: e.event.data.map((d) => d.toString()),
+        extrinsic: x === undefined ? null : { idx: x, success: success(x), hash: extrinsics[x]!.hash.toHex(), events: of(x) },
+        same: true,
+      });
+    });
+    extrinsics.forEach((x, i) => {
+      out.set(`${h}-x${i}`, {
+        idx: i,
+        success: success(i),
+        hash: x.hash.toHex(),
+        call: x.method.toJSON(),
+        signer: x.isSigned ? x.signer.toString() : null,
+        events: of(i).map((e) => [e, events[e]!.event.section, events[e]!.event.method]),
+        same: true,
+      });
+    });
+    const set = extrinsics.find((x) => x.method.section === 'timestamp' && x.method.method === 'set')!;
+    out.set(`${h}-b`, {
+      hash: signed.block.header.hash.toHex(),
+      json: signed.toJSON(),
+      events: events.toJSON(),
+      hashes: extrinsics.map((x) => x.hash.toHex()),
+      specVersion: version.specVersion.toNumber(),
+      timestamp: Number(set.method.args[0]!.toString()),
+    });
+  }
+  return out;
+}
+
+t.test("the mapping objects, decoded as they are read, equal @polkadot/api's decoding of every event, extrinsic and block", async (t) => {
+  const client = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
+  const source = createSubstrateSource(client);
+  const fake = createFakeHost({
+    request: (method, params) => client.request(method, params as unknown[]),
+    substrateRuntime: async (v: number) => ({ metadata: await source.metadataOf(v), properties: await source.properties() }),
+  });
+  const sb = await createSandbox({ code: PRINTER, fileName: '/printer/dist/index.js', family: 'substrate', host: fake.host });
+  t.teardown(() => sb.dispose());
+  const sources = [
+    compileSubstrateSource(
+      {
+        startBlock: 1,
+        mapping: {
+          file: './dist/index.js',
+          handlers: [
+            { kind: 'substrate/BlockHandler', handler: 'onBlock' },
+            { kind: 'substrate/CallHandler', handler: 'onCall' },
+            { kind: 'substrate/EventHandler', handler: 'onEvent' },
+          ],
+        },
+      },
+      0,
+    ),
+  ];
+  let previous = 0;
+  for (const block of await source.getBlocks(1, END)) {
+    await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, previous));
+    previous = block.timestamp;
+  }
+  const printed = new Map(fake.calls.filter((c) => c[0] === 'set').map((c) => [c[2] as string, JSON.parse((c[3] as { json: string }).json) as unknown]));
+  const expected = await printedByApi(1, END);
+  t.same([...printed.keys()].sort(), [...expected.keys()].sort(), 'every event, extrinsic and block reached its handler once');
+  for (const [id, value] of expected) t.same(printed.get(id), value, id);
+});
 
 t.test(`${PROGRAM_BACKEND}: --proof-of-index links the Substrate block hashes; --csv-out-dir writes the rows the database has`, async (t) => {
   const dir = await copyProject(t, built);

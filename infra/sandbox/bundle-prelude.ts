@@ -63,7 +63,13 @@ function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] 
     plugins: [
       {
         name: 'idx-no-wasm-crypto',
-        resolveId: (source) => (source === '@polkadot/wasm-crypto' ? stub : null),
+        resolveId: (source, importer) => {
+          if (source === '@polkadot/wasm-crypto') return stub;
+          // the package's own encodeAddress, as every other module of it imports it, is the memoised one
+          if (source === './encode.js' && importer !== undefined && /@polkadot[\\/]util-crypto[\\/]address[\\/]index\.js$/.test(importer))
+            return `${dir}/substrate-lib/memo-encode-address${ext}`;
+          return null;
+        },
         load: (id) =>
           id === stub
             ? 'export const isReady = () => false; export const waitReady = () => Promise.resolve(false); export const packageInfo = { name: "@polkadot/wasm-crypto", path: "", type: "esm", version: "none" };\n' +

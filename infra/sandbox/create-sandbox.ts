@@ -230,7 +230,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       }
       return [c.handler, c.kind === 'call' ? 3 : 4, c.index];
     }),
-    substrate: { signedBlock: block.raw.signedBlock, events: block.raw.events, specVersion: block.raw.specVersion, hash: block.hash },
+    substrate: {
+      signedBlock: block.raw.signedBlock,
+      events: block.raw.events,
+      eventOffsets: block.raw.eventOffsets,
+      eventExtrinsics: block.events.map((e) => (typeof e.extrinsic === 'number' ? e.extrinsic : -1)),
+      extrinsicSuccess: block.extrinsics.map((x) => x.success),
+      timestampMs: block.raw.timestampMs,
+      specVersion: block.raw.specVersion,
+      hash: block.hash,
+    },
   });
 
   const handlers = await ready();

@@ -20,6 +20,10 @@ export interface SubstrateRawBlock {
   signedBlock: unknown;
   /** `System.Events` storage at the block, hex */
   events: string;
+  /** where each event record starts in `events` (bytes), and where the last one ends */
+  eventOffsets: number[];
+  /** the block's `timestamp.set`, in milliseconds (null when the block has none) */
+  timestampMs: number | null;
   specVersion: number;
 }
 

@@ -3,9 +3,30 @@ import type { EventRecord, SignedBlock } from '@polkadot/types/interfaces';
 import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
+import { hexToU8a } from '@polkadot/util';
 import { IdxError } from '../../../domain/errors.ts';
 import type { RpcClient } from '../../rpc/create-rpc-client.ts';
 import { createSubstrateRegistry, type RegistryInputs } from './substrate-registry.ts';
+
+/**
+ * A block's `System.Events` (a `Vec<EventRecord>`), decoded a record at a time as the Vec would be,
+ * so that where each record starts is known: the sandbox decodes only the records its handlers get.
+ * `offsets` has one entry more than `events`: the end of the last record.
+ */
+export function decodeEvents(registry: TypeRegistry, hex: string): { events: EventRecord[]; offsets: number[] } {
+  const bytes = hexToU8a(hex);
+  const count = registry.createType('Compact<u32>', bytes);
+  let at = count.encodedLength;
+  const offsets = [at];
+  const events: EventRecord[] = [];
+  for (let i = 0; i < count.toNumber(); i++) {
+    const record = registry.createType('EventRecord', bytes.subarray(at)) as unknown as EventRecord;
+    at += record.initialU8aLength ?? record.encodedLength;
+    events.push(record);
+    offsets.push(at);
+  }
+  return { events, offsets };
+}
 
 /** twox128("System") ++ twox128("Events"): the storage key of a block's events. */
 export const SYSTEM_EVENTS_KEY = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
@@ -72,10 +93,10 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     signedBlock: unknown,
     eventsHex: string | null,
     specVersion: number,
-  ): SubstrateBlockSummary {
+  ): SubstrateBlock {
     // typed by hand: the registry's typed overloads come from @polkadot/types-augment, which only tests load
     const block = (registry.createType('SignedBlock', signedBlock) as unknown as SignedBlock).block;
-    const events = eventsHex === null ? [] : (registry.createType('Vec<EventRecord>', eventsHex) as unknown as EventRecord[]);
+    const { events, offsets } = decodeEvents(registry, eventsHex ?? '0x00');
     const succeeded = new Set<number>();
     const summaryEvents = events.map((record): SubstrateBlockSummary['events'][number] => {
       const { phase, event } = record;
@@ -83,14 +104,22 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
       if (typeof extrinsic === 'number' && event.section === 'system' && event.method === 'ExtrinsicSuccess') succeeded.add(extrinsic);
       return { section: event.section, method: event.method, extrinsic };
     });
-    let timestamp = 0;
+    let timestampMs: number | null = null;
     const extrinsics = block.extrinsics.map((x, i) => {
       const { section, method } = x.method;
-      if (section === 'timestamp' && method === 'set')
-        timestamp = Math.floor(Number((x.method.args[0] as unknown as { toString(): string }).toString()) / 1000);
+      if (section === 'timestamp' && method === 'set') timestampMs = Number((x.method.args[0] as unknown as { toString(): string }).toString());
       return { section, method, isSigned: x.isSigned, success: succeeded.has(i) };
     });
-    return { height, hash, parentHash: block.header.parentHash.toHex(), timestamp, specVersion, extrinsics, events: summaryEvents };
+    return {
+      height,
+      hash,
+      parentHash: block.header.parentHash.toHex(),
+      timestamp: timestampMs === null ? 0 : Math.floor(timestampMs / 1000),
+      specVersion,
+      extrinsics,
+      events: summaryEvents,
+      raw: { signedBlock, events: eventsHex ?? '0x00', eventOffsets: offsets, timestampMs, specVersion },
+    };
   }
 
   return {
@@ -123,8 +152,7 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
           throw new IdxError('CHAIN_BLOCK_NOT_FOUND', `the endpoint has no block ${hashes[i]} (height ${heights[i]})`, { retryable: true });
         const specVersion = versions[i]!.specVersion;
         const { registry } = await runtimeOf(specVersion, hashes[i]!);
-        const summary = summarise(registry, heights[i]!, hashes[i]!, bodies[i], events[i]!, specVersion);
-        out.push({ ...summary, raw: { signedBlock: bodies[i], events: events[i] ?? '0x00', specVersion } });
+        out.push(summarise(registry, heights[i]!, hashes[i]!, bodies[i], events[i]!, specVersion));
       }
       return out;
     },

@@ -240,7 +240,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
         let substrateObjects: Awaited<ReturnType<typeof buildSubstrateObjects>> | undefined;
         if (payload.substrate !== undefined && substrate !== undefined) {
           try {
-            substrateObjects = await buildSubstrateObjects(substrate.runtimes, payload.substrate);
+            substrateObjects = await buildSubstrateObjects(substrateLib!, substrate.runtimes, payload.substrate);
           } catch (err) {
             return { ok: false, call: 0, error: describe(err) };
           }
@@ -258,7 +258,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
           }
           let arg: Record<string, unknown>;
           if (substrateObjects !== undefined) {
-            arg = kind === 3 ? substrateObjects.extrinsics[index]! : kind === 4 ? substrateObjects.events[index]! : substrateObjects.block;
+            arg = kind === 3 ? substrateObjects.extrinsic(index) : kind === 4 ? substrateObjects.event(index) : substrateObjects.block;
           } else if (kind === 0) {
             chain!.enterCall(i, false);
             arg = chain!.block;

@@ -6,6 +6,7 @@ export interface SubstrateLib {
   Metadata: new (registry: Registry, hex: string) => unknown;
   expandMetadata: (registry: Registry, metadata: unknown) => { query: Record<string, Record<string, StorageEntry>>; consts: Record<string, unknown> };
   unwrapStorageType: (registry: Registry, type: unknown, isOptional?: boolean) => string;
+  hexToU8a: (hex: string) => Uint8Array;
 }
 
 interface Registry {
@@ -13,8 +14,9 @@ interface Registry {
   setChainProperties(properties: unknown): void;
   register(types: Record<string, unknown>): void;
   createType(type: string, value?: unknown): Codec;
+  hash(data: Uint8Array): Codec;
 }
-type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string };
+type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string; toU8a(): Uint8Array };
 interface StorageEntry {
   (...args: unknown[]): Uint8Array;
   meta: { type: unknown; modifier: { isOptional: boolean }; fallback?: unknown };
@@ -54,45 +56,106 @@ export function createSubstrateRuntimes(lib: SubstrateLib, metadataOf: (specVers
 export type SubstrateRuntimes = ReturnType<typeof createSubstrateRuntimes>;
 
 /**
- * SubQuery's SubstrateBlock, SubstrateExtrinsic and SubstrateEvent, built as `@subql/node` builds
- * them: the decoded SignedBlock with `timestamp`, `specVersion` and `events`; per extrinsic its
- * `idx`, `events`, `success` and `block`; per event record its `idx`, `block` and `extrinsic`.
+ * SubQuery's SubstrateBlock, SubstrateExtrinsic and SubstrateEvent, as `@subql/node` builds them
+ * (the decoded SignedBlock with `timestamp`, `specVersion` and `events`; per extrinsic its `idx`,
+ * `events`, `success` and `block`; per event record its `idx`, `block` and `extrinsic`), decoded
+ * as they are read: a handler of one event decodes that record and, when it reads `event.extrinsic`,
+ * that extrinsic, not the whole block. Whatever is read is one object however reached
+ * (`block.events[e.idx] === e`, `e.extrinsic.extrinsic === block.block.extrinsics[x]`).
  */
-export async function buildSubstrateObjects(runtimes: SubstrateRuntimes, payload: SubstratePayload) {
+export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: SubstrateRuntimes, payload: SubstratePayload) {
   const { registry } = await runtimes.get(payload.specVersion);
-  const block = registry.createType('SignedBlock', payload.signedBlock) as unknown as Rec & { block: { extrinsics: Rec[] } };
-  const events = registry.createType('Vec<EventRecord>', payload.events) as unknown as (Rec & {
-    phase: Rec & { isApplyExtrinsic: boolean; asApplyExtrinsic: Codec };
-  })[];
-  const extrinsicOf = (e: (typeof events)[number]) => (e.phase.isApplyExtrinsic ? e.phase.asApplyExtrinsic.toNumber() : -1);
-  const timestampExtrinsic = block.block.extrinsics.find((x) => {
-    const m = x.method as Rec;
-    return m.section === 'timestamp' && m.method === 'set';
+  const signed = payload.signedBlock as Rec & { block: Rec & { extrinsics: string[] } };
+  const extrinsicsHex = signed.block.extrinsics;
+  const eventBytes = lib.hexToU8a(payload.events);
+  const { eventOffsets, eventExtrinsics, extrinsicSuccess } = payload;
+
+  const extrinsicCodecs: Rec[] = [];
+  const extrinsicCodec = (x: number) => {
+    let codec = extrinsicCodecs[x];
+    if (codec === undefined) {
+      const made = registry.createType('Extrinsic', extrinsicsHex[x]);
+      // its hash re-encodes and hashes it at every read; the handlers of each of its events read it
+      let hash: unknown;
+      Object.defineProperty(made, 'hash', { get: () => (hash ??= registry.hash(made.toU8a())), configurable: true });
+      codec = extrinsicCodecs[x] = made;
+    }
+    return codec;
+  };
+  // the header now; the extrinsics when the block's are first read (the Vec then holds the codecs decoded so far)
+  const block = registry.createType('SignedBlock', { ...signed, block: { ...signed.block, extrinsics: [] } }) as unknown as Rec & {
+    block: Map<string, unknown>;
+  };
+  lazyEntry(block.block, 'extrinsics', () =>
+    registry.createType(
+      'Vec<Extrinsic>',
+      extrinsicsHex.map((_, x) => extrinsicCodec(x)),
+    ),
+  );
+
+  const records: Rec[] = [];
+  const event = (i: number): Rec => {
+    let record = records[i];
+    if (record === undefined) {
+      record = registry.createType('EventRecord', eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
+      Object.assign(record, { idx: i, block });
+      const x = eventExtrinsics[i]!;
+      if (x >= 0) Object.defineProperty(record, 'extrinsic', { get: () => extrinsic(x), enumerable: true, configurable: true });
+      records[i] = record;
+    }
+    return record;
+  };
+  const eventCount = eventOffsets.length - 1;
+  let allEvents: unknown;
+  const wrappers: Rec[] = [];
+  const extrinsic = (x: number): Rec => {
+    let wrapper = wrappers[x];
+    if (wrapper === undefined) {
+      let own: Rec[] | undefined;
+      wrapper = { idx: x, extrinsic: extrinsicCodec(x), block, success: extrinsicSuccess[x] === true };
+      Object.defineProperty(wrapper, 'events', {
+        get: () => (own ??= eventExtrinsics.flatMap((of, i) => (of === x ? [event(i)] : []))),
+        enumerable: true,
+        configurable: true,
+      });
+      wrappers[x] = wrapper;
+    }
+    return wrapper;
+  };
+  const timestamp = payload.timestampMs === null ? undefined : new Date(payload.timestampMs);
+  Object.assign(block, { timestamp, specVersion: payload.specVersion });
+  Object.defineProperty(block, 'events', {
+    get: () =>
+      (allEvents ??= registry.createType(
+        'Vec<EventRecord>',
+        Array.from({ length: eventCount }, (_, i) => event(i)),
+      )),
+    enumerable: true,
+    configurable: true,
   });
-  const timestamp = timestampExtrinsic === undefined ? undefined : new Date(((timestampExtrinsic.args as Codec[])[0] as Codec).toNumber());
-  Object.assign(block, { timestamp, specVersion: payload.specVersion, events });
-  // each extrinsic's events, in one pass (a block may hold thousands)
-  const byExtrinsic = new Map<number, typeof events>();
-  for (const e of events) {
-    const x = extrinsicOf(e);
-    if (x < 0) continue;
-    const list = byExtrinsic.get(x);
-    if (list === undefined) byExtrinsic.set(x, [e]);
-    else list.push(e);
-  }
-  const extrinsics = block.block.extrinsics.map((extrinsic, idx) => {
-    const own = byExtrinsic.get(idx) ?? [];
-    const success = own.some((e) => {
-      const ev = e.event as Rec;
-      return ev.section === 'system' && ev.method === 'ExtrinsicSuccess';
+  return { block, extrinsic, event, extrinsicCount: extrinsicsHex.length, eventCount };
+}
+
+/**
+ * A Struct (a Map of codecs) whose `key` entry is made on first use: its reads and iterations
+ * (the codec's own toJSON, toU8a, hash... go through them) make it first.
+ */
+function lazyEntry(struct: Map<string, unknown>, key: string, make: () => unknown) {
+  let made = false;
+  for (const name of ['get', 'entries', 'values', 'forEach', Symbol.iterator] as const) {
+    const original = (Map.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>)[name]!;
+    Object.defineProperty(struct, name, {
+      configurable: true,
+      writable: true,
+      value(this: Map<string, unknown>, ...args: unknown[]) {
+        if (!made) {
+          Map.prototype.set.call(struct, key, make());
+          made = true;
+        }
+        return original.apply(this, args);
+      },
     });
-    return { idx, extrinsic, block, events: own, success } as Rec;
-  });
-  events.forEach((e, idx) => {
-    const x = extrinsicOf(e);
-    Object.assign(e, { idx, block, ...(x >= 0 && { extrinsic: extrinsics[x] }) });
-  });
-  return { block, extrinsics, events };
+  }
 }
 
 /**

@@ -41,10 +41,20 @@ export interface BlockPayload {
   substrate?: SubstratePayload;
 }
 
-/** A Substrate block as it crosses: `chain_getBlock`'s answer, `System.Events` (hex) and the runtime that ran it. */
+/**
+ * A Substrate block as it crosses: `chain_getBlock`'s answer, `System.Events` (hex) and the runtime
+ * that ran it, with what the host learnt decoding it (so the sandbox decodes only what handlers read).
+ */
 export interface SubstratePayload {
   signedBlock: unknown;
   events: string;
+  /** where each event record starts in `events`, and where the last ends */
+  eventOffsets: number[];
+  /** per event, the index of the extrinsic that emitted it (-1: initialization or finalization) */
+  eventExtrinsics: number[];
+  /** per extrinsic, whether a `system.ExtrinsicSuccess` event says it succeeded */
+  extrinsicSuccess: boolean[];
+  timestampMs: number | null;
   specVersion: number;
   hash: string;
 }

@@ -5,3 +5,4 @@
  */
 export { Metadata, TypeRegistry, expandMetadata } from '@polkadot/types';
 export { unwrapStorageType } from '@polkadot/types/util';
+export { hexToU8a } from '@polkadot/util';
