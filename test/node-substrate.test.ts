@@ -226,6 +226,15 @@ async function printedByApi(from: number, to: number): Promise<Map<string, unkno
         same: true,
       });
     });
+    // what the node matches handlers against (the host's summary of the block)
+    out.set(`${h}-matched`, {
+      extrinsics: extrinsics.map((x, i) => ({ section: x.method.section, method: x.method.method, isSigned: x.isSigned, success: success(i) })),
+      events: events.map((e) => ({
+        section: e.event.section,
+        method: e.event.method,
+        extrinsic: e.phase.isApplyExtrinsic ? e.phase.asApplyExtrinsic.toNumber() : e.phase.isInitialization ? 'initialization' : 'finalization',
+      })),
+    });
     const set = extrinsics.find((x) => x.method.section === 'timestamp' && x.method.method === 'set')!;
     out.set(`${h}-b`, {
       hash: signed.block.header.hash.toHex(),
@@ -265,13 +274,15 @@ t.test("the mapping objects, decoded as they are read, equal @polkadot/api's dec
     ),
   ];
   let previous = 0;
-  for (const block of await source.getBlocks(1, END)) {
+  const blocks = await source.getBlocks(1, END);
+  for (const block of blocks) {
     await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, previous));
     previous = block.timestamp;
   }
   const printed = new Map(fake.calls.filter((c) => c[0] === 'set').map((c) => [c[2] as string, JSON.parse((c[3] as { json: string }).json) as unknown]));
+  for (const b of blocks) printed.set(`${b.height}-matched`, { extrinsics: b.extrinsics, events: b.events });
   const expected = await printedByApi(1, END);
-  t.same([...printed.keys()].sort(), [...expected.keys()].sort(), 'every event, extrinsic and block reached its handler once');
+  t.same([...printed.keys()].sort(), [...expected.keys()].sort(), 'every event, extrinsic and block reached its handler once, and was matched by what it is');
   for (const [id, value] of expected) t.same(printed.get(id), value, id);
 });
 

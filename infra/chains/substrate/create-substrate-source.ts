@@ -1,9 +1,10 @@
-import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/types';
-import type { EventRecord, SignedBlock } from '@polkadot/types/interfaces';
+import { expandMetadata, type GenericExtrinsic, type Metadata, type TypeRegistry } from '@polkadot/types';
+import type { EventRecord } from '@polkadot/types/interfaces';
+import type { Codec } from '@polkadot/types/types';
 import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
-import { hexToU8a } from '@polkadot/util';
+import { compactFromU8a, hexToU8a } from '@polkadot/util';
 import { IdxError } from '../../../domain/errors.ts';
 import type { RpcClient } from '../../rpc/create-rpc-client.ts';
 import { createSubstrateRegistry, type RegistryInputs } from './substrate-registry.ts';
@@ -27,6 +28,30 @@ export function decodeEvents(registry: TypeRegistry, hex: string): { events: Eve
   }
   return { events, offsets };
 }
+
+/**
+ * An extrinsic's pallet and call, and whether it is signed, without decoding its arguments (a
+ * `utility.batch` of thousands of calls is decoded only by the sandbox, when a handler reads it).
+ * Version 4 extrinsics: the version byte, the signature part when signed, then the call's two index
+ * bytes; any other version is decoded whole.
+ */
+export function callOf(registry: TypeRegistry, hex: string): { section: string; method: string; isSigned: boolean } {
+  const bytes = hexToU8a(hex);
+  const [offset] = compactFromU8a(bytes);
+  const version = bytes[offset]!;
+  if ((version & VERSION_MASK) === 4 && (version & GENERAL_BIT) === 0) {
+    const isSigned = (version & SIGNED_BIT) !== 0;
+    const body = bytes.subarray(offset + 1);
+    const at = isSigned ? registry.createTypeUnsafe<Codec>('ExtrinsicSignatureV4', [body, { isSigned }]).encodedLength : 0;
+    const { section, method } = registry.findMetaCall(body.subarray(at, at + 2));
+    return { section, method, isSigned };
+  }
+  const x = registry.createType('Extrinsic', hex) as unknown as GenericExtrinsic;
+  return { section: x.method.section, method: x.method.method, isSigned: x.isSigned };
+}
+const VERSION_MASK = 0b0011_1111;
+const SIGNED_BIT = 0b1000_0000;
+const GENERAL_BIT = 0b0100_0000;
 
 /** twox128("System") ++ twox128("Events"): the storage key of a block's events. */
 export const SYSTEM_EVENTS_KEY = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
@@ -94,8 +119,7 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     eventsHex: string | null,
     specVersion: number,
   ): SubstrateBlock {
-    // typed by hand: the registry's typed overloads come from @polkadot/types-augment, which only tests load
-    const block = (registry.createType('SignedBlock', signedBlock) as unknown as SignedBlock).block;
+    const block = (signedBlock as { block: { header: { parentHash: string }; extrinsics: string[] } }).block;
     const { events, offsets } = decodeEvents(registry, eventsHex ?? '0x00');
     const succeeded = new Set<number>();
     const summaryEvents = events.map((record): SubstrateBlockSummary['events'][number] => {
@@ -105,15 +129,19 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
       return { section: event.section, method: event.method, extrinsic };
     });
     let timestampMs: number | null = null;
-    const extrinsics = block.extrinsics.map((x, i) => {
-      const { section, method } = x.method;
-      if (section === 'timestamp' && method === 'set') timestampMs = Number((x.method.args[0] as unknown as { toString(): string }).toString());
-      return { section, method, isSigned: x.isSigned, success: succeeded.has(i) };
+    const extrinsics = block.extrinsics.map((hex, i) => {
+      const { section, method, isSigned } = callOf(registry, hex);
+      if (section === 'timestamp' && method === 'set') {
+        // typed by hand: the registry's typed overloads come from @polkadot/types-augment, which only tests load
+        const set = registry.createType('Extrinsic', hex) as unknown as GenericExtrinsic;
+        timestampMs = Number(set.method.args[0]!.toString());
+      }
+      return { section, method, isSigned, success: succeeded.has(i) };
     });
     return {
       height,
       hash,
-      parentHash: block.header.parentHash.toHex(),
+      parentHash: block.header.parentHash.toLowerCase(),
       timestamp: timestampMs === null ? 0 : Math.floor(timestampMs / 1000),
       specVersion,
       extrinsics,
