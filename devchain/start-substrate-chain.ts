@@ -28,13 +28,17 @@ export interface SubstrateDevChain {
  * process: blocks only when asked (`newBlocks`), dev accounts funded. For tests, benchmarks and the demo.
  */
 export async function startSubstrateChain(options: { port?: number } = {}): Promise<SubstrateDevChain> {
+  // a line per block (pretty-printed in a worker thread) is noise and CPU in tests and benchmarks; chopsticks
+  // reads its level from the environment once, when first loaded (its CommonJS and ESM builds each keep their own)
+  const level = process.env.LOG_LEVEL;
+  process.env.LOG_LEVEL = level ?? 'warn';
   const [{ setupWithServer, BuildBlockMode }, core, { chainSpec }] = await Promise.all([
     import('@acala-network/chopsticks'),
     import('@acala-network/chopsticks-core'),
     import('@substrate/connect-known-chains/rococo_v2_2_asset_hub'),
-  ]);
-  // a line per block is noise in tests and benchmarks
-  core.defaultLogger.level = 'warn';
+  ]).finally(() => {
+    if (level === undefined) delete process.env.LOG_LEVEL;
+  });
   const dir = await mkdtemp(join(tmpdir(), 'idx-substrate-'));
   const spec = join(dir, 'spec.json');
   await writeFile(spec, chainSpec);
