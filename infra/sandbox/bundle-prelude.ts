@@ -76,6 +76,13 @@ function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] 
               'export const bridge = {}; export function __unavailable() { throw new Error("WebAssembly crypto is not available in the sandbox"); }\n' +
               WASM_CRYPTO_EXPORTS.map((n) => `export const ${n} = __unavailable;`).join('\n')
             : null,
+        transform(code, id) {
+          if (!/@polkadot[\\/]types[\\/]generic[\\/]Call\.js$/.test(id)) return null;
+          // every decoded call made a class for its arguments (and worked out its types anew): one per call of the runtime
+          const made = code.replace('args: Struct.with(decoded.argsDef)', 'args: argsStructOf(decoded)');
+          if (made === code) throw new Error(`${id}: the arguments' Struct.with this bundle memoises is not there (a new @polkadot/types?)`);
+          return `${made}\nconst argsStructs = new WeakMap();\nfunction argsStructOf(decoded) {\n  let made = argsStructs.get(decoded.meta);\n  if (made === undefined) argsStructs.set(decoded.meta, (made = Struct.with(decoded.argsDef)));\n  return made;\n}\n`;
+        },
       },
       nodeResolve({ preferBuiltins: false, browser: true }),
       commonjs(),
