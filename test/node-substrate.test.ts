@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Db } from '../infra/postgres/create-db.ts';
@@ -10,7 +10,10 @@ import { BACKENDS, PROGRAM_BACKEND, envFor, nodeOptions } from './support/erc20-
 import { reindex } from '../apps/node/history-commands.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { runWithKills } from './support/kill-cycles.ts';
-import { copyProject } from './support/erc20-project.ts';
+import { buildErc20Project, copyProject, idxCli } from './support/erc20-project.ts';
+import { anvilForTest } from './support/anvil.ts';
+import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
+import { chainMetadataTable } from '../domain/entities/chain-tables.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
@@ -285,6 +288,102 @@ t.test("the mapping objects, decoded as they are read, equal @polkadot/api's dec
   t.same([...printed.keys()].sort(), [...expected.keys()].sort(), 'every event, extrinsic and block reached its handler once, and was matched by what it is');
   for (const [id, value] of expected) t.same(printed.get(id), value, id);
 });
+
+// The ERC20 starter rewritten to the Substrate starter's entities, so that both chains' projects share one schema.
+const EVM_MAPPING = `import { Account, Transfer } from "../types";
+import type { TransferLog } from "../types/abi-interfaces/Erc20Abi";
+
+export async function handleTransfer(log: TransferLog): Promise<void> {
+  const { from, to, value } = log.args;
+  const amount = value.toBigInt();
+  await Transfer.create({
+    id: \`\${chainId}-\${log.transactionHash}-\${log.logIndex}\`,
+    blockNumber: log.blockNumber,
+    date: new Date(Number(log.block.timestamp) * 1000),
+    fromId: from,
+    toId: to,
+    amount,
+    extrinsicHash: log.transactionHash,
+  }).save();
+  const sender = (await Account.get(from)) ?? Account.create({ id: from, sent: 0n, received: 0n });
+  sender.sent += amount;
+  await sender.save();
+  const recipient = (await Account.get(to)) ?? Account.create({ id: to, sent: 0n, received: 0n });
+  recipient.received += amount;
+  await recipient.save();
+}
+`;
+
+t.test(
+  '--multi-chain: the Substrate starter and an EVM project index side by side into one schema, each chain its own rows and metadata',
+  { skip: process.env.DB_HOST ? false : '--multi-chain needs PostgreSQL (DB_HOST)' },
+  async (t) => {
+    const schema = uniqueSchemaName('idx_multi_substrate');
+    const substrateDir = await copyProject(t, built);
+    const anvil = await anvilForTest(t);
+    const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
+    const workload = await makeErc20Workload(client, { blocks: 6, transfersPerBlock: 3, approvalsPerBlock: 0, senders: 3, recipients: 5, seed: 3 });
+    await client.request('anvil_mine', ['0x40']); // past the confirmations the node waits for
+    const evmDir = await buildErc20Project(t);
+    await cp(join(substrateDir, 'schema.graphql'), join(evmDir, 'schema.graphql'));
+    await writeFile(join(evmDir, 'src', 'mappings', 'erc20.ts'), EVM_MAPPING);
+    await writeFile(join(evmDir, 'src', 'mappings', 'blocks.ts'), 'export async function handleBlock(): Promise<void> {}\n');
+    await idxCli(evmDir, 'codegen');
+    await idxCli(evmDir, 'build');
+
+    const args = ['--db-schema', schema, '--multi-chain'];
+    await Promise.all([
+      indexInProcess('postgres', substrateDir, chain.wsUrl, args, END),
+      indexInProcess('postgres', evmDir, anvil.url, args, workload.toBlock),
+    ]);
+    const db = await openIndexedDb(t, 'postgres', substrateDir, [schema]);
+    const s = quoteIdent(schema);
+    const ofChain = async (chainId: string) => ({
+      transfers: await execute<Transfer>(
+        db.kysely,
+        `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers where __chain = $1 order by id`,
+        [chainId],
+      ),
+      totals: (
+        await execute<{ id: string; sent: string; received: string }>(
+          db.kysely,
+          `select id, sent::text, received::text from ${s}.accounts where __chain = $1 and upper_inf(__block_range) order by id`,
+          [chainId],
+        )
+      ).map((a) => [a.id, a.sent, a.received]),
+      meta: Object.fromEntries(
+        (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${s}.${quoteIdent(chainMetadataTable(chainId))}`)).map((r) => [
+          r.key,
+          r.value,
+        ]),
+      ),
+    });
+    const substrate = await ofChain(CHOPSTICKS_GENESIS_HASH);
+    t.same(substrate.transfers, [...expected].sort(byId), "the Substrate chain's rows: every balances.Transfer, as alone");
+    t.same(substrate.totals, runningTotals(expected), 'and its accounts add up as alone');
+    t.match(substrate.meta, { chain: CHOPSTICKS_GENESIS_HASH, genesisHash: CHOPSTICKS_GENESIS_HASH, specName: 'statemine', lastProcessedHeight: END });
+
+    const evm = await ofChain('31337');
+    t.equal(evm.transfers.length, workload.transfers + workload.senders.length, "the EVM chain's rows: every transfer and mint");
+    t.ok(
+      evm.transfers.every((r) => r.id.startsWith('31337-') && r.from.startsWith('0x')),
+      'each of them from the EVM mapping',
+    );
+    t.same(evm.totals, runningTotals(evm.transfers), 'its accounts add up');
+    t.match(evm.meta, { chain: '31337', lastProcessedHeight: workload.toBlock });
+
+    // idx-query serves both chains' rows from the one schema, and each chain's metadata
+    const { url } = await startQueryService(t, db, schema);
+    const data = await gqlData(
+      url,
+      `{ transfers { totalCount } substrate: _metadata(chainId: "${CHOPSTICKS_GENESIS_HASH}") { lastProcessedHeight specName } evm: _metadata(chainId: "31337") { lastProcessedHeight } _metadatas { totalCount nodes { chain } } }`,
+    );
+    t.equal(data.transfers.totalCount, expected.length + evm.transfers.length);
+    t.same(data.substrate, { lastProcessedHeight: END, specName: 'statemine' });
+    t.same(data.evm, { lastProcessedHeight: workload.toBlock });
+    t.same(data._metadatas.nodes.map((n: { chain: string }) => n.chain).sort(), ['31337', CHOPSTICKS_GENESIS_HASH].sort(), '_metadatas lists both chains');
+  },
+);
 
 t.test(`${PROGRAM_BACKEND}: --proof-of-index links the Substrate block hashes; --csv-out-dir writes the rows the database has`, async (t) => {
   const dir = await copyProject(t, built);

@@ -106,7 +106,7 @@ for (const kind of BACKENDS) {
             schema,
             tables,
             settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
-            metadata: { read: async () => ({}) },
+            metadata: { chains: async () => [] },
           });
           ctx.sql = async (text: string, params: readonly unknown[]) => ((captured = { text, params }), []);
           await new ConnectionSource(ctx, transfersTable, args, height).page();

@@ -62,17 +62,18 @@ export function metadataFields(sc: SchemaComposer<QueryContext>, schema: string,
     _metadata: {
       type: '_Metadata',
       args: { chainId: 'String' },
+      // without chainId: the only chain, or with --multi-chain the first by table name
       resolve: async (_s: unknown, args: { chainId?: string | null }, ctx: QueryContext) => {
-        const meta = await ctx.metadata.read();
-        return args.chainId == null || args.chainId === meta.chain ? meta : null;
+        const metas = await ctx.metadata.chains();
+        return (args.chainId == null ? metas[0] : metas.find((m) => m.chain === args.chainId)) ?? null;
       },
     },
     _metadatas: {
       type: '_Metadatas!',
       args: { after: 'Cursor', before: 'Cursor' },
       resolve: async (_s: unknown, _a: unknown, ctx: QueryContext) => {
-        const meta = await ctx.metadata.read();
-        return { totalCount: 1, nodes: [meta] };
+        const metas = await ctx.metadata.chains();
+        return { totalCount: metas.length, nodes: metas };
       },
     },
   });

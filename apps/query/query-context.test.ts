@@ -4,7 +4,7 @@ import { createQueryContext } from './query-context.ts';
 
 const backends = createTestBackends(t);
 const settings = { aggregate: false, unsafe: false, queryLimit: 100, queryTimeoutMs: 5000 };
-const metadata = { read: async () => ({}) };
+const metadata = { chains: async () => [] };
 
 t.test("database failures reach the client in idx-query's words, never PostgreSQL's", (t) =>
   backends.each(t, async (t, b) => {

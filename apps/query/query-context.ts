@@ -20,7 +20,8 @@ export interface QuerySettings {
 
 /** What `_metadata` answers: the node's `_metadata` rows, overlaid with its live `/meta` when `--indexer` is given. */
 export interface MetadataSource {
-  read(): Promise<Record<string, unknown>>;
+  /** each chain's metadata: the schema's `_metadata`, or with `--multi-chain` every `_metadata_<chain>` (in table order) */
+  chains(): Promise<Record<string, unknown>[]>;
 }
 
 /** Everything a resolver may use; one per GraphQL request (or subscription). */

@@ -74,7 +74,6 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
   const listeners = new Set<(b: BuiltSchema) => void>();
   const cache = new DocumentCache();
 
-  const metadataTable = qualified(schema, '_metadata');
   const indexerHealth = async (): Promise<Health> => {
     try {
       const { status, body } = await fetchJson(`${options.indexer}/health`);
@@ -85,25 +84,41 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
       return { healthy: false, error: `cannot reach the indexer at ${options.indexer}: ${(err as Error).message}` };
     }
   };
+  const readMetadata = async (table: string) =>
+    Object.fromEntries(
+      (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${qualified(schema, table)} where key <> 'schema'`)).map((r) => [
+        r.key,
+        r.value,
+      ]),
+    );
   const metadata: MetadataSource = {
-    async read() {
-      const rows = await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${metadataTable} where key <> 'schema'`);
-      const meta: Record<string, unknown> = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    async chains() {
+      // --multi-chain: a metadata table per chain (chain-tables.ts); else the schema's own
+      const perChain = await execute<{ name: string }>(
+        db.kysely,
+        `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = $1 and c.relkind = 'r' and c.relname like '\\_metadata\\_%' order by c.relname`,
+        [schema],
+      );
+      const metas = perChain.length > 0 ? await Promise.all(perChain.map((t) => readMetadata(t.name))) : [await readMetadata('_metadata')];
       if (options.indexer !== undefined) {
-        // The node's live figures are newer than its last flush.
+        // The node's live figures are newer than its last flush (for the chain it indexes).
         const [live, health] = await Promise.all([fetchJson(`${options.indexer}/meta`).catch(() => undefined), indexerHealth()]);
-        if (live?.status === 200 && typeof live.body === 'object' && live.body !== null) {
-          for (const [k, v] of Object.entries(live.body as Record<string, unknown>)) {
-            if (
-              ['lastProcessedHeight', 'lastProcessedTimestamp', 'targetHeight', 'chain', 'specName', 'genesisHash', 'indexerNodeVersion'].includes(k) &&
-              v != null
-            )
-              meta[k] = v;
+        const body = live?.status === 200 && typeof live.body === 'object' && live.body !== null ? (live.body as Record<string, unknown>) : undefined;
+        for (const meta of metas) {
+          if (body !== undefined && (metas.length === 1 || body.chain === meta.chain)) {
+            for (const [k, v] of Object.entries(body)) {
+              if (
+                ['lastProcessedHeight', 'lastProcessedTimestamp', 'targetHeight', 'chain', 'specName', 'genesisHash', 'indexerNodeVersion'].includes(k) &&
+                v != null
+              )
+                meta[k] = v;
+            }
           }
+          meta.indexerHealthy = health.healthy;
         }
-        meta.indexerHealthy = health.healthy;
       }
-      return meta;
+      return metas;
     },
   };
 
