@@ -108,13 +108,26 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
   const eventCount = eventOffsets.length - 1;
   let allEvents: unknown;
   const wrappers: Rec[] = [];
+  // each extrinsic's events, found in one pass when first asked (a block may hold thousands of both)
+  let byExtrinsic: Map<number, number[]> | undefined;
+  const eventsOf = (x: number) => {
+    if (byExtrinsic === undefined) {
+      byExtrinsic = new Map();
+      eventExtrinsics.forEach((of, i) => {
+        const list = byExtrinsic!.get(of);
+        if (list === undefined) byExtrinsic!.set(of, [i]);
+        else list.push(i);
+      });
+    }
+    return (byExtrinsic.get(x) ?? []).map(event);
+  };
   const extrinsic = (x: number): Rec => {
     let wrapper = wrappers[x];
     if (wrapper === undefined) {
       let own: Rec[] | undefined;
       wrapper = { idx: x, extrinsic: extrinsicCodec(x), block, success: extrinsicSuccess[x] === true };
       Object.defineProperty(wrapper, 'events', {
-        get: () => (own ??= eventExtrinsics.flatMap((of, i) => (of === x ? [event(i)] : []))),
+        get: () => (own ??= eventsOf(x)),
         enumerable: true,
         configurable: true,
       });
@@ -133,7 +146,7 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
     enumerable: true,
     configurable: true,
   });
-  return { block, extrinsic, event, extrinsicCount: extrinsicsHex.length, eventCount };
+  return { block, extrinsic, event };
 }
 
 /**
