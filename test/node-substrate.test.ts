@@ -178,7 +178,7 @@ const put = (id, value) => store.set('Seen', id, { id, json: JSON.stringify(valu
 module.exports.onEvent = async (e) => {
   const x = e.extrinsic;
   await put(e.block.block.header.number.toNumber() + '-e' + e.idx, {
-    idx: e.idx, record: e.toJSON(), section: e.event.section, method: e.event.method, data: e.event.data.map((d) => d.toString()),
+    idx: e.idx, record: e.toJSON(), human: e.toHuman(), names: e.event.data.names, section: e.event.section, method: e.event.method, data: e.event.data.map((d) => d.toString()),
     extrinsic: x === undefined ? null : { idx: x.idx, success: x.success, hash: x.extrinsic.hash.toHex(), events: x.events.map((o) => o.idx) },
     same: e.block.events[e.idx] === e && (x === undefined || (x.extrinsic === e.block.block.extrinsics[x.idx] && x.events.includes(e))),
   });
@@ -211,6 +211,8 @@ async function printedByApi(from: number, to: number): Promise<Map<string, unkno
       out.set(`${h}-e${i}`, {
         idx: i,
         record: e.toJSON(),
+        human: e.toHuman(),
+        names: e.event.data.names,
         section: e.event.section,
         method: e.event.method,
         data: e.event.data.map((d) => d.toString()),

@@ -77,11 +77,14 @@ function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] 
               WASM_CRYPTO_EXPORTS.map((n) => `export const ${n} = __unavailable;`).join('\n')
             : null,
         transform(code, id) {
-          if (!/@polkadot[\\/]types[\\/]generic[\\/]Call\.js$/.test(id)) return null;
-          // every decoded call made a class for its arguments (and worked out its types anew): one per call of the runtime
-          const made = code.replace('args: Struct.with(decoded.argsDef)', 'args: argsStructOf(decoded)');
-          if (made === code) throw new Error(`${id}: the arguments' Struct.with this bundle memoises is not there (a new @polkadot/types?)`);
-          return `${made}\nconst argsStructs = new WeakMap();\nfunction argsStructOf(decoded) {\n  let made = argsStructs.get(decoded.meta);\n  if (made === undefined) argsStructs.set(decoded.meta, (made = Struct.with(decoded.argsDef)));\n  return made;\n}\n`;
+          const patch = CODEC_PATCHES.find((p) => p.file.test(id));
+          if (patch === undefined) return null;
+          let made = code;
+          for (const [from, to] of patch.replace) {
+            if (!made.includes(from)) throw new Error(`${id}: "${from}", which this bundle memoises, is not there (a new @polkadot/types?)`);
+            made = made.replace(from, to);
+          }
+          return `${made}\n${patch.append}`;
         },
       },
       nodeResolve({ preferBuiltins: false, browser: true }),
@@ -93,6 +96,51 @@ function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] 
     },
   };
 }
+
+/**
+ * `@polkadot/types` redoes per decoded value what depends only on the runtime's metadata: a call made a
+ * new Struct class for its arguments (and worked out their types anew), an event's data its field
+ * types, type definitions and names. The sandbox's copy does it once per call or event of the runtime.
+ */
+const CODEC_PATCHES: { file: RegExp; replace: [string, string][]; append: string }[] = [
+  {
+    file: /@polkadot[\\/]types[\\/]generic[\\/]Call\.js$/,
+    replace: [['args: Struct.with(decoded.argsDef)', 'args: argsStructOf(decoded)']],
+    append: `const argsStructs = new WeakMap();
+function argsStructOf(decoded) {
+  let made = argsStructs.get(decoded.meta);
+  if (made === undefined) argsStructs.set(decoded.meta, (made = Struct.with(decoded.argsDef)));
+  return made;
+}`,
+  },
+  {
+    file: /@polkadot[\\/]types[\\/]generic[\\/]Event\.js$/,
+    replace: [
+      ['super(registry, fields.map(({ type }) => registry.createLookupType(type)), value);', 'super(registry, eventDataOf(registry, meta).types, value);'],
+      ['this.#typeDef = fields.map(({ type }) => registry.lookup.getTypeDef(type));', 'this.#typeDef = eventDataOf(registry, meta).typeDef;'],
+      [
+        `const names = fields
+            .map(({ name }) => registry.lookup.sanitizeField(name)[0])
+            .filter((n) => !!n);`,
+        'const names = eventDataOf(registry, meta).names;',
+      ],
+    ],
+    append: `const eventDatas = new WeakMap();
+function eventDataOf(registry, meta) {
+  let made = meta === undefined ? undefined : eventDatas.get(meta);
+  if (made === undefined) {
+    const fields = meta?.fields || [];
+    made = {
+      types: fields.map(({ type }) => registry.createLookupType(type)),
+      typeDef: fields.map(({ type }) => registry.lookup.getTypeDef(type)),
+      names: fields.map(({ name }) => registry.lookup.sanitizeField(name)[0]).filter((n) => !!n),
+    };
+    if (meta !== undefined) eventDatas.set(meta, made);
+  }
+  return made;
+}`,
+  },
+];
 
 // What @polkadot/util-crypto imports from @polkadot/wasm-crypto; only called once `isReady()` says so.
 const WASM_CRYPTO_EXPORTS = [
