@@ -68,15 +68,18 @@ async function transfersOnChain(from: number, to: number) {
 type Transfer = { id: string; from: string; to: string; amount: string };
 const byId = (a: { id: unknown }, b: { id: unknown }) => String(a.id).localeCompare(String(b.id));
 
-/** The transfer rows a schema holds, by id; only those of blocks above `above` when given. */
-async function indexedTransfers(db: Db, schema: string, above = 0): Promise<Transfer[]> {
+/** The transfer rows a schema holds, by id; only those of blocks above `above`, and of one chain of a --multi-chain schema, when given. */
+async function indexedTransfers(db: Db, schema: string, above = 0, chain?: string): Promise<Transfer[]> {
   const rows = await execute<Transfer>(
     db.kysely,
-    `select id, from_id as "from", to_id as "to", amount::text as amount from ${quoteIdent(schema)}.transfers where split_part(id, '-', 1)::int > $1`,
-    [above],
+    `select id, from_id as "from", to_id as "to", amount::text as amount from ${quoteIdent(schema)}.transfers where split_part(id, '-', 1)::int > $1${chainFilter(chain, 2)}`,
+    chain === undefined ? [above] : [above, chain],
   );
   return [...rows].sort(byId);
 }
+
+/** `and __chain = $n` for one chain of a --multi-chain schema (other schemas have no such column) */
+const chainFilter = (chain: string | undefined, n: number) => (chain === undefined ? '' : ` and __chain = $${n}`);
 
 /** [account, sent, received] of every account, as the transfers add up, by account */
 function runningTotals(transfers: readonly Transfer[]): string[][] {
@@ -92,11 +95,12 @@ function runningTotals(transfers: readonly Transfer[]): string[][] {
   return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => [id, String(v.sent), String(v.received)]);
 }
 
-/** [account, sent, received] of every account's current version in a schema, by account */
-async function indexedTotals(db: Db, schema: string): Promise<string[][]> {
+/** [account, sent, received] of every account's current version in a schema (of one chain, when given), by account */
+async function indexedTotals(db: Db, schema: string, chain?: string): Promise<string[][]> {
   const rows = await execute<{ id: string; sent: string; received: string }>(
     db.kysely,
-    `select id, sent::text, received::text from ${quoteIdent(schema)}.accounts where upper_inf(__block_range) order by id`,
+    `select id, sent::text, received::text from ${quoteIdent(schema)}.accounts where upper_inf(__block_range)${chainFilter(chain, 1)} order by id`,
+    chain === undefined ? [] : [chain],
   );
   return rows.map((a) => [a.id, a.sent, a.received]);
 }
@@ -341,18 +345,8 @@ t.test(
     const db = await openIndexedDb(t, 'postgres', substrateDir, [schema]);
     const s = quoteIdent(schema);
     const ofChain = async (chainId: string) => ({
-      transfers: await execute<Transfer>(
-        db.kysely,
-        `select id, from_id as "from", to_id as "to", amount::text as amount from ${s}.transfers where __chain = $1 order by id`,
-        [chainId],
-      ),
-      totals: (
-        await execute<{ id: string; sent: string; received: string }>(
-          db.kysely,
-          `select id, sent::text, received::text from ${s}.accounts where __chain = $1 and upper_inf(__block_range) order by id`,
-          [chainId],
-        )
-      ).map((a) => [a.id, a.sent, a.received]),
+      transfers: await indexedTransfers(db, schema, 0, chainId),
+      totals: await indexedTotals(db, schema, chainId),
       meta: Object.fromEntries(
         (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${s}.${quoteIdent(chainMetadataTable(chainId))}`)).map((r) => [
           r.key,
