@@ -55,6 +55,7 @@ export async function bundlePrelude(which: SandboxBundle = 'prelude'): Promise<s
 /**
  * `@polkadot/types` for the sandbox. Its hashing falls back to JavaScript (@noble/hashes) when the
  * WebAssembly crypto is not ready, and the sandbox has no WebAssembly: the wasm package is left out.
+ * `encodeAddress` is the memoised one (substrate-lib/memo-encode-address.ts), and CODEC_PATCHES apply.
  */
 function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] {
   const stub = '\0idx-wasm-crypto-stub';
@@ -62,7 +63,7 @@ function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] 
     input: `${dir}/substrate-lib/index${ext}`,
     plugins: [
       {
-        name: 'idx-no-wasm-crypto',
+        name: 'idx-polkadot-for-the-sandbox',
         resolveId: (source, importer) => {
           if (source === '@polkadot/wasm-crypto') return stub;
           // the package's own encodeAddress, as every other module of it imports it, is the memoised one
