@@ -15,9 +15,12 @@ export function chainTableKey(chainId: string): string {
   return `h${hash.toString(16).padStart(8, '0')}`;
 }
 
+/** What the names of the chains' metadata tables start with; the query service finds them by it. */
+export const CHAIN_METADATA_PREFIX = '_metadata_';
+
 /** A chain's metadata table in a multi-chain schema: `_metadata_31337`. */
 export function chainMetadataTable(chainId: string): string {
-  return `_metadata_${chainTableKey(chainId)}`;
+  return `${CHAIN_METADATA_PREFIX}${chainTableKey(chainId)}`;
 }
 
 /** A chain's proof-of-indexing table in a multi-chain schema: `_poi_31337`. */
