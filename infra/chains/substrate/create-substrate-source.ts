@@ -1,6 +1,6 @@
-import { expandMetadata, type GenericExtrinsic, type Metadata, type TypeRegistry } from '@polkadot/types';
+import { expandMetadata, Tuple, type GenericExtrinsic, type Metadata, type TypeRegistry } from '@polkadot/types';
 import type { EventRecord } from '@polkadot/types/interfaces';
-import type { Codec } from '@polkadot/types/types';
+import type { Codec, CodecClass } from '@polkadot/types/types';
 import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
@@ -9,22 +9,48 @@ import { IdxError } from '../../../domain/errors.ts';
 import type { RpcClient } from '../../rpc/create-rpc-client.ts';
 import { createSubstrateRegistry, type RegistryInputs } from './substrate-registry.ts';
 
+type EventPhase = SubstrateBlockSummary['events'][number]['extrinsic'];
+interface EventKind {
+  section: string;
+  method: string;
+  /** the event's fields as one Tuple class: decoding it finds where the data ends */
+  Data: CodecClass;
+}
+const eventKinds = new WeakMap<TypeRegistry, Map<number, EventKind>>();
+/** the bytes a codec was decoded from (its re-encoding could differ in length) */
+const read = (codec: Codec) => codec.initialU8aLength ?? codec.encodedLength;
+
 /**
- * A block's `System.Events` (a `Vec<EventRecord>`), decoded a record at a time as the Vec would be,
- * so that where each record starts is known: the sandbox decodes only the records its handlers get.
+ * A block's `System.Events` (a `Vec<EventRecord>`) read a record at a time: each record's phase,
+ * pallet and event, and where it starts, for matching handlers (the sandbox decodes the records its
+ * handlers get). `@polkadot/types` would build each record's `GenericEventData` (field types, type
+ * definitions, camelCased names, all per record); here the first record of each event of a runtime
+ * is decoded whole, and later ones decode only their fields, with a Tuple class made once.
  * `offsets` has one entry more than `events`: the end of the last record.
  */
-export function decodeEvents(registry: TypeRegistry, hex: string): { events: EventRecord[]; offsets: number[] } {
+export function decodeEvents(registry: TypeRegistry, hex: string): { events: SubstrateBlockSummary['events']; offsets: number[] } {
   const bytes = hexToU8a(hex);
-  const count = registry.createType('Compact<u32>', bytes);
-  let at = count.encodedLength;
+  const [prefix, count] = compactFromU8a(bytes);
+  let kinds = eventKinds.get(registry);
+  if (kinds === undefined) eventKinds.set(registry, (kinds = new Map()));
+  let at = prefix;
   const offsets = [at];
-  const events: EventRecord[] = [];
+  const events: SubstrateBlockSummary['events'] = [];
   for (let i = 0; i < count.toNumber(); i++) {
-    const record = registry.createType('EventRecord', bytes.subarray(at)) as unknown as EventRecord;
-    at += record.initialU8aLength ?? record.encodedLength;
-    events.push(record);
-    offsets.push(at);
+    const phase = registry.createType('Phase', bytes.subarray(at)) as unknown as EventRecord['phase'];
+    const extrinsic: EventPhase = phase.isApplyExtrinsic ? phase.asApplyExtrinsic.toNumber() : phase.isInitialization ? 'initialization' : 'finalization';
+    let end = at + read(phase);
+    const key = (bytes[end]! << 8) | bytes[end + 1]!;
+    let kind = kinds.get(key);
+    if (kind === undefined) {
+      const { event } = registry.createType('EventRecord', bytes.subarray(at)) as unknown as EventRecord;
+      kind = { section: event.section, method: event.method, Data: Tuple.with(event.data.meta.fields.map(({ type }) => registry.createLookupType(type))) };
+      kinds.set(key, kind);
+    }
+    end += 2 + read(new kind.Data(registry, bytes.subarray(end + 2)));
+    end += read(registry.createType('Vec<Hash>', bytes.subarray(end)));
+    events.push({ section: kind.section, method: kind.method, extrinsic });
+    offsets.push((at = end));
   }
   return { events, offsets };
 }
@@ -122,12 +148,8 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     const block = (signedBlock as { block: { header: { parentHash: string }; extrinsics: string[] } }).block;
     const { events, offsets } = decodeEvents(registry, eventsHex ?? '0x00');
     const succeeded = new Set<number>();
-    const summaryEvents = events.map((record): SubstrateBlockSummary['events'][number] => {
-      const { phase, event } = record;
-      const extrinsic = phase.isApplyExtrinsic ? phase.asApplyExtrinsic.toNumber() : phase.isInitialization ? 'initialization' : 'finalization';
-      if (typeof extrinsic === 'number' && event.section === 'system' && event.method === 'ExtrinsicSuccess') succeeded.add(extrinsic);
-      return { section: event.section, method: event.method, extrinsic };
-    });
+    for (const { section, method, extrinsic } of events)
+      if (typeof extrinsic === 'number' && section === 'system' && method === 'ExtrinsicSuccess') succeeded.add(extrinsic);
     let timestampMs: number | null = null;
     const extrinsics = block.extrinsics.map((hex, i) => {
       const { section, method, isSigned } = callOf(registry, hex);
@@ -145,7 +167,7 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
       timestamp: timestampMs === null ? 0 : Math.floor(timestampMs / 1000),
       specVersion,
       extrinsics,
-      events: summaryEvents,
+      events,
       raw: { signedBlock, events: eventsHex ?? '0x00', eventOffsets: offsets, timestampMs, specVersion },
     };
   }
