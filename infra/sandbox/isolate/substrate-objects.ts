@@ -75,9 +75,10 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
     let codec = extrinsicCodecs[x];
     if (codec === undefined) {
       const made = registry.createType('Extrinsic', extrinsicsHex[x]);
-      // its hash re-encodes and hashes it at every read; the handlers of each of its events read it
+      // its own `hash` re-encodes it and hashes that at every read (the handlers of each of its events
+      // read it): the bytes it was decoded from are that encoding, hashed once
       let hash: unknown;
-      Object.defineProperty(made, 'hash', { get: () => (hash ??= registry.hash(made.toU8a())), configurable: true });
+      Object.defineProperty(made, 'hash', { get: () => (hash ??= registry.hash(lib.hexToU8a(extrinsicsHex[x]!))), configurable: true });
       codec = extrinsicCodecs[x] = made;
     }
     return codec;
