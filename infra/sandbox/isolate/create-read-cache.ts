@@ -6,7 +6,7 @@ import type { WireRecord } from './wire.ts';
  * entity needs no crossing to the host — most of the ERC20 handler's cost otherwise. The host's
  * store changes only through this sandbox while blocks run in order; the sandbox clears it when
  * that may not hold (a block failed, or a height came again: a rewind or a retry).
- * Least recently used entries go first once `max` is reached; `max` 0 turns it off.
+ * At most `max` entries (two when it is 1); `max` 0 turns it off.
  */
 export interface ReadCache {
   get(entity: string, id: string): WireRecord | null | undefined;
@@ -15,31 +15,54 @@ export interface ReadCache {
   clear(): void;
 }
 
+/**
+ * Two generations of up to `max / 2` entries: entries go into the newer one (an entry read from the
+ * older one moves there), and when it is full the older one is dropped whole. What was neither read
+ * nor written for a whole generation goes first, as in an LRU, without an LRU's reordering at every
+ * read (a Map's delete and re-insert: most of a store call's cost). Keyed by entity, then id, so no
+ * key string is built per call.
+ */
 export function createReadCache(max: number): ReadCache {
-  const entries = new Map<string, WireRecord | null>();
-  const key = (entity: string, id: string) => `${entity}\u0000${id}`;
+  const half = Math.max(1, Math.floor(max / 2));
+  let young = new Map<string, Map<string, WireRecord | null>>();
+  let old = new Map<string, Map<string, WireRecord | null>>();
+  let youngSize = 0;
+  const add = (entity: string, id: string, data: WireRecord | null) => {
+    let ids = young.get(entity);
+    if (ids === undefined) young.set(entity, (ids = new Map()));
+    const size = ids.size;
+    ids.set(id, data);
+    if (ids.size === size) return;
+    if (++youngSize > half) {
+      old = young;
+      young = new Map();
+      youngSize = 0;
+    }
+  };
   return {
     get(entity, id) {
-      const k = key(entity, id);
-      const v = entries.get(k);
-      if (v !== undefined) {
-        entries.delete(k);
-        entries.set(k, v);
+      const hit = young.get(entity)?.get(id);
+      if (hit !== undefined) return hit;
+      const ids = old.get(entity);
+      const aged = ids?.get(id);
+      if (aged !== undefined) {
+        ids!.delete(id);
+        add(entity, id, aged);
       }
-      return v;
+      return aged;
     },
+    // the newer generation is read first: a copy left in the older one is never seen, and goes with it
     put(entity, id, data) {
-      if (max <= 0) return;
-      const k = key(entity, id);
-      entries.delete(k);
-      entries.set(k, data);
-      if (entries.size > max) entries.delete(entries.keys().next().value!);
+      if (max > 0) add(entity, id, data);
     },
     forget(entity, id) {
-      entries.delete(key(entity, id));
+      young.get(entity)?.delete(id);
+      old.get(entity)?.delete(id);
     },
     clear() {
-      entries.clear();
+      young = new Map();
+      old = new Map();
+      youngSize = 0;
     },
   };
 }

@@ -1,0 +1,41 @@
+import t from 'tap';
+import { createReadCache } from './create-read-cache.ts';
+
+const rec = (id: string, n: number) => ({ id, n });
+
+t.test('answers with the last write, a known absence as null, an unknown entity as undefined', async (t) => {
+  const cache = createReadCache(100);
+  t.equal(cache.get('Account', 'a'), undefined);
+  cache.put('Account', 'a', rec('a', 1));
+  cache.put('Account', 'a', rec('a', 2));
+  cache.put('Account', 'b', null);
+  t.same(cache.get('Account', 'a'), rec('a', 2));
+  t.equal(cache.get('Account', 'b'), null);
+  t.equal(cache.get('Transfer', 'a'), undefined, 'entities are apart');
+  cache.forget('Account', 'a');
+  t.equal(cache.get('Account', 'a'), undefined);
+  cache.put('Account', 'c', rec('c', 1));
+  cache.clear();
+  t.equal(cache.get('Account', 'c'), undefined);
+});
+
+t.test('never holds more than max entries; what is read or written often stays, and a stale copy is never seen', async (t) => {
+  const max = 10;
+  const cache = createReadCache(max);
+  cache.put('Account', 'hot', rec('hot', 0));
+  for (let i = 0; i < 1000; i++) {
+    cache.put('Transfer', String(i), rec(String(i), i));
+    if (i % 3 === 0) cache.put('Account', 'hot', rec('hot', i));
+    else t.equal(cache.get('Account', 'hot')?.n, i - (i % 3), 'the latest write of an entity read all along');
+    const held = Array.from({ length: i + 1 }, (_, k) => cache.get('Transfer', String(i - k))).filter((r) => r !== undefined);
+    if (held.length + 1 > max) t.fail(`${held.length + 1} entries held after ${i + 1} writes`);
+  }
+  t.same(cache.get('Transfer', '999'), rec('999', 999));
+  t.equal(cache.get('Transfer', '0'), undefined, 'the oldest went');
+});
+
+t.test('max 0 keeps nothing', async (t) => {
+  const cache = createReadCache(0);
+  cache.put('Account', 'a', rec('a', 1));
+  t.equal(cache.get('Account', 'a'), undefined);
+});
