@@ -31,3 +31,11 @@ t.test('a seeding interrupted half-way (a kill, a full disk) is cleared and done
   t.same((await again.query<{ n: number }>('select n from kept')).rows, [{ n: 42 }]);
   await again.close();
 });
+
+t.test("PGlite runs with 32 MB of shared buffers, not PostgreSQL's 128 MB (resident in its heap from the start)", async (t) => {
+  const dataDir = join(parent, 'buffers');
+  await seedPgliteDir(dataDir);
+  const db = await openPgliteDir(dataDir);
+  t.teardown(() => db.close());
+  t.same((await db.query('show shared_buffers')).rows, [{ shared_buffers: '32MB' }]);
+});
