@@ -57,5 +57,6 @@ export async function startMapping(input: {
       `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
     );
   }
+  chain.warmUp?.(sandbox);
   return { cache, runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)), dispose: () => sandbox.dispose() };
 }

@@ -21,6 +21,7 @@ export interface IsolatedRuntimeOptions {
 interface Live {
   isolate: ivm.Isolate;
   runBlock: ivm.Reference<(payload: unknown) => Promise<TimedBlockOutcome>>;
+  prepare: ivm.Reference<(specVersion: number) => Promise<void>>;
   load: LoadOutcome;
 }
 
@@ -94,6 +95,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       );
       const load = await runtime.get('load', { reference: true });
       const runBlock = await runtime.get('runBlock', { reference: true });
+      const prepare = await runtime.get('prepare', { reference: true });
       let outcome: LoadOutcome;
       try {
         // the line break keeps the bundle's own line numbers (lineOffset -1) for stack traces
@@ -103,7 +105,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       } catch (err) {
         outcome = { ok: false, error: toThrownError(err) };
       }
-      return { isolate, runBlock, load: outcome };
+      return { isolate, runBlock, prepare, load: outcome };
     } catch (err) {
       isolate.dispose();
       throw err;
@@ -142,6 +144,11 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
         }
         throw err;
       }
+    },
+
+    async prepare(specVersion) {
+      if (current === undefined) throw new Error('runtime not ready');
+      await current.prepare.apply(undefined, [specVersion], { result: { promise: true } });
     },
 
     progress: () => progress[0]!,

@@ -21,7 +21,7 @@ export interface NodeVmRuntimeOptions {
 
 interface Live {
   context: Context;
-  runtime: { runBlock(payload: BlockPayload): Promise<TimedBlockOutcome> };
+  runtime: { runBlock(payload: BlockPayload): Promise<TimedBlockOutcome>; prepare(specVersion: number): Promise<void> };
   load: LoadOutcome;
   abandoned: boolean;
 }
@@ -123,6 +123,11 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
       if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
       return outcome;
+    },
+
+    async prepare(specVersion) {
+      if (current === undefined) throw new Error('runtime not ready');
+      await current.runtime.prepare(specVersion);
     },
 
     progress: () => progress[0]!,

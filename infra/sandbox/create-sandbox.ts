@@ -59,6 +59,11 @@ export interface Sandbox {
   runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<void>;
   /** As `runBlock`, for a Substrate block (a `family: 'substrate'` sandbox). */
   runSubstrateBlock(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): Promise<void>;
+  /**
+   * Makes the runtime of a spec version inside (decoding its metadata takes a few hundred ms) while
+   * the node still fetches, rather than in the first block that needs it. Blocks may run meanwhile.
+   */
+  prepareSubstrateRuntime(specVersion: number): Promise<void>;
   dispose(): void;
 }
 
@@ -251,6 +256,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       calls.length === 0 ? Promise.resolve() : run(content.block.height, calls, () => payloadOf(content, calls), { content, calls }),
 
     runSubstrateBlock: (block, calls) => (calls.length === 0 ? Promise.resolve() : run(block.height, calls, () => substratePayloadOf(block, calls))),
+
+    async prepareSubstrateRuntime(specVersion) {
+      if (disposed) throw new SandboxError('SANDBOX_DISPOSED', 'prepareSubstrateRuntime was called on a disposed sandbox');
+      await ready();
+      await runtime.prepare(specVersion);
+    },
 
     dispose() {
       if (disposed) return;

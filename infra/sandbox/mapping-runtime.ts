@@ -8,6 +8,8 @@ export interface MappingRuntime {
   /** makes the isolate/context and loads the project unless that is already done; idempotent */
   ready(): Promise<LoadOutcome>;
   runBlock(payload: BlockPayload): Promise<BlockOutcome>;
+  /** Substrate: makes a spec version's runtime inside before a block needs it (after `ready()`) */
+  prepare(specVersion: number): Promise<void>;
   /** index of the call running now (readable while the mapping is stuck in a loop) */
   progress(): number;
   /** abandons the isolate/context (after a timeout): the next `ready()` starts a fresh one */

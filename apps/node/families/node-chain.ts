@@ -44,6 +44,8 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   mappingHost(common: CommonHostParts): MappingHost;
   /** runs a block's calls in the sandbox */
   runBlock(sandbox: Sandbox, content: Content, calls: readonly Call[]): Promise<void>;
+  /** readies the sandbox for this chain's blocks while the first range is fetched (not awaited) */
+  warmUp?(sandbox: Sandbox): void;
 }
 
 export type AnyNodeChain = NodeChain<any, any, FetchedBlocks, any, any>;

@@ -42,7 +42,7 @@ export async function connectSubstrateChain(
   const source = createSubstrateSource(client, { ...(chainTypes && { chainTypes }) });
   const identify = async () => {
     const [genesisHash, version] = await Promise.all([source.genesisHash(), source.runtimeVersion()]);
-    return { genesisHash: genesisHash.toLowerCase(), specName: version.specName };
+    return { genesisHash: genesisHash.toLowerCase(), specName: version.specName, specVersion: version.specVersion };
   };
   const identity = await withFetchRetry({ label: 'checking the chain' }, identify, { ...DEFAULT_FETCH_RETRY, laggingPatienceMs: 0 }, log, signal).catch(
     chainUnreachable,
@@ -101,6 +101,11 @@ export async function connectSubstrateChain(
       };
     },
     runBlock: (sandbox, block, calls) => sandbox.runSubstrateBlock(block, calls),
+    // the head's runtime (its metadata was read for the filter check): a block of another runtime makes its own
+    warmUp: (sandbox) =>
+      void sandbox
+        .prepareSubstrateRuntime(identity.specVersion)
+        .catch((err: unknown) => log.debug(`the mappings' runtime was not made ahead: ${(err as Error).message}; the first block makes it`)),
   };
 }
 

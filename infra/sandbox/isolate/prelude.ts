@@ -227,6 +227,13 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
         return { ok: true, handlers: Object.keys(handlers).filter((k) => typeof handlers[k] === 'function') };
       },
 
+      /** Substrate: makes the runtime of a spec version (its registry, its decorated storage) before a block needs it. */
+      async prepare(specVersion: number): Promise<void> {
+        if (substrate === undefined) return;
+        await substrate.runtimes.get(specVersion);
+        substrate.runtimes.expanded(specVersion);
+      },
+
       async runBlock(payload: BlockPayload): Promise<BlockOutcome> {
         height = payload.height;
         pending = [];

@@ -29,25 +29,38 @@ type Rec = Record<string, unknown>;
  * the host once), with the chain's properties and the project's chain types.
  */
 export function createSubstrateRuntimes(lib: SubstrateLib, metadataOf: (specVersion: number) => Promise<{ metadata: string; properties: Rec; types?: Rec }>) {
-  const runtimes = new Map<number, { registry: Registry; metadata: unknown; expanded?: ReturnType<SubstrateLib['expandMetadata']> }>();
+  type Runtime = { registry: Registry; metadata: unknown; expanded?: ReturnType<SubstrateLib['expandMetadata']> };
+  const made = new Map<number, Runtime>();
+  // one making per spec version, shared by a warm-up and the first block that needs it
+  const making = new Map<number, Promise<Runtime>>();
+  const make = async (specVersion: number): Promise<Runtime> => {
+    const got = await metadataOf(specVersion);
+    const registry = new lib.TypeRegistry();
+    if (got.types !== undefined) registry.register(got.types);
+    // properties first: the metadata's own SS58 prefix then wins, as with @polkadot/api
+    registry.setChainProperties(registry.createType('ChainProperties', got.properties));
+    const metadata = new lib.Metadata(registry, got.metadata);
+    registry.setMetadata(metadata);
+    const r = { registry, metadata };
+    made.set(specVersion, r);
+    return r;
+  };
   return {
-    async get(specVersion: number) {
-      let r = runtimes.get(specVersion);
-      if (r === undefined) {
-        const got = await metadataOf(specVersion);
-        const registry = new lib.TypeRegistry();
-        if (got.types !== undefined) registry.register(got.types);
-        // properties first: the metadata's own SS58 prefix then wins, as with @polkadot/api
-        registry.setChainProperties(registry.createType('ChainProperties', got.properties));
-        const metadata = new lib.Metadata(registry, got.metadata);
-        registry.setMetadata(metadata);
-        r = { registry, metadata };
-        runtimes.set(specVersion, r);
+    async get(specVersion: number): Promise<Runtime> {
+      const r = made.get(specVersion);
+      if (r !== undefined) return r;
+      let pending = making.get(specVersion);
+      if (pending === undefined) {
+        making.set(specVersion, (pending = make(specVersion)));
+        pending.then(
+          () => making.delete(specVersion),
+          () => making.delete(specVersion),
+        );
       }
-      return r;
+      return pending;
     },
     expanded(specVersion: number) {
-      const r = runtimes.get(specVersion)!;
+      const r = made.get(specVersion)!;
       return (r.expanded ??= lib.expandMetadata(r.registry, r.metadata));
     },
   };
