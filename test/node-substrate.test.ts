@@ -303,6 +303,63 @@ t.test("the mapping objects, decoded as they are read, equal @polkadot/api's dec
   for (const [id, value] of expected) t.same(printed.get(id), value, id);
 });
 
+const RPC_READER = `
+const failure = (p) => p.then(() => 'no error', (e) => e.message);
+module.exports.onBlock = async (block) => {
+  const n = block.block.header.number.toNumber();
+  const header = await api.rpc.chain.getHeader();
+  const parent = await api.rpc.chain.getBlock(block.block.header.parentHash);
+  const version = await api.rpc.state.getRuntimeVersion();
+  const storage = await api.rpc.state.getStorage('${'0x26aa394eea5630e07c48ae0c9558cef702a5c1b19ab7a04f536c519aca4983ac'}');
+  await store.set('Read', String(n), {
+    id: String(n),
+    json: JSON.stringify({
+      header: [header.hash.toHex(), header.number.toNumber()],
+      parent: parent.block.header.number.toNumber(),
+      spec: version.specVersion.toNumber(),
+      blockNumber: storage.toHex(),
+      notAtBlock: await failure(api.rpc.system.chain()),
+      ahead: await failure(api.rpc.chain.getHeader(globalThis.later)),
+      unknown: await failure(api.rpc.chain.getNothing()),
+    }),
+  });
+  globalThis.later = block.block.header.hash.toHex();
+};
+`;
+
+t.test("api.rpc reads at the block being indexed (SubQuery's rule: calls without a block parameter, and later blocks, are refused)", async (t) => {
+  const client = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
+  const source = createSubstrateSource(client);
+  const fake = createFakeHost({
+    request: (method, params) => client.request(method, params as unknown[]),
+    substrateRuntime: async (v: number) => ({ metadata: await source.metadataOf(v), properties: await source.properties() }),
+  });
+  const sb = await createSandbox({ code: RPC_READER, fileName: '/rpc/dist/index.js', family: 'substrate', host: fake.host });
+  t.teardown(() => sb.dispose());
+  const sources = [
+    compileSubstrateSource({ startBlock: 1, mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'onBlock' }] } }, 0),
+  ];
+  // the blocks in reverse: each block's handler asks for the block run before it, which is later
+  const blocks = (await source.getBlocks(2, 4)).reverse();
+  for (const block of blocks) await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, 0));
+  const read = new Map(
+    fake.calls.filter((c) => c[0] === 'set').map((c) => [Number(c[2]), JSON.parse((c[3] as { json: string }).json) as Record<string, unknown>]),
+  );
+  for (const block of blocks) {
+    const got = read.get(block.height)!;
+    t.same(got.header, [block.hash, block.height], `block ${block.height}: chain.getHeader() is the block's own header`);
+    t.equal(got.parent, block.height - 1, 'chain.getBlock(parentHash) is its parent');
+    t.equal(got.spec, block.specVersion, "state.getRuntimeVersion() is the block's runtime");
+    // System.Number is the block's own number (u32, little-endian)
+    t.equal(got.blockNumber, `0x${Buffer.from(new Uint32Array([block.height]).buffer).toString('hex')}`, 'state.getStorage(key) reads at the block');
+    t.match(got.notAtBlock, /api\.rpc\.system\.chain is not supported in mappings/, 'a call with no block parameter is refused');
+    t.match(got.unknown, /api\.rpc\.chain\.getNothing is not a JSON-RPC method/, 'an unknown call is named');
+  }
+  t.equal(read.get(4)!.ahead, 'no error', 'the first block asks for its own header');
+  t.match(read.get(3)!.ahead, /block 4 is after the block being indexed \(3\)/, 'a later block is refused');
+  t.match(read.get(2)!.ahead, /block 3 is after the block being indexed \(2\)/, 'a later block is refused');
+});
+
 // The ERC20 starter rewritten to the Substrate starter's entities, so that both chains' projects share one schema.
 const EVM_MAPPING = `import { Account, Transfer } from "../types";
 import type { TransferLog } from "../types/abi-interfaces/Erc20Abi";

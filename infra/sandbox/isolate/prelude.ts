@@ -160,7 +160,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   };
 
   // Substrate: the block running, for `api` reads at it; runtimes decode with the metadata the host hands over once per spec version
-  let substrateAt: { hash: string; specVersion: number } | undefined;
+  let substrateAt: { hash: string; height: number; specVersion: number } | undefined;
   const substrate =
     options.family === 'substrate' && substrateLib !== undefined
       ? (() => {
@@ -251,7 +251,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
           } catch (err) {
             return { ok: false, call: 0, error: describe(err) };
           }
-          substrateAt = { hash: payload.substrate.hash, specVersion: payload.substrate.specVersion };
+          substrateAt = { hash: payload.substrate.hash, height: payload.height, specVersion: payload.substrate.specVersion };
         } else chain = buildChainObjects(payload, fetchReceipt, loadExtras);
         for (let i = 0; i < payload.calls.length; i++) {
           const [name, kind, index, args] = payload.calls[i]!;

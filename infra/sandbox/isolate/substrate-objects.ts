@@ -7,6 +7,13 @@ export interface SubstrateLib {
   expandMetadata: (registry: Registry, metadata: unknown) => { query: Record<string, Record<string, StorageEntry>>; consts: Record<string, unknown> };
   unwrapStorageType: (registry: Registry, type: unknown, isOptional?: boolean) => string;
   hexToU8a: (hex: string) => Uint8Array;
+  rpcDefinitions: Record<string, Record<string, RpcDefinition>>;
+}
+
+interface RpcDefinition {
+  endpoint?: string;
+  params: { name: string; type: string; isHistoric?: boolean; isOptional?: boolean }[];
+  type: string;
 }
 
 interface Registry {
@@ -16,7 +23,7 @@ interface Registry {
   createType(type: string, value?: unknown): Codec;
   hash(data: Uint8Array): Codec;
 }
-type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string; toU8a(): Uint8Array };
+type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string; toU8a(): Uint8Array; toJSON(): unknown };
 interface StorageEntry {
   (...args: unknown[]): Uint8Array;
   meta: { type: unknown; modifier: { isOptional: boolean }; fallback?: unknown };
@@ -188,12 +195,13 @@ function lazyEntry(struct: Map<string, unknown>, key: string, make: () => unknow
 /**
  * The `api` global of Substrate mappings, at the running block: `api.query.<pallet>.<item>(...keys)`
  * reads storage as of the block (decoded with its runtime's types; an empty entry is its default),
- * `api.consts.<pallet>.<name>` the runtime's constants.
+ * `api.consts.<pallet>.<name>` the runtime's constants, `api.rpc.<section>.<method>(...)` the node's
+ * JSON-RPC calls that read at a block (see `rpcAt`).
  */
 export function createSubstrateApi(
   lib: SubstrateLib,
   runtimes: SubstrateRuntimes,
-  at: () => { hash: string; specVersion: number } | undefined,
+  at: () => { hash: string; height: number; specVersion: number } | undefined,
   request: (method: string, params: unknown[]) => Promise<unknown>,
 ) {
   const current = () => {
@@ -224,5 +232,51 @@ export function createSubstrateApi(
     if (value === undefined) throw new Error(`api.consts.${pallet} does not exist in the runtime of this block (spec version ${specVersion})`);
     return value;
   });
-  return { query, consts };
+  const rpc = byName((section) =>
+    byName((method) => {
+      const def = lib.rpcDefinitions[section]?.[method];
+      const name = `api.rpc.${section}.${method}`;
+      if (def === undefined) return () => Promise.reject(new Error(`${name} is not a JSON-RPC method @polkadot/api knows`));
+      return rpcAt(name, def.endpoint ?? `${section}_${method}`, def);
+    }),
+  );
+
+  /**
+   * SubQuery's rule: only calls with a block parameter run, at the indexed block when it is left out,
+   * and never at a later block (that would read the future); the others throw. Parameters and answer
+   * are made with the block's runtime types, as @polkadot/api's rpc-core makes them.
+   */
+  function rpcAt(name: string, endpoint: string, def: RpcDefinition) {
+    const blockParam = def.params.findIndex((p) => p.isHistoric === true);
+    // storage change sets are ranges of blocks or subscriptions
+    if (blockParam === -1 || /StorageChangeSet/.test(def.type))
+      return () => Promise.reject(new Error(`${name} is not supported in mappings: only calls that read at a block are`));
+    return async (...args: unknown[]) => {
+      const { hash, height, specVersion } = current();
+      const { registry } = await runtimes.get(specVersion);
+      const values = [...args];
+      const given = values[blockParam];
+      if (given === undefined || given === null) values[blockParam] = def.params[blockParam]!.type === 'BlockNumber' ? height : hash;
+      else {
+        const target =
+          def.params[blockParam]!.type === 'BlockNumber'
+            ? Number(registry.createType('BlockNumber', given).toString())
+            : await heightOf(registry.createType('BlockHash', given).toHex());
+        if (target > height) throw new Error(`${name}: block ${target} is after the block being indexed (${height}); reading ahead is not supported`);
+      }
+      const required = def.params.filter((p) => p.isOptional !== true).length;
+      if (values.length > def.params.length) throw new Error(`${name} takes ${def.params.length} parameters, got ${args.length}`);
+      if (values.length < required) throw new Error(`${name} takes ${required} parameters or more, got ${args.length}`);
+      const params = values.map((v, i) => registry.createType(def.params[i]!.type, v).toJSON());
+      const result = await request(endpoint, params);
+      // storage answers are the raw value (null when empty), as for a key @polkadot/api has no type for
+      return def.type === 'StorageData' ? registry.createType('Raw', result ?? undefined) : registry.createType(def.type, result);
+    };
+  }
+  const heightOf = async (blockHash: string): Promise<number> => {
+    const header = (await request('chain_getHeader', [blockHash])) as { number: string } | null;
+    if (header === null) throw new Error(`the chain has no block ${blockHash}`);
+    return Number(header.number);
+  };
+  return { query, consts, rpc };
 }
