@@ -49,12 +49,9 @@ const bench: Benchmark = {
         await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
         await db.close();
       });
-      const run = await runNodeCli(
-        dir,
-        env,
-        ['--network-endpoint', anvil.url, '--db-schema', schema, '--proof-of-index', '--unfinalized-blocks', '--log-level', 'warn'],
-        { until: w.toBlock },
-      );
+      const run = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema, '--proof-of-index', '--unfinalized-blocks'], {
+        until: w.toBlock,
+      });
       if (run.lastSeen === undefined || run.lastSeen < w.toBlock) throw new Error(`indexing stopped at ${run.lastSeen}: ${run.output.slice(-500)}`);
 
       const model = parseSchema(await readFile(join(dir, 'schema.graphql'), 'utf8'));
