@@ -321,44 +321,59 @@ module.exports.onBlock = async (block) => {
       notAtBlock: await failure(api.rpc.system.chain()),
       ahead: await failure(api.rpc.chain.getHeader(globalThis.later)),
       unknown: await failure(api.rpc.chain.getNothing()),
+      successes: block.events.filter((e) => api.events.system.ExtrinsicSuccess.is(e.event)).length,
+      successesByName: block.events.filter((e) => e.event.section === 'system' && e.event.method === 'ExtrinsicSuccess').length,
+      calls: block.block.extrinsics.map((x) => api.findCall(x.method.callIndex).method),
+      callsByName: block.block.extrinsics.map((x) => x.method.method),
+      error: api.errors.balances.InsufficientBalance.meta.name.toString(),
+      u32: api.registry.createType('u32', n).toNumber(),
+      findsBalance: api.registry.createType('Balance', 10n ** 20n).toBigInt().toString(),
     }),
   });
   globalThis.later = block.block.header.hash.toHex();
 };
 `;
 
-t.test("api.rpc reads at the block being indexed (SubQuery's rule: calls without a block parameter, and later blocks, are refused)", async (t) => {
-  const client = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
-  const source = createSubstrateSource(client);
-  const fake = createFakeHost({
-    request: (method, params) => client.request(method, params as unknown[]),
-    substrateRuntime: async (v: number) => ({ metadata: await source.metadataOf(v), properties: await source.properties() }),
-  });
-  const sb = await createSandbox({ code: RPC_READER, fileName: '/rpc/dist/index.js', family: 'substrate', host: fake.host });
-  t.teardown(() => sb.dispose());
-  const sources = [
-    compileSubstrateSource({ startBlock: 1, mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'onBlock' }] } }, 0),
-  ];
-  // the blocks in reverse: each block's handler asks for the block run before it, which is later
-  const blocks = (await source.getBlocks(2, 4)).reverse();
-  for (const block of blocks) await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, 0));
-  const read = new Map(
-    fake.calls.filter((c) => c[0] === 'set').map((c) => [Number(c[2]), JSON.parse((c[3] as { json: string }).json) as Record<string, unknown>]),
-  );
-  for (const block of blocks) {
-    const got = read.get(block.height)!;
-    t.same(got.header, [block.hash, block.height], `block ${block.height}: chain.getHeader() is the block's own header`);
-    t.equal(got.parent, block.height - 1, 'chain.getBlock(parentHash) is its parent');
-    t.equal(got.spec, block.specVersion, "state.getRuntimeVersion() is the block's runtime");
-    // System.Number is the block's own number (u32, little-endian)
-    t.equal(got.blockNumber, `0x${Buffer.from(new Uint32Array([block.height]).buffer).toString('hex')}`, 'state.getStorage(key) reads at the block');
-    t.match(got.notAtBlock, /api\.rpc\.system\.chain is not supported in mappings/, 'a call with no block parameter is refused');
-    t.match(got.unknown, /api\.rpc\.chain\.getNothing is not a JSON-RPC method/, 'an unknown call is named');
-  }
-  t.equal(read.get(4)!.ahead, 'no error', 'the first block asks for its own header');
-  t.match(read.get(3)!.ahead, /block 4 is after the block being indexed \(3\)/, 'a later block is refused');
-  t.match(read.get(2)!.ahead, /block 3 is after the block being indexed \(2\)/, 'a later block is refused');
-});
+t.test(
+  "api.rpc reads at the block being indexed (SubQuery's rule: calls without a block parameter, and later blocks, are refused); api.events, api.errors, api.registry, api.findCall",
+  async (t) => {
+    const client = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
+    const source = createSubstrateSource(client);
+    const fake = createFakeHost({
+      request: (method, params) => client.request(method, params as unknown[]),
+      substrateRuntime: async (v: number) => ({ metadata: await source.metadataOf(v), properties: await source.properties() }),
+    });
+    const sb = await createSandbox({ code: RPC_READER, fileName: '/rpc/dist/index.js', family: 'substrate', host: fake.host });
+    t.teardown(() => sb.dispose());
+    const sources = [
+      compileSubstrateSource({ startBlock: 1, mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'onBlock' }] } }, 0),
+    ];
+    // the blocks in reverse: each block's handler asks for the block run before it, which is later
+    const blocks = (await source.getBlocks(2, 4)).reverse();
+    for (const block of blocks) await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, 0));
+    const read = new Map(
+      fake.calls.filter((c) => c[0] === 'set').map((c) => [Number(c[2]), JSON.parse((c[3] as { json: string }).json) as Record<string, unknown>]),
+    );
+    for (const block of blocks) {
+      const got = read.get(block.height)!;
+      t.same(got.header, [block.hash, block.height], `block ${block.height}: chain.getHeader() is the block's own header`);
+      t.equal(got.parent, block.height - 1, 'chain.getBlock(parentHash) is its parent');
+      t.equal(got.spec, block.specVersion, "state.getRuntimeVersion() is the block's runtime");
+      // System.Number is the block's own number (u32, little-endian)
+      t.equal(got.blockNumber, `0x${Buffer.from(new Uint32Array([block.height]).buffer).toString('hex')}`, 'state.getStorage(key) reads at the block');
+      t.match(got.notAtBlock, /api\.rpc\.system\.chain is not supported in mappings/, 'a call with no block parameter is refused');
+      t.match(got.unknown, /api\.rpc\.chain\.getNothing is not a JSON-RPC method/, 'an unknown call is named');
+      t.ok((got.successes as number) > 0, 'the block has successful extrinsics');
+      t.equal(got.successes, got.successesByName, "api.events.<pallet>.<event>.is() tells the runtime's events");
+      t.same(got.calls, got.callsByName, 'api.findCall(callIndex) finds the calls');
+      t.equal(got.error, 'InsufficientBalance', "api.errors holds the runtime's errors");
+      t.same([got.u32, got.findsBalance], [block.height, String(10n ** 20n)], "api.registry is the block's runtime registry");
+    }
+    t.equal(read.get(4)!.ahead, 'no error', 'the first block asks for its own header');
+    t.match(read.get(3)!.ahead, /block 4 is after the block being indexed \(3\)/, 'a later block is refused');
+    t.match(read.get(2)!.ahead, /block 3 is after the block being indexed \(2\)/, 'a later block is refused');
+  },
+);
 
 // The ERC20 starter rewritten to the Substrate starter's entities, so that both chains' projects share one schema.
 const EVM_MAPPING = `import { Account, Transfer } from "../types";

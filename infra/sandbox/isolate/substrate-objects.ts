@@ -4,7 +4,7 @@ import type { SubstratePayload } from './wire.ts';
 export interface SubstrateLib {
   TypeRegistry: new () => Registry;
   Metadata: new (registry: Registry, hex: string) => unknown;
-  expandMetadata: (registry: Registry, metadata: unknown) => { query: Record<string, Record<string, StorageEntry>>; consts: Record<string, unknown> };
+  expandMetadata: (registry: Registry, metadata: unknown) => Expanded;
   unwrapStorageType: (registry: Registry, type: unknown, isOptional?: boolean) => string;
   hexToU8a: (hex: string) => Uint8Array;
   rpcDefinitions: Record<string, Record<string, RpcDefinition>>;
@@ -16,7 +16,17 @@ interface RpcDefinition {
   type: string;
 }
 
+interface Expanded {
+  query: Record<string, Record<string, StorageEntry>>;
+  consts: Record<string, unknown>;
+  events: Record<string, unknown>;
+  errors: Record<string, unknown>;
+  registry: Registry;
+}
+
 interface Registry {
+  findMetaCall(callIndex: Uint8Array): unknown;
+  findMetaError(errorIndex: Uint8Array): unknown;
   setMetadata(metadata: unknown): void;
   setChainProperties(properties: unknown): void;
   register(types: Record<string, unknown>): void;
@@ -226,12 +236,16 @@ export function createSubstrateApi(
       return registry.createType(inner, raw ?? (entry.meta.fallback as Codec | undefined)?.toHex());
     }),
   );
-  const consts = byName((pallet) => {
-    const { specVersion } = current();
-    const value = runtimes.expanded(specVersion).consts[pallet];
-    if (value === undefined) throw new Error(`api.consts.${pallet} does not exist in the runtime of this block (spec version ${specVersion})`);
-    return value;
-  });
+  // the runtime's constants, and its events and errors as @polkadot/api decorates them (`api.events.balances.Transfer.is(e)`)
+  const decorated = (kind: 'consts' | 'events' | 'errors') =>
+    byName((pallet) => {
+      const { specVersion } = current();
+      const value = runtimes.expanded(specVersion)[kind][pallet];
+      if (value === undefined) throw new Error(`api.${kind}.${pallet} does not exist in the runtime of this block (spec version ${specVersion})`);
+      return value;
+    });
+  const registryAt = () => runtimes.expanded(current().specVersion).registry;
+  const bytes = (index: Uint8Array | string) => (typeof index === 'string' ? lib.hexToU8a(index) : index);
   const rpc = byName((section) =>
     byName((method) => {
       const def = lib.rpcDefinitions[section]?.[method];
@@ -278,5 +292,17 @@ export function createSubstrateApi(
     if (header === null) throw new Error(`the chain has no block ${blockHash}`);
     return Number(header.number);
   };
-  return { query, consts, rpc };
+  return {
+    query,
+    consts: decorated('consts'),
+    events: decorated('events'),
+    errors: decorated('errors'),
+    rpc,
+    /** the type registry of the block's runtime (`api.registry.createType(...)`) */
+    get registry() {
+      return registryAt();
+    },
+    findCall: (callIndex: Uint8Array | string) => registryAt().findMetaCall(bytes(callIndex)),
+    findError: (errorIndex: Uint8Array | string) => registryAt().findMetaError(bytes(errorIndex)),
+  };
 }
