@@ -321,6 +321,7 @@ module.exports.onBlock = async (block) => {
       notAtBlock: await failure(api.rpc.system.chain()),
       ahead: await failure(api.rpc.chain.getHeader(globalThis.later)),
       unknown: await failure(api.rpc.chain.getNothing()),
+      missing: await failure(api.rpc.state.getStorage()),
       successes: block.events.filter((e) => api.events.system.ExtrinsicSuccess.is(e.event)).length,
       successesByName: block.events.filter((e) => e.event.section === 'system' && e.event.method === 'ExtrinsicSuccess').length,
       calls: block.block.extrinsics.map((x) => api.findCall(x.method.callIndex).method),
@@ -363,6 +364,7 @@ t.test(
       t.equal(got.blockNumber, `0x${Buffer.from(new Uint32Array([block.height]).buffer).toString('hex')}`, 'state.getStorage(key) reads at the block');
       t.match(got.notAtBlock, /api\.rpc\.system\.chain is not supported in mappings/, 'a call with no block parameter is refused');
       t.match(got.unknown, /api\.rpc\.chain\.getNothing is not a JSON-RPC method/, 'an unknown call is named');
+      t.match(got.missing, /api\.rpc\.state\.getStorage: its parameter key \(StorageKey\) is missing/, 'a missing parameter is named');
       t.ok((got.successes as number) > 0, 'the block has successful extrinsics');
       t.equal(got.successes, got.successesByName, "api.events.<pallet>.<event>.is() tells the runtime's events");
       t.same(got.calls, got.callsByName, 'api.findCall(callIndex) finds the calls');

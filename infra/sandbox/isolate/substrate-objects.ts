@@ -262,13 +262,18 @@ export function createSubstrateApi(
    */
   function rpcAt(name: string, endpoint: string, def: RpcDefinition) {
     const blockParam = def.params.findIndex((p) => p.isHistoric === true);
-    // storage change sets are ranges of blocks or subscriptions
-    if (blockParam === -1 || /StorageChangeSet/.test(def.type))
-      return () => Promise.reject(new Error(`${name} is not supported in mappings: only calls that read at a block are`));
+    if (blockParam === -1) return () => Promise.reject(new Error(`${name} is not supported in mappings: only calls that read at a block are`));
+    // answered as sets of changes per block, which @polkadot/api decodes with the keys' storage types
+    if (/StorageChangeSet/.test(def.type))
+      return () => Promise.reject(new Error(`${name} is not supported in mappings: use api.query or api.rpc.state.getStorage`));
     return async (...args: unknown[]) => {
       const { hash, height, specVersion } = current();
       const { registry } = await runtimes.get(specVersion);
+      if (args.length > def.params.length) throw new Error(`${name} takes ${def.params.length} parameters, got ${args.length}`);
       const values = [...args];
+      def.params.forEach((p, i) => {
+        if (i !== blockParam && p.isOptional !== true && values[i] === undefined) throw new Error(`${name}: its parameter ${p.name} (${p.type}) is missing`);
+      });
       const given = values[blockParam];
       if (given === undefined || given === null) values[blockParam] = def.params[blockParam]!.type === 'BlockNumber' ? height : hash;
       else {
@@ -278,9 +283,6 @@ export function createSubstrateApi(
             : await heightOf(registry.createType('BlockHash', given).toHex());
         if (target > height) throw new Error(`${name}: block ${target} is after the block being indexed (${height}); reading ahead is not supported`);
       }
-      const required = def.params.filter((p) => p.isOptional !== true).length;
-      if (values.length > def.params.length) throw new Error(`${name} takes ${def.params.length} parameters, got ${args.length}`);
-      if (values.length < required) throw new Error(`${name} takes ${required} parameters or more, got ${args.length}`);
       const params = values.map((v, i) => registry.createType(def.params[i]!.type, v).toJSON());
       const result = await request(endpoint, params);
       // storage answers are the raw value (null when empty), as for a key @polkadot/api has no type for
