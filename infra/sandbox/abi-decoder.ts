@@ -1,5 +1,6 @@
 import { decodeAbiParameters, getAddress, toEventSelector, toFunctionSelector } from 'viem/utils';
 import type { AbiEvent, AbiFunction, AbiParameter } from 'viem';
+import { memoRecent } from '../../domain/memo-recent.ts';
 import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { WireResult, WireValue } from './isolate/wire.ts';
 
@@ -86,9 +87,12 @@ function decodeStatic(params: readonly AbiParameter[], data: string): WireValue[
   return out;
 }
 
+// viem's getAddress checks and checksums through two LRU maps that reorder at every hit: a log's costliest step
+const checksummed = memoRecent(8192, (hex40: string) => getAddress(`0x${hex40}`));
+
 /** One 32-byte word (64 hex digits) of a static elementary type, as viem would decode it; undefined for other types. */
 function decodeWord(type: string, word: string): WireValue | undefined {
-  if (type === 'address') return getAddress(`0x${word.slice(24)}`);
+  if (type === 'address') return checksummed(word.slice(24));
   if (type === 'bool') return /[^0]/.test(word);
   const int = /^(u?)int(\d*)$/.exec(type);
   if (int) {
