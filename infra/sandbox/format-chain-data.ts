@@ -1,4 +1,5 @@
 import { getAddress } from 'viem/utils';
+import { memoRecent } from '../../domain/memo-recent.ts';
 import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
 import type { WireRecord } from './isolate/wire.ts';
 
@@ -93,13 +94,14 @@ export function toWireReceipt(receipt: EthReceipt): WireRecord {
   };
 }
 
-function checksum(address: string): string {
+// every log's address and every transaction's from and to: remembered (as in abi-decoder.ts, viem's own LRU costs more)
+const checksum = memoRecent(8192, (address: string): string => {
   try {
     return getAddress(address);
   } catch {
     return address;
   }
-}
+});
 
 function hex(n: number): string {
   return `0x${n.toString(16)}`;
