@@ -19,6 +19,7 @@ import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { gqlData, startQueryService } from './support/query-client.ts';
 import { startFinalityLagProxy } from './support/finality-lag-proxy.ts';
+import { startRpcProxy } from './support/local-rpc-server.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { createSubstrateSource } from '../infra/chains/substrate/create-substrate-source.ts';
@@ -376,6 +377,68 @@ t.test(
     t.match(read.get(2)!.ahead, /block 3 is after the block being indexed \(2\)/, 'a later block is refused');
   },
 );
+
+const SPEC_READER = `
+module.exports.onBlock = async (block) => {
+  const n = block.block.header.number.toNumber();
+  const transfers = block.events.filter((e) => e.event.section === 'balances' && e.event.method === 'Transfer').map((e) => e.event.data.amount.toBigInt().toString());
+  await store.set('Seen', String(n), { id: String(n), json: JSON.stringify({ spec: block.specVersion, events: block.events.length, transfers }) });
+};
+`;
+
+t.test('a runtime upgrade mid-range: each block is decoded with the runtime it ran, on the host and in the sandbox', async (t) => {
+  // Chopsticks runs the one runtime the registry has; a proxy reports a new spec version from block UPGRADE on (the
+  // metadata stays the same), so the node sees an upgrade in the middle of a range, as on a real chain.
+  const UPGRADE = 3; // block 2 holds a transfer, block 3 a batch of two: transfers on both sides
+  const upstream = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
+  const heightOf = async (hash: string) => Number((await upstream.request<{ number: string }>('chain_getHeader', [hash])).number);
+  const proxy = await startRpcProxy(t, chain.httpUrl, undefined, async (call, result) => {
+    if (call.method !== 'state_getRuntimeVersion') return result;
+    const hash = (call.params as string[] | undefined)?.[0];
+    const height = hash === undefined ? await chain.height() : await heightOf(hash);
+    const version = result as { specVersion: number };
+    return height >= UPGRADE ? { ...version, specVersion: version.specVersion + 1 } : result;
+  });
+  const client = createRpcClient({ endpoints: [{ url: proxy.url }] });
+  const source = createSubstrateSource(client);
+  const runtimesAsked: number[] = [];
+  const fake = createFakeHost({
+    request: (method, params) => client.request(method, params as unknown[]),
+    substrateRuntime: async (v: number) => {
+      runtimesAsked.push(v);
+      return { metadata: await source.metadataOf(v), properties: await source.properties() };
+    },
+  });
+  const sb = await createSandbox({ code: SPEC_READER, fileName: '/spec/dist/index.js', family: 'substrate', host: fake.host });
+  t.teardown(() => sb.dispose());
+  const sources = [
+    compileSubstrateSource({ startBlock: 1, mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'onBlock' }] } }, 0),
+  ];
+  const blocks = await source.getBlocks(1, END);
+  const before = blocks[0]!.specVersion;
+  t.same(
+    blocks.map((b) => b.specVersion),
+    blocks.map((b) => (b.height >= UPGRADE ? before + 1 : before)),
+    'the range is fetched with the spec version of each block',
+  );
+  for (const block of blocks) await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, 0));
+  t.same(runtimesAsked, [before, before + 1], "the sandbox made each runtime once, from the host's metadata of it");
+  const seen = new Map(
+    fake.calls.filter((c) => c[0] === 'set').map((c) => [Number(c[2]), JSON.parse((c[3] as { json: string }).json) as Record<string, unknown>]),
+  );
+  const expected = await printedByApi(1, END);
+  for (const block of blocks) {
+    const got = seen.get(block.height)!;
+    t.equal(got.spec, block.specVersion, `block ${block.height}: block.specVersion is the runtime it ran`);
+    t.equal(got.events, (expected.get(`${block.height}-b`) as { events: unknown[] }).events.length, 'its events decode');
+  }
+  for (const spec of [before, before + 1]) {
+    t.ok(
+      [...seen.values()].some((v) => (v.transfers as string[]).length > 0 && v.spec === spec),
+      `spec version ${spec}: transfers are read through their named fields`,
+    );
+  }
+});
 
 // The ERC20 starter rewritten to the Substrate starter's entities, so that both chains' projects share one schema.
 const EVM_MAPPING = `import { Account, Transfer } from "../types";
