@@ -258,8 +258,12 @@ async function printedByApi(from: number, to: number): Promise<Map<string, unkno
   return out;
 }
 
-t.test("the mapping objects, decoded as they are read, equal @polkadot/api's decoding of every event, extrinsic and block", async (t) => {
-  const client = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
+/**
+ * A Substrate sandbox running `code` over the chain at `url` with a recording fake host: the block
+ * source the test fetches with, and the spec versions whose runtime the sandbox asked for.
+ */
+async function sandboxOverChain(t: { teardown(fn: () => unknown): void }, url: string, code: string, fileName: string) {
+  const client = createRpcClient({ endpoints: [{ url }] });
   const source = createSubstrateSource(client);
   const runtimesAsked: number[] = [];
   const fake = createFakeHost({
@@ -269,8 +273,13 @@ t.test("the mapping objects, decoded as they are read, equal @polkadot/api's dec
       return { metadata: await source.metadataOf(v), properties: await source.properties() };
     },
   });
-  const sb = await createSandbox({ code: PRINTER, fileName: '/printer/dist/index.js', family: 'substrate', host: fake.host });
+  const sb = await createSandbox({ code, fileName, family: 'substrate', host: fake.host });
   t.teardown(() => sb.dispose());
+  return { source, fake, sb, runtimesAsked };
+}
+
+t.test("the mapping objects, decoded as they are read, equal @polkadot/api's decoding of every event, extrinsic and block", async (t) => {
+  const { source, fake, sb, runtimesAsked } = await sandboxOverChain(t, chain.httpUrl, PRINTER, '/printer/dist/index.js');
   const sources = [
     compileSubstrateSource(
       {
@@ -339,14 +348,7 @@ module.exports.onBlock = async (block) => {
 t.test(
   "api.rpc reads at the block being indexed (SubQuery's rule: calls without a block parameter, and later blocks, are refused); api.events, api.errors, api.registry, api.findCall",
   async (t) => {
-    const client = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
-    const source = createSubstrateSource(client);
-    const fake = createFakeHost({
-      request: (method, params) => client.request(method, params as unknown[]),
-      substrateRuntime: async (v: number) => ({ metadata: await source.metadataOf(v), properties: await source.properties() }),
-    });
-    const sb = await createSandbox({ code: RPC_READER, fileName: '/rpc/dist/index.js', family: 'substrate', host: fake.host });
-    t.teardown(() => sb.dispose());
+    const { source, fake, sb } = await sandboxOverChain(t, chain.httpUrl, RPC_READER, '/rpc/dist/index.js');
     const sources = [
       compileSubstrateSource({ startBlock: 1, mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'onBlock' }] } }, 0),
     ];
@@ -399,18 +401,7 @@ t.test('a runtime upgrade mid-range: each block is decoded with the runtime it r
     const version = result as { specVersion: number };
     return height >= UPGRADE ? { ...version, specVersion: version.specVersion + 1 } : result;
   });
-  const client = createRpcClient({ endpoints: [{ url: proxy.url }] });
-  const source = createSubstrateSource(client);
-  const runtimesAsked: number[] = [];
-  const fake = createFakeHost({
-    request: (method, params) => client.request(method, params as unknown[]),
-    substrateRuntime: async (v: number) => {
-      runtimesAsked.push(v);
-      return { metadata: await source.metadataOf(v), properties: await source.properties() };
-    },
-  });
-  const sb = await createSandbox({ code: SPEC_READER, fileName: '/spec/dist/index.js', family: 'substrate', host: fake.host });
-  t.teardown(() => sb.dispose());
+  const { source, fake, sb, runtimesAsked } = await sandboxOverChain(t, proxy.url, SPEC_READER, '/spec/dist/index.js');
   const sources = [
     compileSubstrateSource({ startBlock: 1, mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'onBlock' }] } }, 0),
   ];
