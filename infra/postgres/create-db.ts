@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { IdxError } from '../../domain/errors.ts';
 import { acquireAdvisoryLock, acquireFileLock, type WriterLock } from './acquire-writer-lock.ts';
+import { poolWithCopyIn } from './copy-in.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
 import { openPgliteDir, seedPgliteDir } from './pglite-template.ts';
 import { execute } from './sql.ts';
@@ -159,7 +160,7 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
     await pool.end().catch(() => {});
     throw connectionError(err, where);
   }
-  const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: poolWithCopyIn(pool) }) });
   const connection: pg.ClientConfig = { host, port, database, user, password: env.DB_PASS, ssl, application_name: options.applicationName ?? 'idx' };
   let lock: WriterLock | undefined;
   if (options.writerLock !== undefined) {

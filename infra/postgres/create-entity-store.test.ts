@@ -181,7 +181,8 @@ t.test('enum values added to the schema later are added to the type', (t) =>
 
 const EVERY: EntityData = {
   id: 'e1',
-  str: "quote \" back\\slash , {braces} 'single' ünï",
+  // COPY's delimiters and escapes too: tab, newline, carriage return, a literal \N and \t
+  str: "quote \" back\\slash , {braces} 'single' ünï\ttab\nline\r\\N \\t",
   int: -2147483648,
   big: 2n ** 200n,
   float: 1.5e-300,
@@ -189,10 +190,10 @@ const EVERY: EntityData = {
   date: new Date('2024-02-29T12:34:56.789Z'),
   bytes: '0xdeadbeef',
   decimal: '-12345678901234567890.000000000123',
-  json: { a: [1, 'two', null, { three: true }], big: '1' },
+  json: { a: [1, 'two', null, { three: true }], big: '1', text: 'a\tb\nc\\d "q" \\N' },
   kind: 'SELF',
   kinds: ['IN', 'OUT', null],
-  strs: ['a', '', null, 'NULL', 'with,comma', 'with "quote"', '{}'],
+  strs: ['a', '', null, 'NULL', 'with,comma', 'with "quote"', '{}', 'tab\there', 'line\nbreak', '\\N'],
   ints: [1, -2, 3],
   bigs: [0n, -(10n ** 40n), null],
   dates: [new Date(0), null],
@@ -212,8 +213,10 @@ t.test('every scalar type, list, enum, JSON and relation round-trips', (t) =>
         { entity: 'EveryType', id: 'e1', height: 1, op: 'set', data: { ...EVERY, bytes: Uint8Array.from([0xde, 0xad, 0xbe, 0xef]) } },
         { entity: 'EveryType', id: 'e2', height: 1, op: 'set', data: empty },
         { entity: 'EveryType', id: 'e3', height: 1, op: 'set', data: { id: 'e3', str: 'x', bytes: '0xABCDEF', float: NaN, big: -1n } },
+        { entity: 'EveryType', id: 'e\t4\n\\N', height: 1, op: 'set', data: { id: 'e\t4\n\\N', str: '\\' } },
       ],
     });
+    t.equal((await store.get('EveryType', 'e\t4\n\\N'))?.str, '\\', 'an id with a tab, a newline and a backslash round-trips');
     const got = await store.get('EveryType', 'e1');
     t.same(got, EVERY);
     t.type(got!.big, 'bigint', 'a BigInt column reads back as bigint');
@@ -279,6 +282,12 @@ t.test('every scalar type, list, enum, JSON and relation round-trips', (t) =>
     await t.rejects(bad({ str: null }), { code: 'STORE_INVALID_VALUE', message: /EveryType\.str: expected a value \(the field is required\)/ });
     await t.rejects(bad({ ints: [1, null] }), { code: 'STORE_INVALID_VALUE' });
     await t.rejects(bad({ kind: 'NOT_A_KIND' }), { code: 'STORE_WRITE_FAILED', message: /transfer_kind/ });
+    // A bad value after the first chunk of rows has reached the server: the COPY is abandoned, the
+    // connection stays usable.
+    const many = Array.from({ length: 5000 }, (_, i) => ({ entity: 'EveryType', id: `m${i}`, height: 2, op: 'set' as const, data: { id: `m${i}`, str: 's' } }));
+    many.push({ entity: 'EveryType', id: 'bad', height: 2, op: 'set', data: { id: 'bad', str: 's', int: 'x' } as EntityData });
+    await t.rejects(store.flush({ operations: many }), { code: 'STORE_INVALID_VALUE', message: /EveryType\.int/ });
+    t.same(await store.get('EveryType', 'm1'), undefined, 'a flush failing mid-COPY wrote nothing');
     await t.rejects(store.flush({ operations: [set('Nope', 'x', 1, {})] }), { code: 'STORE_UNKNOWN_ENTITY' });
     await t.rejects(store.getByField('EveryType', 'nope', 1), { code: 'STORE_UNKNOWN_FIELD' });
     t.same(await store.get('EveryType', 'bad'), undefined, 'failed flushes wrote nothing');

@@ -5,6 +5,7 @@ import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/en
 import { planHistoricalWrites, planPlainWrites, type HistoricalTablePlan, type PlainTablePlan } from '../../domain/entities/plan-writes.ts';
 import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { CopyIn, copyField } from './copy-in.ts';
 import { resolveColumns, toJsonText, type ColumnCodec } from './column-codec.ts';
 import { BLOCK_RANGE } from './schema-ddl.ts';
 import { execute, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
@@ -28,6 +29,9 @@ export interface EntityStoreOptions {
 /** The `_metadata` key a rewind moves back. */
 export const LAST_PROCESSED_HEIGHT = 'lastProcessedHeight';
 
+/** rows per chunk of a COPY: big enough to stream well, small enough not to hold a flush twice as one string */
+const COPY_CHUNK_ROWS = 4096;
+
 interface Table {
   entity: EntityModel;
   name: string;
@@ -39,8 +43,10 @@ interface Table {
   closeSql: string;
   /** ... and replaces those that began at that very height */
   closeReplaceSql: string;
-  /** historical: new versions from one text[] per column plus lower/upper int8[] */
-  insertSql: string;
+  /** historical: new versions, `copy … from stdin` (rows from {@link copyRows}) */
+  copySql: string;
+  /** the chain column's COPY field, with its tab, or '' */
+  chainField: string;
   /** plain: upsert from one text[] per column */
   upsertSql: string;
   deleteSql: string;
@@ -92,12 +98,8 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string, tim
   const aliases = columns.map((_, i) => `c${i}`);
   const casts = columns.map((c, i) => `u.c${i}::${c.sqlType}`);
   const textArrays = columns.map((_, i) => `$${i + 2}::text[]`);
-  const n = columns.length;
-  const insertSql =
-    `insert into ${name} (id${colNames.map((c) => `, ${c}`).join('')}, ${BLOCK_RANGE}${chainCol}) ` +
-    `select u.id${casts.map((c) => `, ${c}`).join('')}, int8range(u.lo, u.hi)${chainVal} ` +
-    `from unnest($1::text[]${textArrays.map((a) => `, ${a}`).join('')}, $${n + 2}::int8[], $${n + 3}::int8[]) ` +
-    `as u(id${aliases.map((a) => `, ${a}`).join('')}, lo, hi)`;
+  const copySql = `copy ${name} (id${colNames.map((c) => `, ${c}`).join('')}, ${BLOCK_RANGE}${chainCol}) from stdin`;
+  const chainField = chainId === undefined ? '' : `\t${copyField(chainId)}`;
   const close = (replace: boolean) =>
     `with u as (select * from unnest($1::text[], $2::int8[]) as u(id, h))` +
     // A version born at the very height being written is replaced, not left as an empty range.
@@ -113,7 +115,7 @@ function buildTable(entity: EntityModel, model: SchemaModel, schema: string, tim
     `on conflict (id) do update set ${[...colNames.map((c) => `${c} = excluded.${c}`), 'id = excluded.id'].join(', ')}${touch}`;
   const deleteSql = `delete from ${name} where id = any($1::text[])`;
   const selectList = ['id', ...columns.map((c) => c.select)].join(', ');
-  return { entity, name, columns, lookup, selectList, closeSql: close(false), closeReplaceSql: close(true), insertSql, upsertSql, deleteSql };
+  return { entity, name, columns, lookup, selectList, closeSql: close(false), closeReplaceSql: close(true), copySql, chainField, upsertSql, deleteSql };
 }
 
 /**
@@ -147,6 +149,34 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     return [textArray(ids), ...cols.map(textArray)];
   }
 
+  /** Versions as COPY's text rows: the columns, then `[lower,upper)`, then the chain. */
+  function copyRows(t: Table, versions: HistoricalTablePlan['inserts']): CopyIn {
+    return new CopyIn(copyChunks(t, versions));
+  }
+
+  /**
+   * Made as the COPY reads them, so the server parses one chunk while the next is built. Lines are
+   * joined per chunk: measured 3× faster than appending to one string, which V8 keeps as a rope
+   * until the socket flattens it.
+   */
+  function* copyChunks(t: Table, versions: HistoricalTablePlan['inserts']): Generator<string> {
+    const n = t.columns.length;
+    const fields: string[] = new Array(n + 2);
+    let lines: string[] = [];
+    for (let r = 0; r < versions.length; r++) {
+      const { id, data, lower, upper } = versions[r]!;
+      fields[0] = copyField(id);
+      for (let c = 0; c < n; c++) fields[c + 1] = copyField(t.columns[c]!.encode(data[t.columns[c]!.property]));
+      fields[n + 1] = `[${lower},${upper ?? ''})${t.chainField}`;
+      lines.push(fields.join('\t'));
+      if (lines.length === COPY_CHUNK_ROWS) {
+        yield `${lines.join('\n')}\n`;
+        lines = [];
+      }
+    }
+    if (lines.length > 0) yield `${lines.join('\n')}\n`;
+  }
+
   /**
    * Versions only begin at heights this store flushed, or at or below the `lastProcessedHeight`
    * found when it first flushed (a flush commits entities and that key together). A flush whose
@@ -172,10 +202,7 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
       out.push({ sql: replace ? t.closeReplaceSql : t.closeSql, params: [textArray(plan.closeIds), intArray(plan.closeHeights)] });
     }
     if (plan.inserts.length > 0) {
-      out.push({
-        sql: t.insertSql,
-        params: () => [...encodeRows(t, plan.inserts), intArray(plan.inserts.map((v) => v.lower)), intArray(plan.inserts.map((v) => v.upper))],
-      });
+      out.push({ sql: t.copySql, params: () => [copyRows(t, plan.inserts)] });
     }
     return out;
   }

@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { copyToPglite } from './copy-in.ts';
 
 /**
  * A kysely dialect over an embedded PGlite.
@@ -76,6 +77,8 @@ function createPgliteConnection(pglite: PGlite): DatabaseConnection {
         const last = results[results.length - 1];
         return { rows: (last?.rows ?? []) as R[], numAffectedRows: affected(last) };
       }
+      const copied = await copyToPglite(pglite, query.sql, query.parameters);
+      if (copied !== undefined) return { rows: [], numAffectedRows: undefined };
       const result = await pglite.query<R>(query.sql, query.parameters as unknown[]);
       return { rows: result.rows, numAffectedRows: affected(result) };
     },
