@@ -284,8 +284,14 @@ t.test('every scalar type, list, enum, JSON and relation round-trips', (t) =>
     await t.rejects(bad({ kind: 'NOT_A_KIND' }), { code: 'STORE_WRITE_FAILED', message: /transfer_kind/ });
     // A bad value after the first chunk of rows has reached the server: the COPY is abandoned, the
     // connection stays usable.
-    const many = Array.from({ length: 5000 }, (_, i) => ({ entity: 'EveryType', id: `m${i}`, height: 2, op: 'set' as const, data: { id: `m${i}`, str: 's' } }));
-    many.push({ entity: 'EveryType', id: 'bad', height: 2, op: 'set', data: { id: 'bad', str: 's', int: 'x' } as EntityData });
+    const many: StoreOperation[] = Array.from({ length: 5000 }, (_, i) => ({
+      entity: 'EveryType',
+      id: `m${i}`,
+      height: 2,
+      op: 'set',
+      data: { id: `m${i}`, str: 's' },
+    }));
+    many.push({ entity: 'EveryType', id: 'bad', height: 2, op: 'set', data: { id: 'bad', str: 's', int: 'x' } });
     await t.rejects(store.flush({ operations: many }), { code: 'STORE_INVALID_VALUE', message: /EveryType\.int/ });
     t.same(await store.get('EveryType', 'm1'), undefined, 'a flush failing mid-COPY wrote nothing');
     await t.rejects(store.flush({ operations: [set('Nope', 'x', 1, {})] }), { code: 'STORE_UNKNOWN_ENTITY' });

@@ -46,6 +46,7 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
   const log = deps.logger.child('fetch');
   const policy = { ...DEFAULT_FETCH_RETRY, ...settings.fetchRetry };
   let finalized = 0;
+  let lastBest: number | undefined;
   let handedOut = 0;
   let queue: { range: HeightRange; promise: Promise<FetchedWithRefs<Fetched>> }[] = [];
 
@@ -96,8 +97,13 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
     /** The best height and the height indexing may go to (the best, or the final one). */
     async heads(): Promise<{ best: number; target: number }> {
       const best = await source.bestHeight();
-      const tag = await source.finalizedHeight();
-      finalized = Math.max(finalized, finalizedHeight(best, tag ?? undefined, settings.blockConfirmations));
+      // Finality moves with new blocks: while the head stands still (looked at often near the
+      // head), one request a look is enough.
+      if (best !== lastBest) {
+        const tag = await source.finalizedHeight();
+        finalized = Math.max(finalized, finalizedHeight(best, tag ?? undefined, settings.blockConfirmations));
+        lastBest = best;
+      }
       return { best, target: settings.unfinalizedBlocks ? best : finalized };
     },
 

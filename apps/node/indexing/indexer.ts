@@ -1,5 +1,6 @@
 import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 import { abortableSleep } from '../../../domain/abortable-sleep.ts';
+import { createHeadPoll } from '../../../domain/blocks/head-poll.ts';
 
 import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
@@ -22,7 +23,11 @@ export interface IndexerSettings extends FlushSettings {
   unfinalizedBlocks: boolean;
   /** blocks behind the best one treated as final when the chain has no `finalized` tag */
   blockConfirmations: number;
-  /** how often to look for new blocks once caught up, in ms */
+  /**
+   * once caught up, the longest wait between looks for a new block (until the chain's pace is
+   * learnt, and while a block is overdue; `domain/blocks/head-poll.ts`), and the shortest between
+   * two checks for a reorganisation that kept the height, in ms
+   */
   pollIntervalMs: number;
   /** stop once this height is indexed (tests, benchmarks); default: follow the chain */
   stopAtHeight?: number;
@@ -159,21 +164,33 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
       else signal.addEventListener('abort', () => stopping.abort(), { once: true });
       let next = await load();
       const end = endHeight();
-      let heads = await follower.heads();
+      const headPoll = createHeadPoll({ maxMs: settings.pollIntervalMs });
+      const lookAtHeads = async () => {
+        const h = await follower.heads();
+        headPoll.seen(h.best, Date.now());
+        return h;
+      };
+      let heads = await lookAtHeads();
+      let forkCheckedAt = 0;
       let batchSize = settings.batchSize;
       try {
         // The chain may have reorganised while the node was stopped.
         if (forks.watching()) next = await rewindIfForked(next);
         while (!signal.aborted && (end === undefined || next <= end)) {
-          if (next > heads.target) heads = await follower.heads();
+          if (next > heads.target) heads = await lookAtHeads();
           status.bestHeight = heads.best;
           status.targetHeight = end === undefined ? heads.target : Math.min(end, heads.target);
           if (next > status.targetHeight) {
             status.caughtUp = true;
             if (flushes.pending()) await flushes.flush();
-            // Following the head: a reorganisation that keeps the height shows only in the hashes.
-            const resumed = forks.watching() ? await rewindIfForked(next) : next;
-            if (resumed === next) await abortableSleep(settings.pollIntervalMs, signal);
+            // Following the head: a reorganisation that keeps the height shows only in the hashes
+            // (one that adds blocks shows when the next range is taken).
+            let resumed = next;
+            if (forks.watching() && Date.now() - forkCheckedAt >= settings.pollIntervalMs) {
+              forkCheckedAt = Date.now();
+              resumed = await rewindIfForked(next);
+            }
+            if (resumed === next) await abortableSleep(headPoll.delay(Date.now()), signal);
             next = resumed;
             continue;
           }
