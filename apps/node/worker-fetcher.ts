@@ -1,10 +1,8 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
 import { IdxError, type ErrorCode } from '../../domain/errors.ts';
 import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
 import type { RpcClientOptions } from '../../infra/rpc/create-rpc-client.ts';
+import { siblingModule, startModuleWorker } from '../../infra/threads/start-module-worker.ts';
 import { workerFor } from '../../domain/blocks/next-range.ts';
 import type { FetchedRange, FetchRangeOptions } from './fetch-range.ts';
 import type { RangeFetcher } from './range-fetcher.ts';
@@ -29,20 +27,12 @@ export interface FetchWorkerData {
 }
 
 export function createWorkerFetcher(workers: number, rpc: FetchWorkerData['rpc'], fetch: FetchRangeOptions = {}): RangeFetcher {
-  const ext = extname(fileURLToPath(import.meta.url));
-  const worker = new URL(`./fetch-worker${ext}`, import.meta.url).href;
-  // From the TypeScript sources each thread registers tsx itself: a loader given by flag does not reach threads.
-  const boot =
-    ext === '.ts'
-      ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); });`
-      : `import(${JSON.stringify(worker)});`;
-  // Threads take the process's flags except those only a process may have.
-  const execArgv = process.execArgv.filter((a) => a !== '--no-node-snapshot');
+  const worker = siblingModule('fetch-worker', import.meta.url);
   const pending = new Map<number, { worker: number; resolve: (f: FetchedRange) => void; reject: (e: Error) => void }>();
   const failed = new Map<number, IdxError>();
   let nextId = 0;
   const threads = Array.from({ length: workers }, (_, n) => {
-    const w = new Worker(boot, { eval: true, workerData: { rpc, fetch } satisfies FetchWorkerData, execArgv });
+    const w = startModuleWorker(worker, { rpc, fetch } satisfies FetchWorkerData);
     w.on('message', (res: FetchResponse) => {
       const p = pending.get(res.id);
       if (p === undefined) return;

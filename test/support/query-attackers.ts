@@ -1,8 +1,9 @@
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { getIntrospectionQuery } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { overWs } from './over-ws.ts';
+import { startModuleWorker } from '../../infra/threads/start-module-worker.ts';
 
 interface AttackData {
   url: string;
@@ -19,10 +20,7 @@ export const aliasFlood = (bytes: number) => `{ ${Array.from({ length: Math.ceil
  * own thread stays free, so what it measures is the service, not its attackers' JSON work.
  */
 export function startAttackers(url: string, port: number, clients: number): { stop(): Promise<number> } {
-  // a loader given by flag does not reach threads: the thread registers tsx itself
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); });`;
-  const execArgv = process.execArgv.filter((a) => a !== '--no-node-snapshot');
-  const worker = new Worker(boot, { eval: true, workerData: { url, port, clients } satisfies AttackData, execArgv });
+  const worker = startModuleWorker(new URL(import.meta.url), { url, port, clients } satisfies AttackData);
   const answered = new Promise<number>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
