@@ -43,7 +43,7 @@ interface Table {
   closeSql: string;
   /** ... and replaces those that began at that very height */
   closeReplaceSql: string;
-  /** historical: new versions, `copy … from stdin` (rows from {@link copyRows}) */
+  /** historical: new versions, `copy … from stdin` (rows from `copyChunks`) */
   copySql: string;
   /** the chain column's COPY field, with its tab, or '' */
   chainField: string;
@@ -149,15 +149,11 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     return [textArray(ids), ...cols.map(textArray)];
   }
 
-  /** Versions as COPY's text rows: the columns, then `[lower,upper)`, then the chain. */
-  function copyRows(t: Table, versions: HistoricalTablePlan['inserts']): CopyIn {
-    return new CopyIn(copyChunks(t, versions));
-  }
-
   /**
-   * Made as the COPY reads them, so the server parses one chunk while the next is built. Lines are
-   * joined per chunk: measured 3× faster than appending to one string, which V8 keeps as a rope
-   * until the socket flattens it.
+   * Versions as COPY's text rows (the columns, then `[lower,upper)`, then the chain), made as the
+   * COPY reads them, so the server parses one chunk while the next is built. Lines are joined per
+   * chunk: measured 3× faster than appending to one string, which V8 keeps as a rope until the
+   * socket flattens it.
    */
   function* copyChunks(t: Table, versions: HistoricalTablePlan['inserts']): Generator<string> {
     const n = t.columns.length;
@@ -202,7 +198,7 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
       out.push({ sql: replace ? t.closeReplaceSql : t.closeSql, params: [textArray(plan.closeIds), intArray(plan.closeHeights)] });
     }
     if (plan.inserts.length > 0) {
-      out.push({ sql: t.copySql, params: () => [copyRows(t, plan.inserts)] });
+      out.push({ sql: t.copySql, params: () => [new CopyIn(copyChunks(t, plan.inserts))] });
     }
     return out;
   }
