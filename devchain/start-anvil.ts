@@ -19,6 +19,10 @@ export interface AnvilOptions {
   startTimeoutMs?: number;
   /** an anvil binary to run instead of the npm package's (e.g. one installed by foundryup) */
   binary?: string;
+  /** address to listen on (default 127.0.0.1; 0.0.0.0 in a container that serves other containers) */
+  host?: string;
+  /** port to listen on; absent = a free one */
+  port?: number;
 }
 
 export interface Anvil {
@@ -50,7 +54,7 @@ export function findAnvilBinary(): string {
 }
 
 /**
- * Starts anvil on a free local port and resolves once it answers JSON-RPC. anvil cannot pick its
+ * Starts anvil (on a free local port unless `port` is given) and resolves once it answers JSON-RPC. anvil cannot pick its
  * own port (`--port 0` is refused), so we pick one and retry when another process takes it first.
  *
  * anvil runs under a small `sh` watchdog that holds a pipe from us: when this process ends in any
@@ -59,7 +63,7 @@ export function findAnvilBinary(): string {
  */
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const bin = options.binary ?? findAnvilBinary();
-  const args = ['--host', '127.0.0.1', '--silent'];
+  const args = ['--host', options.host ?? '127.0.0.1', '--silent'];
   if (options.chainId !== undefined) args.push('--chain-id', String(options.chainId));
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.noMining) args.push('--no-mining');
@@ -68,11 +72,11 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
 
   let lastError = '';
   for (let attempt = 0; attempt < 5; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const started = await launch(bin, [...args, '--port', String(port)], port, options.startTimeoutMs ?? 15_000);
     if ('anvil' in started) return started.anvil;
     lastError = started.error;
-    if (!/address already in use|os error 98/i.test(started.error)) break;
+    if (options.port !== undefined || !/address already in use|os error 98/i.test(started.error)) break;
   }
   throw new IdxError('ANVIL_START_FAILED', `anvil did not start: ${lastError}`);
 }
@@ -146,7 +150,8 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-function freePort(): Promise<number> {
+/** A port no one listens on now, on 127.0.0.1 (the kernel's choice; free until someone takes it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

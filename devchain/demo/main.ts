@@ -3,72 +3,10 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { makeErc20Workload } from '../make-erc20-workload.ts';
-import { startAnvil } from '../start-anvil.ts';
-import { startSubstrateChain } from '../start-substrate-chain.ts';
-import { createSubstrateWorkload } from '../substrate-workload.ts';
+import { startEvmDemoChain, startSubstrateDemoChain } from './demo-chain.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
-import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
 
 const run = promisify(execFile);
-
-/** A local chain for the demo: where it is, which starter indexes it, and how it keeps moving. */
-interface DemoChain {
-  url: string;
-  example: 'erc20' | 'substrate';
-  /** a few transfers in a new block */
-  tick(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-type Say = (line: string) => void;
-
-/** anvil with an ERC20 and a few thousand transfers. */
-async function startEvmDemoChain(say: Say): Promise<DemoChain> {
-  // anvil calls a block final two blocks behind the head with one slot per epoch (64 by default).
-  const anvil = await startAnvil({ args: ['--slots-in-an-epoch', '1'] });
-  say(`anvil (chain 31337) at ${anvil.url}`);
-  const client = createRpcClient({ endpoints: [{ url: anvil.url }] });
-  const workload = await makeErc20Workload(client, { blocks: 100, transfersPerBlock: 20, approvalsPerBlock: 2, senders: 10, recipients: 200 });
-  say(`ERC20 ${workload.token}: ${workload.transfers} transfers in blocks ${workload.fromBlock}-${workload.toBlock}`);
-  return {
-    url: anvil.url,
-    example: 'erc20',
-    tick: async () => {
-      await makeErc20Workload(client, {
-        blocks: 1,
-        transfersPerBlock: 5,
-        approvalsPerBlock: 0,
-        senders: 10,
-        recipients: 200,
-        token: workload.token,
-        seed: Date.now(),
-      });
-    },
-    stop: () => anvil.stop(),
-  };
-}
-
-/** A real Substrate runtime under chopsticks (ws://127.0.0.1:8000 when free), with transfers and batches in its first blocks. */
-async function startSubstrateDemoChain(say: Say): Promise<DemoChain> {
-  const chain = await startSubstrateChain({ port: 8000 }).catch(() => startSubstrateChain());
-  const w = await createSubstrateWorkload(chain);
-  say(`a Substrate chain (Rococo Asset Hub's runtime under chopsticks) at ${chain.wsUrl}`);
-  const { alice, bob, charlie } = w.accounts;
-  let n = 1n;
-  const tick = async () => {
-    await w.transfer('alice', bob, 10n ** 10n * n);
-    await w.batchAll('alice', [
-      [charlie, 10n ** 9n * n],
-      [bob, 10n ** 8n * n],
-    ]);
-    n++;
-    await w.block();
-  };
-  for (let i = 0; i < 12; i++) await tick();
-  say(`blocks 1-${await chain.height()} hold transfers and utility.batchAll calls from //Alice`);
-  return { url: chain.wsUrl, example: 'substrate', tick, stop: async () => (await w.close(), await chain.close()) };
-}
 
 /**
  * `npm start` (\`npm start -- substrate\` for a Substrate chain): a local chain with transfers, the
