@@ -1,4 +1,5 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { isAlive } from './acquire-writer-lock.ts';
@@ -23,6 +24,8 @@ export interface PgliteSocketEndpoint {
   port: number;
   /** the node serving it */
   pid: number;
+  /** where that pid means something: the node's host (its container's, in a container) */
+  hostname?: string;
 }
 
 export interface PublishedPgliteSocket {
@@ -45,8 +48,8 @@ export async function publishPgliteSocket(db: Db, dataDir: string, onError?: (er
     listen: useUnix ? { path } : { host: '127.0.0.1', port: 0 },
     ...(onError && { onError }),
   });
-  const endpoint: PgliteSocketEndpoint =
-    'path' in server.address ? { host: dir, port: SOCKET_PORT, pid: process.pid } : { host: server.address.host, port: server.address.port, pid: process.pid };
+  const where = 'path' in server.address ? { host: dir, port: SOCKET_PORT } : { host: server.address.host, port: server.address.port };
+  const endpoint: PgliteSocketEndpoint = { ...where, pid: process.pid, hostname: hostname() };
   const file = join(dir, ENDPOINT_FILE);
   await writeFile(file, `${JSON.stringify(endpoint)}\n`);
   return {
@@ -82,9 +85,13 @@ export async function findPgliteSocket(dataDir: string): Promise<PgliteSocketEnd
   } catch {
     throw notRunning(`${ENDPOINT_FILE} there is unreadable`);
   }
-  if (!isAlive(endpoint.pid)) throw notRunning(`the idx-node that served it (pid ${endpoint.pid}) is no longer running`);
+  // a node in another container (sharing the folder) has a pid of another pid space: connecting tells
+  if (!elsewhere(endpoint) && !isAlive(endpoint.pid)) throw notRunning(`the idx-node that served it (pid ${endpoint.pid}) is no longer running`);
   return endpoint;
 }
+
+const elsewhere = (e: PgliteSocketEndpoint) => e.hostname !== undefined && e.hostname !== hostname();
+const nodeText = (e: PgliteSocketEndpoint) => `idx-node (pid ${e.pid}${elsewhere(e) ? ` on ${e.hostname}` : ''})`;
 
 /** A pg pool on the node's embedded database, as a {@link Db} for the query service. */
 export async function openPgliteSocketDb(
@@ -100,14 +107,17 @@ export async function openPgliteSocketDb(
   }).catch((err: unknown) => {
     throw new IdxError(
       'EMBEDDED_NODE_NOT_RUNNING',
-      `cannot connect to the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}: ${(err as Error).message}`,
+      `cannot connect to the embedded database of ${nodeText(endpoint)} in ${resolve(dataDir)}: ` +
+        (elsewhere(endpoint)
+          ? `${(err as Error).message.replace(/\.$/, '')}. That node runs in another container or on another host: is it still running?`
+          : (err as Error).message),
       { cause: err, retryable: true },
     );
   });
   return {
     kind: db.kind,
     kysely: db.kysely,
-    description: `the embedded database of idx-node (pid ${endpoint.pid}) in ${resolve(dataDir)}`,
+    description: `the embedded database of ${nodeText(endpoint)} in ${resolve(dataDir)}`,
     ...(db.connection && { connection: db.connection }),
     close: () => db.close(),
   };

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
@@ -221,4 +222,18 @@ t.test('no node: a clear error', async (t) => {
   await other.close();
   t.notOk(existsSync(join(empty, ENDPOINT_FILE)), 'the endpoint file goes with the node');
   await t.rejects(openPgliteSocketDb(empty), { code: 'EMBEDDED_NODE_NOT_RUNNING' });
+});
+
+t.test("a node killed in another container: its pid is not looked up in this pid space, the socket's silence is reported", async (t) => {
+  const dir = await freshPgliteDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // pid 1 is alive here (init, or this container's first process): it must not count as the node
+  await writeFile(join(dir, ENDPOINT_FILE), JSON.stringify({ host: dir, port: 5432, pid: 1, hostname: 'another-container' }));
+  await t.rejects(openPgliteSocketDb(dir), {
+    code: 'EMBEDDED_NODE_NOT_RUNNING',
+    message:
+      /cannot connect to the embedded database of idx-node \(pid 1 on another-container\).*runs in another container or on another host: is it still running\?/,
+  });
+  await writeFile(join(dir, ENDPOINT_FILE), JSON.stringify({ host: dir, port: 5432, pid: 2 ** 22 + 1, hostname: hostname() }));
+  await t.rejects(findPgliteSocket(dir), { code: 'EMBEDDED_NODE_NOT_RUNNING', message: /pid 4194305\) is no longer running/ }, 'on this host the pid tells');
 });
