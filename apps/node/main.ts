@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { IdxError } from '../../domain/errors.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { loadNodeConfigFile } from '../../infra/project/load-config-file.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
+import { heapGrowingFlag } from './heap-growing-flag.ts';
 import { applyConfigFile, parseNodeArgs, type NodeVariant } from './node-options.ts';
 
 /** `idx-node` and `idx-node-ethereum`: returns the exit code. */
@@ -21,6 +23,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
   if (cmd.command === 'exit') return cmd.code;
 
   const { options } = cmd;
+  // read by V8 at each full collection, so setting it now, before the heap has grown, is in time
+  const heapFlag = heapGrowingFlag(process.env, process.execArgv);
+  if (heapFlag !== undefined) setFlagsFromString(heapFlag);
   const logger = createLogger({ level: options.logLevel, format: options.outputFmt, debug: options.debug, profiler: options.profiler });
   for (const w of cmd.warnings) logger.warn(w);
   const controller = new AbortController();
