@@ -21,7 +21,22 @@ export async function indexOnce(
   const port = await deadPort();
   const child = spawn(
     process.execPath,
-    ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', endpoint, '--db-schema', schema, '-p', String(port), '--log-level', 'warn'],
+    // BENCH_NODE_ARGS: more node flags for the spawned idx-node, to compare settings (e.g. --cpu-prof)
+    [
+      '--no-node-snapshot',
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      BIN('idx-node'),
+      '-f',
+      dir,
+      '--network-endpoint',
+      endpoint,
+      '--db-schema',
+      schema,
+      '-p',
+      String(port),
+      '--log-level',
+      'warn',
+    ],
     {
       env: programEnv(env),
       stdio: ['ignore', 'inherit', 'inherit'],

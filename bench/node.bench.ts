@@ -8,7 +8,7 @@ import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { buildErc20Project, copyProject, rebuild } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
-import { indexOnce } from './index-once.ts';
+import { indexOnce, type IndexingRun } from './index-once.ts';
 import { teardowns } from './teardowns.ts';
 
 /**
@@ -21,11 +21,13 @@ import { teardowns } from './teardowns.ts';
  * SubQuery's node-ethereum indexed this workload at 441 events/s on this machine.
  */
 const BLOCKS = Number(process.env.BENCH_NODE_BLOCKS ?? 2000);
+const SUBQUERY_EVENTS_PER_SECOND = 441;
 
 const bench: Benchmark = {
   name: 'node: index the ERC20 workload',
   async run() {
     const td = teardowns();
+    const runs: [string, IndexingRun][] = [];
     try {
       const anvil = await startAnvil();
       td.teardown(() => anvil.stop());
@@ -64,8 +66,11 @@ const bench: Benchmark = {
           await execute(db.kysely, `drop schema if exists ${quoteIdent(`${schema}_tx`)} cascade`);
           await db.close();
         });
-        await indexOnce('PostgreSQL', dir, anvil.url, env, schema, w.toBlock, events, blocks);
-        await indexOnce('PostgreSQL, reading log.transaction and tx.logs', reading, anvil.url, env, `${schema}_tx`, w.toBlock, events, blocks);
+        runs.push(['PostgreSQL', await indexOnce('PostgreSQL', dir, anvil.url, env, schema, w.toBlock, events, blocks)]);
+        runs.push([
+          'PostgreSQL, tx.logs',
+          await indexOnce('PostgreSQL, reading log.transaction and tx.logs', reading, anvil.url, env, `${schema}_tx`, w.toBlock, events, blocks),
+        ]);
         const db = await createDb({ env });
         const [check] = await execute<{ n: string; bad: string }>(
           db.kysely,
@@ -78,9 +83,17 @@ const bench: Benchmark = {
       }
       const dir = await copyProject(td, built);
       td.teardown(() => rm(join(dir, '.idx-data'), { recursive: true, force: true }));
-      await indexOnce('PGlite', dir, anvil.url, {}, 'erc20', w.toBlock, events, blocks);
+      runs.push(['PGlite', await indexOnce('PGlite', dir, anvil.url, {}, 'erc20', w.toBlock, events, blocks)]);
       td.teardown(() => rm(join(reading, '.idx-data'), { recursive: true, force: true }));
-      await indexOnce('PGlite, reading log.transaction and tx.logs', reading, anvil.url, {}, 'erc20', w.toBlock, events, blocks);
+      runs.push([
+        'PGlite, tx.logs',
+        await indexOnce('PGlite, reading log.transaction and tx.logs', reading, anvil.url, {}, 'erc20', w.toBlock, events, blocks),
+      ]);
+      console.log(`  next to SubQuery's @subql/node-ethereum, ${SUBQUERY_EVENTS_PER_SECOND} events/s on this workload:`);
+      for (const [label, r] of runs)
+        console.log(
+          `  ${label.padEnd(20)} ${r.eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(r.eventsPerSecond / SUBQUERY_EVENTS_PER_SECOND).toFixed(1).padStart(4)}× SubQuery, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, start-up ${r.startupSeconds.toFixed(1)} s`,
+        );
     } finally {
       await td.run();
     }
