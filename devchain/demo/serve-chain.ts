@@ -8,8 +8,8 @@ const USAGE = 'usage: demo-chain [--host 0.0.0.0] [--port 8545] [--interval 3] [
  * The demo's chain alone, for the compose stack's `chain` service: anvil on --host/--port with the
  * ERC20 that examples/erc20 indexes and its first 100 blocks of transfers, then five more transfers
  * every --interval seconds (0: none). With --data-dir the chain is kept there and taken up again at
- * the next start (an indexer that saw its blocks finds them again). --ready-file is written once the first blocks are in, for the
- * container's health check. Stops on SIGINT/SIGTERM.
+ * the next start (an indexer that saw its blocks finds them again). --ready-file is written once
+ * the first blocks are in, for the container's health check. Stops on SIGINT/SIGTERM.
  */
 export async function main(argv: readonly string[] = []): Promise<void> {
   const say = (line: string) => process.stdout.write(`[demo-chain] ${line}\n`);
