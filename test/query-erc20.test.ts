@@ -82,6 +82,44 @@ for (const kind of BACKENDS) {
       t.same(data.transfers.pageInfo, { hasNextPage: true, hasPreviousPage: false });
     });
 
+    await t.test('Relay: nodeId on every entity, node(nodeId), <entity>ByNodeId, query', async (t) => {
+      const lists = await gqlData(
+        url,
+        `{ transfers(first: 3) { nodes { id nodeId } } accounts(first: 3) { nodes { id nodeId balance } } starterEntities(first: 3) { nodes { id nodeId } } }`,
+      );
+      for (const [connection, type, single, alias] of [
+        ['transfers', 'Transfer', 'transfer', 'transfers'],
+        ['accounts', 'Account', 'account', 'accounts'],
+        ['starterEntities', 'StarterEntity', 'starterEntity', 'starter_entities'],
+      ] as const) {
+        const nodes = lists[connection].nodes as { id: string; nodeId: string }[];
+        t.equal(nodes.length, 3, `${connection} rows`);
+        for (const n of nodes) {
+          t.same(JSON.parse(Buffer.from(n.nodeId, 'base64').toString()), [alias, n.id], `${type} ${n.id}: base64 of ["${alias}", id], as PostGraphile`);
+          const back = await gqlData(
+            url,
+            `query($n: ID!) { node(nodeId: $n) { __typename nodeId ... on ${type} { id } } one: ${single}ByNodeId(nodeId: $n) { id } }`,
+            {
+              n: n.nodeId,
+            },
+          );
+          t.same(back, { node: { __typename: type, nodeId: n.nodeId, id: n.id }, one: { id: n.id } }, `${type} ${n.id} round trips`);
+        }
+      }
+      const account = lists.accounts.nodes[0];
+      const other = await gqlData(url, `query($n: ID!) { transferByNodeId(nodeId: $n) { id } node(nodeId: $n) { ... on Account { balance } } }`, {
+        n: account.nodeId,
+      });
+      t.same(other, { transferByNodeId: null, node: { balance: account.balance } }, "an account's nodeId is no transfer");
+      const gone = Buffer.from(JSON.stringify(['transfers', 'no-such-id'])).toString('base64');
+      t.same(await gqlData(url, `{ node(nodeId: "${gone}") { nodeId } }`), { node: null }, 'an id that is not there: null');
+      const bad = await gql(url, `{ node(nodeId: "not a node id") { nodeId } }`);
+      t.equal(bad.errors?.[0]?.extensions?.code, 'BAD_USER_INPUT', 'a string that is no node id: BAD_USER_INPUT');
+      t.match(bad.errors?.[0]?.message, /is not a node id of this service/);
+      const root = await gqlData(url, `{ query { transfers { totalCount } } }`);
+      t.equal(root.query.transfers.totalCount, transfers.length, 'query: the root again');
+    });
+
     await t.test('time travel: balances at a height equal balanceOf at that height', async (t) => {
       const h = workload.fromBlock + 10;
       const who = workload.recipients.slice(0, 5).map((a) => a.toLowerCase());

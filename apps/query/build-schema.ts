@@ -19,6 +19,7 @@ import { loadById, parseBlockHeight, ROW_HEIGHT, withHeight, type EntityRow } fr
 import { operatorsFor, type OperandShape } from './filter-operators.ts';
 import { orderable } from './order-keys.ts';
 import { metadataFields } from './metadata-fields.ts';
+import { nodeAlias, nodeIdOf, parseNodeId } from './node-ids.ts';
 import type { QueryContext, QuerySettings } from './query-context.ts';
 import { GraphQLBigFloat, GraphQLBigIntString, GraphQLCursor, GraphQLDatetime } from './scalars.ts';
 import { SqlParams, versionCondition } from './sql-params.ts';
@@ -50,6 +51,10 @@ const KIND_TYPE: Record<Exclude<ValueKind, 'enum'>, string> = {
   datetime: 'Datetime',
   json: 'JSON',
 };
+
+/** Which entity type a row fetched by `node(nodeId)` is, for the Node interface. */
+const NODE_TYPE = Symbol('idx.nodeType');
+type NodeRow = EntityRow & { [NODE_TYPE]?: string };
 
 const CONNECTION_ARGS = (t: EntityTable) => ({
   first: { type: 'Int', description: `Only read the first n rows (at most --query-limit).` },
@@ -111,8 +116,42 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
     return name;
   };
 
+  sc.createInterfaceTC<EntityRow>({
+    name: 'Node',
+    description: 'An object with a globally unique ID (Relay).',
+    fields: { nodeId: { type: 'ID!', description: 'A globally unique identifier, for `node(nodeId)`.' } },
+    resolveType: (row: NodeRow) => row[NODE_TYPE],
+  });
+  // an entity with a field of its own called nodeId keeps it, and is no Node
+  const isNode = (t: EntityTable) => !t.byName.has('nodeId') && !t.forward.some((r) => r.name === 'nodeId') && !t.backward.some((r) => r.name === 'nodeId');
+  const byAlias = new Map([...tables.values()].filter(isNode).map((t) => [nodeAlias(t), t]));
+  const loadNode = async (ctx: QueryContext, nodeId: string, only?: EntityTable): Promise<NodeRow | null> => {
+    const { alias, id } = parseNodeId(nodeId);
+    const t = byAlias.get(alias);
+    if (t === undefined || (only !== undefined && t !== only)) return null;
+    const row = await loadById(ctx, t, id, undefined);
+    return row === undefined ? null : Object.assign(row, { [NODE_TYPE]: t.names.type });
+  };
+  sc.Query.addFields({
+    query: { type: 'Query!', description: 'The root query type, again (Relay).', resolve: () => ({}) },
+    node: {
+      type: 'Node',
+      args: { nodeId: { type: 'ID!', description: 'The globally unique id of an object.' } },
+      description: 'Any entity by its nodeId (its latest version).',
+      resolve: (_src: unknown, args: { nodeId: string }, ctx: QueryContext) => loadNode(ctx, args.nodeId),
+    },
+  });
+
   for (const t of tables.values()) defineEntity(t);
   for (const t of tables.values()) {
+    if (isNode(t))
+      sc.Query.addFields({
+        [`${t.names.single}ByNodeId`]: {
+          type: t.names.type,
+          args: { nodeId: { type: 'ID!', description: `The nodeId of a ${t.names.type}.` } },
+          resolve: (_src: unknown, args: { nodeId: string }, ctx: QueryContext) => loadNode(ctx, args.nodeId, t),
+        },
+      });
     sc.Query.addFields({
       [t.names.single]: {
         type: t.names.type,
@@ -136,7 +175,12 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
   function defineEntity(t: EntityTable): void {
     const { names } = t;
     // the entity's object type: columns, then relations both ways
-    const fields: ObjectTypeComposerFieldConfigMapDefinition<EntityRow, QueryContext> = {};
+    const node = isNode(t);
+    const fields: ObjectTypeComposerFieldConfigMapDefinition<EntityRow, QueryContext> = node
+      ? {
+          nodeId: { type: 'ID!', description: 'A globally unique identifier, for `node(nodeId)`.', resolve: (row: EntityRow) => nodeIdOf(t, row.id as string) },
+        }
+      : {};
     for (const c of t.columns) {
       const type = c.list ? `[${typeOf(c)}${c.field?.itemNullable === false ? '!' : ''}]` : typeOf(c);
       fields[c.name] = { type: c.nullable ? type : `${type}!`, resolve: (row: EntityRow) => row[c.column] };
@@ -167,7 +211,7 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
         };
       }
     }
-    sc.createObjectTC({ name: names.type, description: t.entity.description, fields });
+    sc.createObjectTC({ name: names.type, description: t.entity.description, fields, interfaces: node ? ['Node'] : [] });
 
     // filter
     {

@@ -1,0 +1,45 @@
+import { isObjectType } from 'graphql';
+import t from 'tap';
+import { parseSchema } from '../../domain/entities/parse-schema.ts';
+import { buildSchema } from './build-schema.ts';
+import { entityTables } from './entity-tables.ts';
+import { nodeIdOf, parseNodeId } from './node-ids.ts';
+
+const model = parseSchema(`
+  type StarterEntity @entity { id: ID!, blockHeight: BigInt! }
+  type Sheep @entity { id: ID! }
+  type Legacy @entity { id: ID!, nodeId: String! }
+`);
+const project = { schema: 'app', model, historicalTables: new Set(['starter_entities', 'sheep', 'legacies']), fingerprint: '' };
+const tables = entityTables(project);
+
+t.test("PostGraphile's node ids: base64 of [pluralized table, id]", async (t) => {
+  const starter = tables.get('StarterEntity')!;
+  const id = nodeIdOf(starter, '0xab');
+  t.equal(Buffer.from(id, 'base64').toString(), '["starter_entities","0xab"]');
+  t.same(parseNodeId(id), { alias: 'starter_entities', id: '0xab' });
+  t.equal(Buffer.from(nodeIdOf(tables.get('Sheep')!, 'dolly'), 'base64').toString(), '["sheep","dolly"]', 'a table whose plural is itself');
+  for (const bad of [
+    '',
+    'not base64 at all',
+    Buffer.from('["x"]').toString('base64'),
+    Buffer.from('["x",1]').toString('base64'),
+    Buffer.from('{}').toString('base64'),
+  ])
+    t.throws(() => parseNodeId(bad), { extensions: { code: 'BAD_USER_INPUT' }, message: /is not a node id of this service/ }, JSON.stringify(bad));
+});
+
+t.test('an entity with its own nodeId field keeps it and is no Node', async (t) => {
+  const { schema } = buildSchema({ project, settings: { aggregate: false, unsafe: false, queryLimit: 100, queryTimeoutMs: 1000 }, version: 'test' });
+  const legacy = schema.getType('Legacy');
+  const starter = schema.getType('StarterEntity');
+  t.ok(isObjectType(legacy) && isObjectType(starter));
+  if (!isObjectType(legacy) || !isObjectType(starter)) return;
+  t.equal(String(legacy.getFields().nodeId!.type), 'String!', "the entity's own field");
+  t.same(legacy.getInterfaces(), []);
+  t.same(starter.getInterfaces().map(String), ['Node']);
+  t.equal(String(starter.getFields().nodeId!.type), 'ID!');
+  const query = schema.getQueryType()!.getFields();
+  t.ok(query.starterEntityByNodeId && query.sheepByNodeId && query.node && query.query);
+  t.notOk(query.legacyByNodeId);
+});
