@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { parseSchema } from '../domain/entities/parse-schema.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
+import { execute } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BIN, freePortGuess, programEnv } from './support/erc20-project.ts';
 
@@ -128,5 +130,86 @@ t.test(
       logged.some((l) => l.category === 'query' && /serving GraphQL for schema/.test(l.message)),
       '--log-path gets the log, as JSON with --output-fmt json',
     );
+  },
+);
+
+const SOCKET_DIR = '/var/run/postgresql';
+const socketPort = process.env.DB_PORT || '5432';
+t.test(
+  'DB_HOST_READ: queries go to the read server, subscriptions LISTEN on DB_HOST; two processes answer alike',
+  {
+    skip:
+      !process.env.DB_HOST || process.env.DB_HOST.startsWith('/')
+        ? 'needs DB_HOST (PostgreSQL over TCP)'
+        : !existsSync(join(SOCKET_DIR, `.s.PGSQL.${socketPort}`))
+          ? `needs the server's Unix socket in ${SOCKET_DIR}, to reach it a second way`
+          : false,
+  },
+  async (t) => {
+    const env = {
+      DB_HOST: process.env.DB_HOST,
+      DB_PORT: process.env.DB_PORT,
+      DB_USER: process.env.DB_USER,
+      DB_PASS: process.env.DB_PASS,
+      DB_DATABASE: process.env.DB_DATABASE,
+    };
+    const alone = await runQueryCli(['-n', 'x', '--port', String(freePortGuess())], { DB_HOST_READ: SOCKET_DIR });
+    t.equal(alone.code, 1);
+    t.match(alone.output, /DB_HOST_READ names a read replica of the PostgreSQL at DB_HOST; set DB_HOST too/);
+
+    const db = await createDb({ env });
+    const schema = uniqueSchemaName('idx_qread');
+    t.teardown(async () => {
+      await dropProjectSchema(db.kysely, schema);
+      await db.close();
+    });
+    const model = parseSchema('type Transfer @entity { id: ID!, value: BigInt!, memo: String }');
+    await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true });
+    const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
+    await store.setMetadata({ schema: model, lastProcessedHeight: 9, chain: '31337' });
+    await store.flush({
+      operations: Array.from({ length: 30 }, (_, i) => ({
+        entity: 'Transfer',
+        id: `t${String(i).padStart(2, '0')}`,
+        height: 1 + (i % 9),
+        op: 'set' as const,
+        data: { id: `t${String(i).padStart(2, '0')}`, value: BigInt(i) * 10n ** 20n, memo: i % 3 === 0 ? null : `memo ${i}` },
+      })),
+    });
+
+    // the same server reached a second way stands in for a replica: over TCP (DB_HOST) and its Unix socket (DB_HOST_READ)
+    const queries = [
+      '{ transfers(first: 7, orderBy: VALUE_DESC) { totalCount nodes { id nodeId value memo } pageInfo { hasNextPage endCursor } } }',
+      '{ transfers(blockHeight: "4", filter: { memo: { isNull: false } }) { totalCount nodes { id } } }',
+      '{ transfer(id: "t07") { value memo } _metadata { lastProcessedHeight chain } }',
+    ];
+    const answers = (url: string) =>
+      Promise.all(
+        queries.map(async (query) => {
+          const res = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+          return res.json();
+        }),
+      );
+    const a = await runQueryCli(['-n', schema, '--port', String(freePortGuess())], env, async (primaryUrl) => {
+      const b = await runQueryCli(
+        ['-n', schema, '--port', String(freePortGuess()), '--subscription'],
+        { ...env, DB_HOST_READ: SOCKET_DIR },
+        async (replicaUrl) => {
+          const [onPrimary, onReplica] = await Promise.all([answers(primaryUrl), answers(replicaUrl)]);
+          t.same(onReplica, onPrimary, 'both processes answer alike');
+          t.equal((onPrimary[0] as { data: { transfers: { totalCount: number } } }).data.transfers.totalCount, 30);
+          const seen = await execute<{ application_name: string; client_addr: string | null }>(
+            db.kysely,
+            `select application_name, client_addr::text as client_addr from pg_stat_activity where datname = current_database() and application_name like 'idx-query%'`,
+          );
+          const via = (app: string, socket: boolean) => seen.some((r) => r.application_name === app && (r.client_addr === null) === socket);
+          t.ok(via('idx-query-listen', false) && !via('idx-query-listen', true), 'LISTEN on DB_HOST (TCP)');
+          t.ok(via('idx-query', true), 'queries on DB_HOST_READ (the socket)');
+        },
+      );
+      t.equal(b.failure, undefined, b.output.slice(-2000));
+      t.match(b.output, /a read replica; LISTEN on PostgreSQL at /, 'the log says where it reads and where it listens');
+    });
+    t.equal(a.failure, undefined);
   },
 );

@@ -39,9 +39,14 @@ export interface RunningQuery {
   close(): Promise<void>;
 }
 
-/** Opens the database of the DB_* variables for the query service: pool of --max-connection, statement timeout of --query-timeout. */
+/**
+ * Opens the database of the DB_* variables for the query service: pool of --max-connection,
+ * statement timeout of --query-timeout. With DB_HOST_READ the queries go to that server (a read
+ * replica), and only subscriptions' LISTEN connects to DB_HOST, where the node's NOTIFY happen.
+ */
 export async function openQueryDb(options: QueryOptions, env: RunQueryContext['env'], logger: Logger): Promise<Db> {
   if (!env.DB_HOST) {
+    if (env.DB_HOST_READ) throw new IdxError('DB_CONFIG_INVALID', 'DB_HOST_READ names a read replica of the PostgreSQL at DB_HOST; set DB_HOST too');
     // embedded: the node owns its PGlite and serves it on a socket in its data folder (DECISIONS.md)
     return openPgliteSocketDb(join(options.idx, '.idx-data'), {
       maxConnections: options.maxConnection,
@@ -49,14 +54,27 @@ export async function openQueryDb(options: QueryOptions, env: RunQueryContext['e
       onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
     });
   }
-  return createDb({
-    env,
-    ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
-    maxConnections: options.maxConnection,
-    statementTimeoutMs: options.queryTimeout,
-    applicationName: 'idx-query',
-    onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
-  });
+  const open = (dbEnv: RunQueryContext['env'], maxConnections: number) =>
+    createDb({
+      env: dbEnv,
+      ssl: { ca: options.pgCa, cert: options.pgCert, key: options.pgKey },
+      maxConnections,
+      statementTimeoutMs: options.queryTimeout,
+      applicationName: 'idx-query',
+      onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
+    });
+  if (!env.DB_HOST_READ) return open(env, options.maxConnection);
+  // the primary is opened only to check it answers and to know how to LISTEN on it
+  const primary = await open(env, 1);
+  await primary.close();
+  const read = await open(readReplicaEnv(env), options.maxConnection);
+  return { ...read, description: `${read.description} (a read replica; LISTEN on ${primary.description})`, connection: primary.connection };
+}
+
+/** DB_HOST_READ, and DB_PORT_READ, DB_USER_READ, DB_PASS_READ, DB_DATABASE_READ where they differ from the primary's. */
+export function readReplicaEnv(env: RunQueryContext['env']): RunQueryContext['env'] {
+  const pick = (key: string) => env[`${key}_READ`] || env[key];
+  return { DB_HOST: env.DB_HOST_READ, DB_PORT: pick('DB_PORT'), DB_USER: pick('DB_USER'), DB_PASS: pick('DB_PASS'), DB_DATABASE: pick('DB_DATABASE') };
 }
 
 /** `idx-query`: reads the model the node stored, builds the GraphQL schema and serves it until closed. */
