@@ -89,3 +89,17 @@ t.test('fork watch on its own: continuity, keeping, pruning at finality', async 
   off.load([{ blockHeight: 5, blockHash: '0xa5', parentHash: '0xa4' }]);
   t.equal(off.watching(), true, 'blocks kept by an earlier run are watched until final');
 });
+
+t.test('following the head, the height just polled serves the fork check (no second eth_blockNumber)', async (t) => {
+  const chain = createFakeChain(6);
+  let asked = 0;
+  const source = { ...chain.source, bestHeight: () => (asked++, chain.source.bestHeight()) };
+  const watch = createForkWatch(source, { unfinalizedBlocks: true });
+  for (const ref of await chain.source.getBlockRefs([4, 5])) watch.keep(ref);
+  t.equal(await watch.findFork(6), undefined);
+  chain.reorg(5, 'x', 6);
+  t.equal(await watch.findFork(6), 4, 'the fork is found all the same');
+  t.equal(asked, 0, 'the head height was not asked for');
+  t.equal(await watch.findFork(), 4, 'without one, it is asked');
+  t.equal(asked, 1);
+});

@@ -22,9 +22,9 @@ export function createForkWatch(source: Pick<ChainHeads, 'bestHeight' | 'getBloc
   let kept: UnfinalizedBlocks = [];
   let changed = false;
 
-  async function forkPoint(): Promise<number | undefined> {
+  async function forkPoint(knownBest: number | undefined): Promise<number | undefined> {
     if (kept.length === 0) return undefined;
-    const best = await source.bestHeight();
+    const best = knownBest ?? (await source.bestHeight());
     const onChain = kept.filter((b) => b.height <= best);
     const newest = onChain[onChain.length - 1];
     // The chain is shorter than every block kept (a lagging endpoint, or a revert): wait for it to grow.
@@ -68,11 +68,12 @@ export function createForkWatch(source: Pick<ChainHeads, 'bestHeight' | 'getBloc
     /**
      * The height of the newest kept block the chain still has when the chain no longer has the
      * newest kept one (the common ancestor); undefined when nothing changed or the chain moved
-     * between two reads (looked at again on the next round).
+     * between two reads (looked at again on the next round). `best`: the chain's head height when
+     * the caller has just read it (following the head), so that it is not asked again.
      */
-    async findFork(): Promise<number | undefined> {
+    async findFork(best?: number): Promise<number | undefined> {
       try {
-        return await forkPoint();
+        return await forkPoint(best);
       } catch (err) {
         if (err instanceof IdxError && err.retryable) return undefined;
         throw err;

@@ -118,9 +118,9 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     return load();
   }
 
-  /** A fork found now, rewound; the height to go on from (unchanged when there is none). */
-  const rewindIfForked = async (next: number) => {
-    const ancestor = await forks.findFork();
+  /** A fork found now, rewound; the height to go on from (unchanged when there is none). `best`: a head height just read. */
+  const rewindIfForked = async (next: number, best?: number) => {
+    const ancestor = await forks.findFork(best);
     return ancestor === undefined ? next : rollBack(ancestor);
   };
 
@@ -188,7 +188,8 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
             let resumed = next;
             if (forks.watching() && Date.now() - forkCheckedAt >= settings.pollIntervalMs) {
               forkCheckedAt = Date.now();
-              resumed = await rewindIfForked(next);
+              // the heads were just polled (next > target): their best height serves the check
+              resumed = await rewindIfForked(next, heads.best);
             }
             if (resumed === next) await abortableSleep(headPoll.delay(Date.now()), signal);
             next = resumed;
