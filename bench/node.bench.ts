@@ -4,6 +4,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { envFor } from '../test/support/erc20-chain.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { buildErc20Project, copyProject, rebuild } from '../test/support/erc20-project.ts';
@@ -53,13 +54,7 @@ const bench: Benchmark = {
       if (process.env.DB_HOST) {
         const dir = await copyProject(td, built);
         const schema = uniqueSchemaName('idx_bench');
-        const env = {
-          DB_HOST: process.env.DB_HOST,
-          DB_PORT: process.env.DB_PORT,
-          DB_USER: process.env.DB_USER,
-          DB_PASS: process.env.DB_PASS,
-          DB_DATABASE: process.env.DB_DATABASE,
-        };
+        const env = envFor('postgres');
         td.teardown(async () => {
           const db = await createDb({ env });
           await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);

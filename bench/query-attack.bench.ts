@@ -8,6 +8,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { envFor } from '../test/support/erc20-chain.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
@@ -48,13 +49,7 @@ async function run(): Promise<void> {
     console.log('skipped: needs PostgreSQL (set DB_HOST, DB_PORT, DB_USER, DB_DATABASE)');
     return;
   }
-  const env = {
-    DB_HOST: process.env.DB_HOST,
-    DB_PORT: process.env.DB_PORT,
-    DB_USER: process.env.DB_USER,
-    DB_PASS: process.env.DB_PASS,
-    DB_DATABASE: process.env.DB_DATABASE,
-  };
+  const env = envFor('postgres');
   const schema = uniqueSchemaName('idx_bench_attack');
   const db = await createDb({ env });
   try {

@@ -3,6 +3,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { envFor } from '../test/support/erc20-chain.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, buildErc20Project, copyProject, runNodeCli, programEnv } from '../test/support/erc20-project.ts';
@@ -47,13 +48,7 @@ async function run(): Promise<void> {
     console.log('skipped: needs PostgreSQL (set DB_HOST, DB_PORT, DB_USER, DB_DATABASE)');
     return;
   }
-  const env = {
-    DB_HOST: process.env.DB_HOST,
-    DB_PORT: process.env.DB_PORT,
-    DB_USER: process.env.DB_USER,
-    DB_PASS: process.env.DB_PASS,
-    DB_DATABASE: process.env.DB_DATABASE,
-  };
+  const env = envFor('postgres');
   const cleanups: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
   const anvil = await startAnvil();

@@ -5,6 +5,7 @@ import { parseSchema } from '../domain/entities/parse-schema.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { envFor } from '../test/support/erc20-chain.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { readFile } from 'node:fs/promises';
@@ -37,13 +38,7 @@ const bench: Benchmark = {
       await client.request('anvil_mine', ['0x40']);
       const dir = await copyProject(td, await buildErc20Project(td));
       const schema = uniqueSchemaName('idx_bench_rewind');
-      const env = {
-        DB_HOST: process.env.DB_HOST,
-        DB_PORT: process.env.DB_PORT,
-        DB_USER: process.env.DB_USER,
-        DB_PASS: process.env.DB_PASS,
-        DB_DATABASE: process.env.DB_DATABASE,
-      };
+      const env = envFor('postgres');
       const db = await createDb({ env });
       td.teardown(async () => {
         await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);

@@ -5,6 +5,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { envFor } from '../test/support/erc20-chain.ts';
 import { freshPgliteDir, uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
@@ -108,13 +109,7 @@ const bench: Benchmark = {
       await serve('anvil', anvil.url, mid);
 
       if (process.env.DB_HOST) {
-        const env = {
-          DB_HOST: process.env.DB_HOST,
-          DB_PORT: process.env.DB_PORT,
-          DB_USER: process.env.DB_USER,
-          DB_PASS: process.env.DB_PASS,
-          DB_DATABASE: process.env.DB_DATABASE,
-        };
+        const env = envFor('postgres');
         const schema = uniqueSchemaName('idx_shard_bench');
         cleanups.push(async () => {
           const db = await createDb({ env });

@@ -3,13 +3,15 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parseSchema } from '../domain/entities/parse-schema.ts';
-import { createDb } from '../infra/postgres/create-db.ts';
+import type { StoreOperation } from '../domain/entities/entity-store.ts';
+import { createDb, type Db } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
+import { envFor } from './support/erc20-chain.ts';
 import { BIN, freePortGuess, programEnv } from './support/erc20-project.ts';
 
 interface Run {
@@ -42,6 +44,25 @@ function runQueryCli(
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output, failure })));
 }
 
+/**
+ * What the node leaves behind on PostgreSQL (tables, `operations` as versions, the model in
+ * _metadata at `lastProcessedHeight`) in a new schema dropped when the test ends.
+ */
+async function transfersSchema(t: Test, prefix: string, lastProcessedHeight: number, operations: StoreOperation[]): Promise<{ db: Db; schema: string }> {
+  const db = await createDb({ env: envFor('postgres') });
+  const schema = uniqueSchemaName(prefix);
+  t.teardown(async () => {
+    await dropProjectSchema(db.kysely, schema);
+    await db.close();
+  });
+  const model = parseSchema('type Transfer @entity { id: ID!, value: BigInt!, memo: String }');
+  await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true });
+  const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
+  await store.setMetadata({ schema: model, lastProcessedHeight, chain: '31337' });
+  await store.flush({ operations });
+  return { db, schema };
+}
+
 t.test('bad options exit 1 naming the flag; --help and --version exit 0', async (t) => {
   // every option's parsing is unit-tested in apps/query/query-options.test.ts; here, what the process does with a bad one
   const cases: [string[], RegExp][] = [
@@ -67,30 +88,11 @@ t.test(
   'serves a PostgreSQL schema the node wrote; a missing project is a clear error',
   { skip: process.env.DB_HOST ? false : 'needs DB_HOST (PostgreSQL)' },
   async (t) => {
-    const env = {
-      DB_HOST: process.env.DB_HOST,
-      DB_PORT: process.env.DB_PORT,
-      DB_USER: process.env.DB_USER,
-      DB_PASS: process.env.DB_PASS,
-      DB_DATABASE: process.env.DB_DATABASE,
-    };
-    const db = await createDb({ env });
-    const schema = uniqueSchemaName('idx_qcli');
-    t.teardown(async () => {
-      await dropProjectSchema(db.kysely, schema);
-      await db.close();
-    });
-    // What the node leaves behind: tables, versions and the model in _metadata.
-    const model = parseSchema('type Transfer @entity { id: ID!, value: BigInt!, memo: String }');
-    await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true });
-    const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
-    await store.setMetadata({ schema: model, lastProcessedHeight: 7, chain: '31337' });
-    await store.flush({
-      operations: [
-        { entity: 'Transfer', id: 'a', height: 5, op: 'set', data: { id: 'a', value: 10n ** 30n, memo: 'first' } },
-        { entity: 'Transfer', id: 'a', height: 7, op: 'set', data: { id: 'a', value: 1n, memo: 'second' } },
-      ],
-    });
+    const env = envFor('postgres');
+    const { schema } = await transfersSchema(t, 'idx_qcli', 7, [
+      { entity: 'Transfer', id: 'a', height: 5, op: 'set', data: { id: 'a', value: 10n ** 30n, memo: 'first' } },
+      { entity: 'Transfer', id: 'a', height: 7, op: 'set', data: { id: 'a', value: 1n, memo: 'second' } },
+    ]);
 
     const missing = await runQueryCli(['-n', `${schema}_nope`, '--port', String(freePortGuess())], env);
     t.equal(missing.code, 1);
@@ -146,36 +148,23 @@ t.test(
           : false,
   },
   async (t) => {
-    const env = {
-      DB_HOST: process.env.DB_HOST,
-      DB_PORT: process.env.DB_PORT,
-      DB_USER: process.env.DB_USER,
-      DB_PASS: process.env.DB_PASS,
-      DB_DATABASE: process.env.DB_DATABASE,
-    };
+    const env = envFor('postgres');
     const alone = await runQueryCli(['-n', 'x', '--port', String(freePortGuess())], { DB_HOST_READ: SOCKET_DIR });
     t.equal(alone.code, 1);
     t.match(alone.output, /DB_HOST_READ names a read replica of the PostgreSQL at DB_HOST; set DB_HOST too/);
 
-    const db = await createDb({ env });
-    const schema = uniqueSchemaName('idx_qread');
-    t.teardown(async () => {
-      await dropProjectSchema(db.kysely, schema);
-      await db.close();
-    });
-    const model = parseSchema('type Transfer @entity { id: ID!, value: BigInt!, memo: String }');
-    await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true });
-    const store = createEntityStore({ db: db.kysely, schema, model, historical: true, timestampField: true });
-    await store.setMetadata({ schema: model, lastProcessedHeight: 9, chain: '31337' });
-    await store.flush({
-      operations: Array.from({ length: 30 }, (_, i) => ({
+    const { db, schema } = await transfersSchema(
+      t,
+      'idx_qread',
+      9,
+      Array.from({ length: 30 }, (_, i) => ({
         entity: 'Transfer',
         id: `t${String(i).padStart(2, '0')}`,
         height: 1 + (i % 9),
         op: 'set' as const,
         data: { id: `t${String(i).padStart(2, '0')}`, value: BigInt(i) * 10n ** 20n, memo: i % 3 === 0 ? null : `memo ${i}` },
       })),
-    });
+    );
 
     // the same server reached a second way stands in for a replica: over TCP (DB_HOST) and its Unix socket (DB_HOST_READ)
     const queries = [

@@ -224,7 +224,10 @@ t.test('docker compose: the demo stack builds, indexes the chain, survives a rei
     // indexes final blocks, two behind the head, so they are in once the chain's first ticks have passed
     const height = await until(
       'block 104 indexed',
-      async () => ((await committedHeight(ports.postgres)) >= 104 ? committedHeight(ports.postgres) : undefined),
+      async () => {
+        const h = await committedHeight(ports.postgres);
+        return h >= 104 ? h : undefined;
+      },
       60_000,
     );
     const indexed = await indexedTransfers(ports.query, height);
