@@ -1,12 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { ConnectionSource } from '../apps/query/connection-source.ts';
+import { entityTables } from '../apps/query/entity-tables.ts';
+import { createQueryContext } from '../apps/query/query-context.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
+import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
-import { buildZooProject } from './support/zoo-project.ts';
+import { readmeGraphql } from './support/readme-graphql.ts';
+import { buildZooProject, POST_WORDS } from './support/zoo-project.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 
 exitWhenDone();
@@ -469,6 +475,176 @@ for (const kind of BACKENDS) {
           .join(' ')} } fragment G on TransfersConnection { nodes { id } }`,
       );
       t.equal(viaFragment.errors?.[0]?.extensions?.code, 'QUERY_TOO_COMPLEX', 'fragments and aliases count');
+    });
+
+    await t.test('@fullText: searchPosts matches what a model of the posts says, best first, at any height', async (t) => {
+      // the English stem of every word the posts use, from the database's own stemmer
+      const stems = new Map(
+        (
+          await execute<{ w: string; stem: string }>(db.kysely, `select w, (ts_lexize('english_stem', w))[1] as stem from unnest($1::text[]) w`, [POST_WORDS])
+        ).map((r) => [r.w, r.stem]),
+      );
+      const versions = await execute<{ id: string; title: string; body: string | null; edits: number; lo: number; hi: number | null }>(
+        db.kysely,
+        `select id, title, body, edits, lower(__block_range)::int as lo, upper(__block_range)::int as hi from ${s}.posts`,
+      );
+      const at = (h: number | undefined) => versions.filter((v) => (h === undefined ? v.hi === null : v.lo <= h && (v.hi === null || h < v.hi)));
+      const lexemes = (v: { title: string; body: string | null }) =>
+        `${v.title} ${v.body ?? ''}`
+          .split(' ')
+          .filter(Boolean)
+          .map((w) => stems.get(w)!);
+      const count = (v: { title: string; body: string | null }, word: string) => lexemes(v).filter((l) => l === stems.get(word)).length;
+      const has = (v: { title: string; body: string | null }, word: string) => count(v, word) > 0;
+      const search = async (text: string, extra = '', h?: number) =>
+        (
+          await gqlData(
+            all.url,
+            `query($s: String!, $h: String) { searchPosts(search: $s, blockHeight: $h, first: 1000${extra}) { totalCount nodes { id title body } } }`,
+            {
+              s: text,
+              h: h === undefined ? null : String(h),
+            },
+          )
+        ).searchPosts as { totalCount: number; nodes: { id: string; title: string; body: string | null }[] };
+      t.ok(versions.length > 40 && at(undefined).length >= 8, `${versions.length} versions of ${new Set(versions.map((v) => v.id)).size} posts`);
+
+      for (const word of ['fox', 'dogs', 'jumping', 'lazy', 'indexer']) {
+        const found = await search(word);
+        const want = at(undefined).filter((v) => has(v, word));
+        t.same(sortIds(found.nodes.map((n) => n.id)), sortIds(want.map((v) => v.id)), `"${word}": the posts holding its stem`);
+        t.equal(found.totalCount, want.length);
+        // one word: ts_rank grows with its occurrences only; ties go by id, descending like the rank
+        const byId = new Map(want.map((v) => [v.id, v]));
+        const keys = found.nodes.map((n) => [count(byId.get(n.id)!, word), n.id] as const);
+        const sorted = [...keys].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1));
+        t.same(keys, sorted, `"${word}": most occurrences first, then by id`);
+        t.same((await search(word)).nodes, found.nodes, `"${word}": the same order again`);
+      }
+      t.ok((await search('fox')).nodes.length > 0 && (await search('fox')).nodes.length < at(undefined).length, 'a search that selects some posts');
+
+      const expectSet = async (text: string, pick: (v: (typeof versions)[number]) => boolean, h?: number) =>
+        t.same(
+          sortIds((await search(text, '', h)).nodes.map((n) => n.id)),
+          sortIds(
+            at(h)
+              .filter(pick)
+              .map((v) => v.id),
+          ),
+          `"${text}"${h === undefined ? '' : ` at ${h}`}`,
+        );
+      await expectSet('quick fox', (v) => has(v, 'quick') && has(v, 'fox'));
+      await expectSet('fox | lazy', (v) => has(v, 'fox') || has(v, 'lazy'));
+      await expectSet('dog & !chain', (v) => has(v, 'dog') && !has(v, 'chain'));
+      await expectSet('jump:*', (v) => lexemes(v).some((l) => l.startsWith('jump')));
+      await expectSet('the', () => false);
+      for (let h = workload.fromBlock; h <= workload.toBlock; h += 3) await expectSet('fox', (v) => has(v, 'fox'), h);
+
+      const ranked = await search('quick fox');
+      const ranks = new Map(
+        (
+          await execute<{ id: string; r: number }>(
+            db.kysely,
+            `select id, ts_rank(to_tsvector('english', title || ' ' || coalesce(body, '')), plainto_tsquery('english', 'quick fox')) as r from ${s}.posts where upper_inf(__block_range)`,
+          )
+        ).map((x) => [x.id, x.r]),
+      );
+      const rs = ranked.nodes.map((n) => ranks.get(n.id)!);
+      t.same(
+        rs,
+        [...rs].sort((a, b) => b - a),
+        'two words: in the order of ts_rank',
+      );
+
+      const filtered = await search('fox | dog', ', filter: { edits: { greaterThan: 3 } }');
+      t.same(
+        sortIds(filtered.nodes.map((n) => n.id)),
+        sortIds(
+          at(undefined)
+            .filter((v) => (has(v, 'fox') || has(v, 'dog')) && v.edits > 3)
+            .map((v) => v.id),
+        ),
+        'with a filter',
+      );
+      const byTitle = await search('fox | dog', ', orderBy: TITLE_ASC');
+      t.same(
+        byTitle.nodes.map((n) => n.title),
+        [...byTitle.nodes.map((n) => n.title)].sort(),
+        'orderBy replaces the rank',
+      );
+
+      // pages of 2 with cursors, forwards and backwards, give the one-shot order
+      const whole = (await search('fox | dog | lazy')).nodes.map((n) => n.id);
+      const paged: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: any = (
+          await gqlData(
+            all.url,
+            `query($a: Cursor) { searchPosts(search: "fox | dog | lazy", first: 2, after: $a) { pageInfo { hasNextPage endCursor } nodes { id } } }`,
+            {
+              a: after,
+            },
+          )
+        ).searchPosts;
+        paged.push(...page.nodes.map((n: any) => n.id));
+        if (!page.pageInfo.hasNextPage) break;
+        after = page.pageInfo.endCursor;
+      }
+      t.same(paged, whole, 'forward pages');
+      const tail = (await gqlData(all.url, `{ searchPosts(search: "fox | dog | lazy", last: 3) { nodes { id } } }`)).searchPosts.nodes.map((n: any) => n.id);
+      t.same(tail, whole.slice(-3), 'the last page');
+
+      const examples = readmeGraphql(fileURLToPath(new URL('../docs/graphql.md', import.meta.url)), 'zoo');
+      t.ok(examples.length > 0, 'docs/graphql.md has examples for this project');
+      for (const { query, where } of examples) {
+        const answer = await gql(def.url, query);
+        t.same({ status: answer.status, errors: answer.errors }, { status: 200, errors: undefined }, `${where}, under the default flags`);
+        t.ok(
+          Object.values(answer.data ?? {}).every((v: any) => v.nodes.length > 0),
+          `${where}: every field finds posts`,
+        );
+      }
+
+      const bad = await gql(all.url, `{ searchPosts(search: "fox &") { totalCount } }`);
+      t.match(bad.errors?.[0], { extensions: { code: 'BAD_USER_INPUT' }, message: /^search: not a valid text search query/ });
+      const flatQ = await startQueryService(t, db, flat, ['--query-limit', '1000']);
+      const flatFound = (await gqlData(flatQ.url, `{ searchPosts(search: "lazy", first: 1000) { nodes { id } } }`)).searchPosts.nodes.map((n: any) => n.id);
+      t.same(
+        sortIds(flatFound),
+        sortIds(
+          at(undefined)
+            .filter((v) => has(v, 'lazy'))
+            .map((v) => v.id),
+        ),
+        'without historical state too',
+      );
+
+      if (kind === 'postgres') {
+        // the statement the service runs, explained: a dozen rows make a sequential scan cheaper, so it is ruled out to see the index can serve it
+        const tables = entityTables(await readStoredProject(db.kysely, schema));
+        let captured: { text: string; params: readonly unknown[] } | undefined;
+        const ctx = createQueryContext({
+          db: db.kysely,
+          schema,
+          tables,
+          settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
+          metadata: { chains: async () => [] },
+        });
+        ctx.sql = async (text: string, params: readonly unknown[]) => ((captured = { text, params }), []);
+        for (const height of [undefined, BigInt(workload.fromBlock + 5)]) {
+          await new ConnectionSource(ctx, tables.get('Post')!, { first: 10 }, height, undefined, { text: 'quick fox' }).page();
+          const plan = await db.kysely.transaction().execute(async (tx) => {
+            await execute(tx, 'set local enable_seqscan = off');
+            return JSON.stringify(await execute(tx, `explain (format json) ${captured!.text}`, captured!.params));
+          });
+          t.match(
+            plan,
+            /"Index Name":\s*"posts_title_body_fulltext_english"/,
+            `the @fullText GIN index answers the search${height === undefined ? '' : ' at a height'}`,
+          );
+        }
+      }
     });
 
     await t.test('without historical state', async (t) => {

@@ -168,6 +168,29 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
         },
       },
     });
+    const ft = t.entity.fullText;
+    if (ft !== undefined && !sc.Query.hasField(t.names.search)) {
+      const { orderBy, ...args } = CONNECTION_ARGS(t);
+      sc.Query.addFields({
+        [t.names.search]: {
+          type: t.names.connectionType,
+          description: `${t.names.type} rows whose ${ft.fields.join(', ')} match the search (@fullText, ${ft.language}), best match first.`,
+          args: {
+            search: {
+              type: 'String!',
+              description: 'Words that must all occur, or a PostgreSQL tsquery: `fox & (dog | cat)`, `!cat`, `jump:*`, `quick <-> fox`.',
+            },
+            ...args,
+            orderBy: { type: orderBy.type, description: 'The order of the rows; by rank (best first) when not given.' },
+            blockHeight: { type: 'String', description: 'Search the rows as of this block height, nested relations included.' },
+          },
+          resolve: (_src: unknown, args: ConnectionArgs & { search: string; blockHeight?: string | null }, ctx: QueryContext) => {
+            const { blockHeight, search, ...rest } = args;
+            return new ConnectionSource(ctx, t, rest, parseBlockHeight(t, blockHeight), undefined, { text: search });
+          },
+        },
+      });
+    }
   }
   metadataFields(sc, project.schema, input.version);
   return { composer: sc, tables };

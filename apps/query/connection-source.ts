@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { fullTextConfig, fullTextDocument } from '../../infra/postgres/full-text.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
 import { selectList, type EntityTable, type QueryColumn } from './entity-tables.ts';
@@ -28,6 +29,11 @@ export interface ConnectionArgs {
   orderByNull?: NullOrder | null;
   filter?: FilterInput | null;
   distinct?: string[] | null;
+}
+
+/** A full-text search (`search<Entities>`): only rows whose `@fullText` document matches `text`. */
+export interface TextSearch {
+  text: string;
 }
 
 /** Rows of a connection nested under a parent row: `account.sentTransfers` is `transfers.from_id = account.id`. */
@@ -71,6 +77,7 @@ export class ConnectionSource {
     readonly args: ConnectionArgs,
     readonly height: bigint | undefined,
     readonly parent?: ParentLink,
+    readonly search?: TextSearch,
   ) {
     const { queryLimit } = ctx.settings;
     const { first, last, offset } = args;
@@ -87,7 +94,7 @@ export class ConnectionSource {
     this.backwards = last != null;
     this.limit = first ?? last ?? queryLimit;
     this.offset = offset ?? 0;
-    this.keys = orderKeys(t, args.orderBy, args.orderByNull);
+    this.keys = orderKeys(t, args.orderBy, args.orderByNull, search !== undefined);
     this.afterValues = args.after == null ? undefined : decodeCursor(this.keys, args.after, 'after');
     this.beforeValues = args.before == null ? undefined : decodeCursor(this.keys, args.before, 'before');
     this.distinct = (args.distinct ?? []).map((d) => {
@@ -99,6 +106,20 @@ export class ConnectionSource {
 
   cursor(row: EntityRow): string {
     return encodeCursor(this.keys, row);
+  }
+
+  /**
+   * What the statements read from: the table, or for a search only its matching versions with their
+   * rank as `__rank` (PostgreSQL flattens the subquery, so the `@fullText` GIN index answers it).
+   */
+  private from(params: SqlParams): string {
+    const ft = this.t.entity.fullText;
+    if (this.search === undefined || ft === undefined) return this.t.table;
+    const text = params.add(this.search.text, 'text');
+    // plain words match all of them; a string with tsquery operators is one (SubQuery passes it to to_tsquery)
+    const query = `${/[&|!()<>:]/.test(this.search.text) ? 'to_tsquery' : 'plainto_tsquery'}(${fullTextConfig(ft)}, ${text})`;
+    const doc = fullTextDocument(ft, 's');
+    return `(select s.*, ts_rank(${doc}, ${query}) as __rank from ${this.t.table} s where ${doc} @@ ${query})`;
   }
 
   /** the conditions every statement of this connection shares (without cursors) */
@@ -124,11 +145,11 @@ export class ConnectionSource {
     const where = this.where('t', params, parentRef);
     if (this.distinct.length === 0) {
       const conds = [where, ...this.cursorWhere('t', params)].filter((c) => c !== 'true');
-      return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from ${this.t.table} t where ${conds.join(' and ') || 'true'}${tail}`;
+      return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from ${this.from(params)} t where ${conds.join(' and ') || 'true'}${tail}`;
     }
     // DISTINCT ON keeps the first row of each group in the page's order; paging applies after it.
     const on = this.distinct.map((c) => `t.${quoteIdent(c.column)}`).join(', ');
-    const inner = `select distinct on (${on}) t.* from ${this.t.table} t where ${where} order by ${on}, ${orderBySql('t', this.keys)}`;
+    const inner = `select distinct on (${on}) t.* from ${this.from(params)} t where ${where} order by ${on}, ${orderBySql('t', this.keys)}`;
     const conds = this.cursorWhere('t', params);
     return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from (${inner}) t${conds.length > 0 ? ` where ${conds.join(' and ')}` : ''}${tail}`;
   }
@@ -178,16 +199,17 @@ export class ConnectionSource {
   private countSql(params: SqlParams, ids?: readonly string[]): string {
     const nested = ids !== undefined;
     const parentCol = nested ? `t.${quoteIdent(this.parent!.column)}` : undefined;
+    const from = this.from(params);
     const where = nested ? `${parentCol} = any(${params.addList(ids, 'text')}) and ${this.where('t', params)}` : this.where('t', params);
     if (this.distinct.length === 0) {
       return nested
-        ? `select ${parentCol} as __parent, count(*) as n from ${this.t.table} t where ${where} group by ${parentCol}`
-        : `select count(*) as n from ${this.t.table} t where ${where}`;
+        ? `select ${parentCol} as __parent, count(*) as n from ${from} t where ${where} group by ${parentCol}`
+        : `select count(*) as n from ${from} t where ${where}`;
     }
     const on = [...(nested ? [parentCol!] : []), ...this.distinct.map((c) => `t.${quoteIdent(c.column)}`)].join(', ');
     return nested
-      ? `select __parent, count(*) as n from (select distinct on (${on}) ${parentCol} as __parent from ${this.t.table} t where ${where}) d group by __parent`
-      : `select count(*) as n from (select distinct on (${on}) 1 from ${this.t.table} t where ${where}) d`;
+      ? `select __parent, count(*) as n from (select distinct on (${on}) ${parentCol} as __parent from ${from} t where ${where}) d group by __parent`
+      : `select count(*) as n from (select distinct on (${on}) 1 from ${from} t where ${where}) d`;
   }
 
   private async fetchCount(): Promise<number> {
@@ -211,10 +233,11 @@ export class ConnectionSource {
    * with the parent's foreign key as `__parent` when nested. `ids` is filled by the caller.
    */
   aggregateFrom(params: SqlParams, ids: readonly string[] | undefined): { from: string; parentCol?: string } {
-    if (this.parent === undefined) return { from: `${this.t.table} t where ${this.where('t', params)}` };
+    const from = this.from(params);
+    if (this.parent === undefined) return { from: `${from} t where ${this.where('t', params)}` };
     const parentCol = `t.${quoteIdent(this.parent.column)}`;
     const list = params.addList(ids ?? [], 'text');
-    return { from: `${this.t.table} t where ${parentCol} = any(${list}) and ${this.where('t', params)}`, parentCol };
+    return { from: `${from} t where ${parentCol} = any(${list}) and ${this.where('t', params)}`, parentCol };
   }
 
   nestedBatchKey(kind: string): string {

@@ -83,6 +83,8 @@ export interface EntityNames {
   distinct: string;
   /** `TransferAggregates` */
   aggregates: string;
+  /** `searchTransfers`: SubQuery names its `@fullText` function `search_<table>` */
+  search: string;
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -108,6 +110,7 @@ export function entityNames(entity: EntityModel): EntityNames {
     filter: `${entity.name}Filter`,
     distinct: `${entity.table}_distinct_enum`,
     aggregates: `${entity.name}Aggregates`,
+    search: `search${upperFirst(camelCase(entity.table))}`,
   };
 }
 

@@ -12,6 +12,17 @@ export interface OrderKey {
 
 export type NullOrder = 'NULLS_FIRST' | 'NULLS_LAST';
 
+/** A text search's rank of a row (`ts_rank`), which the search's FROM selects as `__rank`. */
+export const SEARCH_RANK: QueryColumn = {
+  name: '__rank',
+  column: '__rank',
+  upper: 'SEARCH_RANK',
+  kind: 'float',
+  list: false,
+  nullable: false,
+  sqlType: 'real',
+};
+
 /** Columns that can order a page: single values with a total order (not lists or JSON). */
 export function orderable(c: QueryColumn): boolean {
   return !c.list && c.kind !== 'json';
@@ -20,15 +31,16 @@ export function orderable(c: QueryColumn): boolean {
 /**
  * The ORDER BY of `orderBy` enum values. `id` always ends the list, so that every row has one
  * place and cursors are exact; it takes the direction of the key before it, which lets one index
- * on `(column, id)` serve both directions.
+ * on `(column, id)` serve both directions. A text search without `orderBy` goes best rank first.
  */
-export function orderKeys(t: EntityTable, orderBy: readonly string[] | null | undefined, nulls: NullOrder | null | undefined): OrderKey[] {
+export function orderKeys(t: EntityTable, orderBy: readonly string[] | null | undefined, nulls: NullOrder | null | undefined, ranked = false): OrderKey[] {
   const keys: OrderKey[] = [];
   const nullsFirst = (desc: boolean) => (nulls === 'NULLS_FIRST' ? true : nulls === 'NULLS_LAST' ? false : desc);
   const push = (column: QueryColumn, desc: boolean) => {
     if (!keys.some((k) => k.column === column)) keys.push({ column, desc, nullsFirst: nullsFirst(desc) });
   };
-  for (const value of orderBy ?? ['PRIMARY_KEY_ASC']) {
+  if (ranked && orderBy == null) push(SEARCH_RANK, true);
+  for (const value of orderBy ?? (ranked ? [] : ['PRIMARY_KEY_ASC'])) {
     if (value === 'NATURAL') continue;
     const m = /^(.*)_(ASC|DESC)$/.exec(value);
     if (m === null) throw badInput(`${t.names.orderBy}: unknown value ${value}`);

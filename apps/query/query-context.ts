@@ -80,6 +80,13 @@ export function createQueryContext(deps: QueryContextDeps): QueryContext {
           deps.logger?.debug(`a value was refused by the database (${e.code}): ${e.message ?? String(err)}`);
           throw new GraphQLError(dataErrorText(e.code), { extensions: { code: 'BAD_USER_INPUT' } });
         }
+        // 42601 from to_tsquery: the search string of a search<Entities> field
+        if (e.code === '42601' && /tsquery/.test(e.message ?? '')) {
+          throw new GraphQLError(
+            'search: not a valid text search query; use plain words, or operators with a word on each side: & (and), | (or), ! (not), <-> (followed by), :* (prefix), parentheses',
+            { extensions: { code: 'BAD_USER_INPUT' } },
+          );
+        }
         deps.logger?.error(`query failed: ${e.message ?? String(err)}`, { sql: text });
         throw new GraphQLError('the database failed to answer this query; the idx-query log has the cause', { extensions: { code: 'DATABASE_ERROR' } });
       }

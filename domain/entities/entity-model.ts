@@ -40,6 +40,16 @@ export interface IndexModel {
   unique: boolean;
 }
 
+/** `@fullText(fields: [...], language: "english")`: one text-search document over String fields */
+export interface FullTextModel {
+  /** GraphQL names, in the directive's order */
+  fields: string[];
+  /** their columns, same order */
+  columns: string[];
+  /** a PostgreSQL text search configuration: `english`, `simple`, `german`, … */
+  language: string;
+}
+
 export interface EntityModel {
   /** GraphQL type name, e.g. `StarterEntity` */
   name: string;
@@ -47,6 +57,7 @@ export interface EntityModel {
   table: string;
   fields: FieldModel[];
   indexes: IndexModel[];
+  fullText?: FullTextModel;
   description?: string;
 }
 

@@ -210,3 +210,29 @@ t.test('the SubQuery starter schema reads as SubQuery names it', async (t) => {
     ],
   );
 });
+
+t.test('@fullText: String fields and a text search configuration, as SubQuery reads it', async (t) => {
+  const model = parseSchema(`type Nft @entity @fullText(fields: ["name", "longDescription"], language: "german") {
+  id: ID!
+  name: String!
+  longDescription: String
+}
+type Plain @entity @fullText(fields: ["name"]) { id: ID!, name: String }`);
+  t.same(model.entities[0]!.fullText, { fields: ['name', 'longDescription'], columns: ['name', 'long_description'], language: 'german' });
+  t.same(model.entities[1]!.fullText, { fields: ['name'], columns: ['name'], language: 'english' }, 'english when no language is given');
+  t.same(
+    problemsOf(`type A @entity @fullText(fields: ["n", "missing", "count", "tags", "n"], language: "english") { id: ID!, n: String, count: Int, tags: [String] }
+type B @entity @fullText(fields: []) { id: ID! }
+type C @entity @fullText(fields: ["n"], language: "english'; drop table x; --") { id: ID!, n: String }
+type D @entity @fullText(fields: ["n"], weights: [1]) { id: ID!, n: String }`),
+    [
+      '1:16 A: @fullText names "missing", which is not a field of A',
+      '1:16 A: @fullText field "count" must be a String field (not a list, a relation or another type)',
+      '1:16 A: @fullText field "tags" must be a String field (not a list, a relation or another type)',
+      '1:16 A: @fullText names "n" twice',
+      '2:16 B: @fullText needs fields: ["a", …], the String fields to search, e.g. @fullText(fields: ["name"], language: "english")',
+      '3:16 C: @fullText language must be a PostgreSQL text search configuration such as "english" or "simple"',
+      '4:41 D: @fullText takes fields and language, not weights',
+    ],
+  );
+});

@@ -17,6 +17,7 @@ import {
   type EnumModel,
   type FieldModel,
   type FieldType,
+  type FullTextModel,
   type IndexModel,
   type JsonTypeModel,
   type Scalar,
@@ -175,6 +176,11 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
     }
 
     const entity: EntityModel = { name, table: tableName(name), fields, indexes };
+    const fullText = directive(node, 'fullText');
+    if (fullText !== undefined) {
+      const model = readFullText(fullText, name, fields);
+      if (model !== undefined) entity.fullText = model;
+    }
     if (node.description) entity.description = node.description.value;
     return entity;
   }
@@ -247,6 +253,33 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
       if (cols.length === names.length) out.push({ columns: cols, unique: false });
     }
     return out;
+  }
+
+  function readFullText(d: ConstDirectiveNode, entity: string, fields: FieldModel[]): FullTextModel | undefined {
+    for (const a of d.arguments ?? [])
+      if (a.name.value !== 'fields' && a.name.value !== 'language') report(a, `${entity}: @fullText takes fields and language, not ${a.name.value}`);
+    const arg = argument(d, 'fields');
+    const names = arg?.value.kind === Kind.LIST ? arg.value.values.map((v) => (v.kind === Kind.STRING ? v.value : undefined)) : [];
+    if (names.length === 0 || names.some((n) => n === undefined)) {
+      report(d, `${entity}: @fullText needs fields: ["a", …], the String fields to search, e.g. @fullText(fields: ["name"], language: "english")`);
+      return undefined;
+    }
+    const language = argument(d, 'language') === undefined ? 'english' : stringArg(d, 'language');
+    // a configuration name goes into the DDL as a literal: keep it to what PostgreSQL names them
+    if (language === undefined || !/^[a-z_][a-z0-9_]*$/.test(language)) {
+      report(d, `${entity}: @fullText language must be a PostgreSQL text search configuration such as "english" or "simple"`);
+      return undefined;
+    }
+    const columns: string[] = [];
+    for (const n of names as string[]) {
+      const f = fields.find((x) => x.name === n);
+      if (f === undefined) report(d, `${entity}: @fullText names "${n}", which is not a field of ${entity}`);
+      else if (f.column === undefined || f.list || f.type.kind !== 'scalar' || f.type.scalar !== 'String')
+        report(d, `${entity}: @fullText field "${n}" must be a String field (not a list, a relation or another type)`);
+      else if (columns.includes(f.column)) report(d, `${entity}: @fullText names "${n}" twice`);
+      else columns.push(f.column);
+    }
+    return columns.length === names.length ? { fields: names as string[], columns, language } : undefined;
   }
 
   if (entityNodes.length === 0 && problems.length === 0) {

@@ -19,7 +19,8 @@ t.test('every kind of difference is listed, in the order a migration applies the
     .replace('balance: BigInt!', 'balance: BigDecimal')
     .replace('value: BigInt! @index', 'value: BigInt!')
     .replace('memo: String', 'note: String! @index')
-    .replace('type Gone @entity { id: ID! }', 'type Added @entity { id: ID!, level: Level }');
+    .replace('type Gone @entity { id: ID! }', 'type Added @entity { id: ID!, level: Level }')
+    .replace('type Transfer @entity', 'type Transfer @entity @fullText(fields: ["note"])');
   const lines = diffSchemas(parseSchema(base), parseSchema(changed)).map(describeChange);
   t.same(lines, [
     'enum Kind: added C',
@@ -31,6 +32,7 @@ t.test('every kind of difference is listed, in the order a migration applies the
     'Transfer: added field note: String!',
     'Transfer: removed index on (value)',
     'Transfer: added index on (note)',
+    'Transfer: added @fullText to (note) in english',
     'added entity Added (table addeds)',
   ]);
 });
@@ -38,4 +40,11 @@ t.test('every kind of difference is listed, in the order a migration applies the
 t.test('virtual fields change the model only', async (t) => {
   const changes = diffSchemas(parseSchema(base), parseSchema(base.replace(', sent: [Transfer] @derivedFrom(field: "from")', '')));
   t.same(changes, [{ kind: 'model-only', what: 'Account: removed field sent' }]);
+});
+
+t.test('@fullText changed or removed', async (t) => {
+  const withText = base.replace('type Transfer @entity', 'type Transfer @entity @fullText(fields: ["memo"])');
+  const describe = (a: string, b: string) => diffSchemas(parseSchema(a), parseSchema(b)).map(describeChange);
+  t.same(describe(withText, withText.replace('["memo"]', '["memo"], language: "simple"')), ['Transfer: changed @fullText to (memo) in simple']);
+  t.same(describe(withText, base), ['Transfer: removed @fullText']);
 });

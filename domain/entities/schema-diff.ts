@@ -1,4 +1,4 @@
-import type { EntityModel, EnumModel, FieldModel, FieldType, IndexModel, SchemaModel } from './entity-model.ts';
+import type { EntityModel, EnumModel, FieldModel, FieldType, FullTextModel, IndexModel, SchemaModel } from './entity-model.ts';
 
 /** One difference between the entity model a schema was indexed with and the project's current one. */
 export type SchemaChange =
@@ -10,6 +10,8 @@ export type SchemaChange =
   | { kind: 'alter-field'; entity: EntityModel; from: FieldModel; to: FieldModel }
   | { kind: 'add-index'; entity: EntityModel; index: IndexModel }
   | { kind: 'drop-index'; entity: EntityModel; index: IndexModel }
+  /** `@fullText` added, removed or changed: its index is remade */
+  | { kind: 'full-text'; entity: EntityModel; from?: FullTextModel; to?: FullTextModel }
   | { kind: 'add-enum'; enum: EnumModel }
   | { kind: 'drop-enum'; enum: EnumModel }
   | { kind: 'add-enum-values'; enum: EnumModel; values: string[] }
@@ -27,6 +29,8 @@ export function fieldTypeText(f: FieldModel): string {
   const inner = f.list ? `[${named}${f.itemNullable ? '' : '!'}]` : named;
   return `${inner}${f.nullable ? '' : '!'}`;
 }
+
+const fullTextText = (ft: FullTextModel) => `(${ft.fields.join(', ')}) in ${ft.language}`;
 
 function sameStorage(a: FieldModel, b: FieldModel): boolean {
   return typeKey(a.type) === typeKey(b.type) && a.nullable === b.nullable && a.list === b.list && a.itemNullable === b.itemNullable && a.column === b.column;
@@ -84,6 +88,8 @@ export function diffSchemas(before: SchemaModel, after: SchemaModel): SchemaChan
     const newIx = new Set(e.indexes.map(indexKey));
     for (const ix of old.indexes) if (!newIx.has(indexKey(ix))) changes.push({ kind: 'drop-index', entity: e, index: ix });
     for (const ix of e.indexes) if (!oldIx.has(indexKey(ix))) changes.push({ kind: 'add-index', entity: e, index: ix });
+    if (JSON.stringify(old.fullText ?? null) !== JSON.stringify(e.fullText ?? null))
+      changes.push({ kind: 'full-text', entity: e, from: old.fullText, to: e.fullText });
   }
 
   for (const e of before.enums) if (!newEnums.has(e.name)) changes.push({ kind: 'drop-enum', enum: e });
@@ -115,6 +121,8 @@ export function describeChange(c: SchemaChange): string {
       return `${c.entity.name}: added ${c.index.unique ? 'unique ' : ''}index on (${c.index.columns.join(', ')})`;
     case 'drop-index':
       return `${c.entity.name}: removed ${c.index.unique ? 'unique ' : ''}index on (${c.index.columns.join(', ')})`;
+    case 'full-text':
+      return `${c.entity.name}: ${c.to === undefined ? 'removed @fullText' : `${c.from === undefined ? 'added' : 'changed'} @fullText to ${fullTextText(c.to)}`}`;
     case 'add-enum':
       return `added enum ${c.enum.name} (${c.enum.values.join(', ')})`;
     case 'drop-enum':

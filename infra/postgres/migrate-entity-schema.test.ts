@@ -4,14 +4,15 @@ import { diffSchemas } from '../../domain/entities/schema-diff.ts';
 import { createEntityStore } from './create-entity-store.ts';
 import { migrateEntitySchema } from './migrate-entity-schema.ts';
 import { prepareProjectSchema } from './prepare-project-schema.ts';
-import { execute } from './sql.ts';
+import { fullTextDocument } from './full-text.ts';
+import { execute, quoteIdent } from './sql.ts';
 import { createTestBackends } from '../../test/support/test-backends.ts';
 
 const backends = createTestBackends(t);
 
 const BEFORE = `
 enum Colour { RED GREEN BLUE }
-type Item @entity {
+type Item @entity @fullText(fields: ["name", "gone"]) {
   id: ID!
   name: String! @index
   size: Int!
@@ -26,7 +27,7 @@ type Old @entity { id: ID!, x: Int }
 const AFTER = `
 enum Colour { RED BLUE YELLOW }
 enum Shape { ROUND SQUARE }
-type Item @entity {
+type Item @entity @fullText(fields: ["name", "note"], language: "simple") {
   id: ID!
   name: String
   size: BigInt! @index
@@ -100,6 +101,8 @@ t.test('tables, columns, indexes and enums are migrated in place; the data stays
     t.ok(indexes.includes('items_size_idx'), 'the new index is made');
     t.notOk(indexes.includes('items_name_idx'), 'the dropped index is gone');
     t.ok(indexes.includes('items_owner_id_idx'), 'the unchanged index stays');
+    t.ok(indexes.includes('items_name_note_fulltext_simple'), 'the changed @fullText has its index');
+    t.notOk(indexes.includes('items_name_gone_fulltext_english'), 'and the old one is gone');
 
     const labels = async (type: string) =>
       (
@@ -125,6 +128,11 @@ t.test('tables, columns, indexes and enums are migrated in place; the data stays
       ],
     });
     t.match(await migrated.get('Item', 'b'), { size: 10n ** 20n, colour: 'YELLOW', shape: 'ROUND', sizes: [1, 2] });
+    const found = await execute<{ id: string }>(
+      db.kysely,
+      `select id from ${quoteIdent(schema)}.items t where ${fullTextDocument(after.entities[0]!.fullText!, 't')} @@ plainto_tsquery('simple', 'FIRST') and upper_inf(__block_range)`,
+    );
+    t.same(found, [{ id: 'a' }], 'the new document is searchable');
     t.same(await migrated.getMetadata(['schemaMigrationCount']), { schemaMigrationCount: 1 });
     t.same(await migrated.getMetadata('schema'), JSON.parse(JSON.stringify(after)), 'the new model is stored with the DDL');
   });

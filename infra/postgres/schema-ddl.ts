@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { EntityModel, SchemaModel } from '../../domain/entities/entity-model.ts';
 import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { resolveColumns } from './column-codec.ts';
+import { fullTextDocument } from './full-text.ts';
 import { execute, indexName, qualified, quoteIdent, quoteLiteral } from './sql.ts';
 
 export interface SchemaDdlOptions {
@@ -45,9 +46,9 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
   if (historical) defs.push(`${BLOCK_RANGE} int8range not null`);
   const out = [`create table if not exists ${table} (\n  ${defs.join(',\n  ')}\n)`];
   const live = historical ? ` where upper_inf(${BLOCK_RANGE})` : '';
-  const index = (cols: readonly string[], unique: boolean, suffix: string, expr?: string, where = '') =>
+  const index = (cols: readonly string[], unique: boolean, suffix: string, expr?: string, where = '', using = '') =>
     out.push(
-      `create ${unique ? 'unique ' : ''}index if not exists ${quoteIdent(indexName(entity.table, cols, suffix))} on ${table} (${expr ?? cols.map(quoteIdent).join(', ')})${where}`,
+      `create ${unique ? 'unique ' : ''}index if not exists ${quoteIdent(indexName(entity.table, cols, suffix))} on ${table} ${using}(${expr ?? cols.map(quoteIdent).join(', ')})${where}`,
     );
   if (historical) {
     // Finds an id's versions in order: reads at a height, and closing on write.
@@ -73,6 +74,10 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
     if (unique) index(cols, true, 'unique', undefined, live);
     else index(cols, false, 'idx');
   }
+  // `@fullText`: one GIN index over every version (searches at past heights use it too). The name
+  // carries the columns and language, so a changed directive makes a new index and drops the old.
+  const ft = entity.fullText;
+  if (ft !== undefined) index(ft.columns, false, `fulltext_${ft.language}`, fullTextDocument(ft), '', 'using gin ');
   return out;
 }
 

@@ -11,17 +11,21 @@ export interface ReadmeGraphql {
 
 /**
  * The GraphQL a reader copies from a markdown file: the bodies of `curl … -d '{"query": …}'`
- * commands and the contents of ```graphql blocks.
+ * commands and the contents of ```graphql blocks. The examples are written for the starter
+ * project; a block right after `<!-- example project: zoo -->` is for test/support/zoo-project.ts
+ * and is returned only when `project` is `zoo`.
  */
-export function readmeGraphql(file: string): ReadmeGraphql[] {
+export function readmeGraphql(file: string, project: 'starter' | 'zoo' = 'starter'): ReadmeGraphql[] {
   const text = readFileSync(file, 'utf8');
   const lineOf = (index: number) => text.slice(0, index).split('\n').length;
   const out: ReadmeGraphql[] = [];
-  for (const m of text.matchAll(/```graphql\s*\n([\s\S]*?)```/g)) {
+  for (const m of text.matchAll(/(<!-- example project: (\w+) -->\s*)?```graphql\s*\n([\s\S]*?)```/g)) {
+    if ((m[2] ?? 'starter') !== project) continue;
     // a schema (type definitions only) is shown, not sent
-    if (definesTypesOnly(m[1]!)) continue;
-    out.push({ query: m[1]!, where: `${file}:${lineOf(m.index!)} (graphql block)` });
+    if (definesTypesOnly(m[3]!)) continue;
+    out.push({ query: m[3]!, where: `${file}:${lineOf(m.index!)} (graphql block)` });
   }
+  if (project !== 'starter') return out;
   for (const m of text.matchAll(/curl\s[^`]*?(?:-d|--data(?:-raw)?)\s+'([^']*)'/g)) {
     let body: unknown;
     try {

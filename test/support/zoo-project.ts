@@ -50,10 +50,21 @@ type Pending @entity {
   account: Account!
   since: Int!
 }
+
+type Post @entity @fullText(fields: ["title", "body"], language: "english") {
+  id: ID!
+  author: Account!
+  title: String!
+  body: String
+  edits: Int!
+}
 `;
 
+/** The words of the posts' text (no English stop words), for searches the tests can predict. */
+export const POST_WORDS = ['fox', 'foxes', 'dog', 'dogs', 'quick', 'lazy', 'jumps', 'jumping', 'index', 'indexer', 'chain', 'chains', 'block'];
+
 const MAPPING = `
-import { Account, Kind, Pending, Profile, Transfer } from "../types";
+import { Account, Kind, Pending, Post, Profile, Transfer } from "../types";
 import type { TransferLog } from "../types/abi-interfaces/Erc20Abi";
 
 const ZERO = "0x0000000000000000000000000000000000000000";
@@ -87,6 +98,30 @@ export async function handleTransfer(log: TransferLog): Promise<void> {
   // a recipient is pending after a transfer at an even log index, and no more after an odd one
   if (n % 2 === 0) await Pending.create({ id: to, accountId: to, since: log.blockNumber }).save();
   else await Pending.remove(to);
+  // twelve posts, rewritten by the transfers that reach them and now and then deleted
+  const postId = "post-" + (n % 12);
+  if (n % 11 === 10) {
+    await Post.remove(postId);
+    return;
+  }
+  const seed = log.blockNumber * 31 + n;
+  const post = (await Post.get(postId)) ?? Post.create({ id: postId, authorId: from, title: "", edits: 0 });
+  post.title = words(seed, 3);
+  post.body = n % 5 === 0 ? undefined : words(seed + 7, 2 + (n % 4));
+  post.edits += 1;
+  await post.save();
+}
+
+const WORDS = ${JSON.stringify(POST_WORDS)};
+
+function words(seed: number, k: number): string {
+  const out: string[] = [];
+  let x = seed;
+  for (let i = 0; i < k; i++) {
+    x = (x * 75 + 74) % 65537;
+    out.push(WORDS[x % WORDS.length]);
+  }
+  return out.join(" ");
 }
 
 async function account(address: string, height: number): Promise<Account> {
