@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { ChangesSource } from '../apps/query/changes-source.ts';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
 import { entityTables } from '../apps/query/entity-tables.ts';
 import { createQueryContext } from '../apps/query/query-context.ts';
@@ -131,6 +132,53 @@ for (const kind of BACKENDS) {
       for (const n of data.accounts.nodes) t.equal(n.balance, String(await balanceOf(client, workload.token, n.id, h)), `${n.id} at ${h}`);
     });
 
+    await t.test("accountChanges: each balance change is its block's transfers; CREATE, then UPDATEs; pages join up", async (t) => {
+      const from = workload.fromBlock + 5;
+      const to = workload.fromBlock + 15;
+      const changes: any[] = [];
+      let after: string | null = null;
+      let answered: any;
+      for (;;) {
+        answered = (
+          await gqlData(
+            url,
+            `query($f: Int!, $t: Int, $a: Cursor) { accountChanges(fromHeight: $f, toHeight: $t, first: 7, after: $a) {
+              fromHeight toHeight totalCount pageInfo { hasNextPage endCursor }
+              nodes { id height mutation before { balance } after { balance sentTransfers(first: 1, orderBy: BLOCK_HEIGHT_DESC) { nodes { blockHeight } } } }
+            } }`,
+            { f: from, t: to, a: after },
+          )
+        ).accountChanges;
+        changes.push(...answered.nodes);
+        if (!answered.pageInfo.hasNextPage) break;
+        after = answered.pageInfo.endCursor;
+      }
+      t.same([answered.fromHeight, answered.toHeight, answered.totalCount], [from, to, changes.length]);
+      const net = new Map<string, bigint>();
+      for (const x of transfers) {
+        const h = Number(x.block_height);
+        if (h < from || h >= to) continue;
+        net.set(`${x.to_id}@${h}`, (net.get(`${x.to_id}@${h}`) ?? 0n) + BigInt(x.value));
+        net.set(`${x.from_id}@${h}`, (net.get(`${x.from_id}@${h}`) ?? 0n) - BigInt(x.value));
+      }
+      t.same(changes.map((c) => `${c.id}@${c.height}`).sort(), [...net.keys()].sort(), 'one change per account and block it took part in');
+      for (const c of changes) {
+        const delta = BigInt(c.after.balance) - BigInt(c.before?.balance ?? 0);
+        if (delta !== net.get(`${c.id}@${c.height}`)) t.fail(`${c.id} at ${c.height}: balance moved ${delta}, transfers ${net.get(`${c.id}@${c.height}`)}`);
+        if (c.mutation !== (c.before === null ? 'CREATE' : 'UPDATE')) t.fail(`${c.id} at ${c.height}: ${c.mutation}`);
+        // relations of the version after read at the change's height
+        const last = c.after.sentTransfers.nodes[0];
+        if (last !== undefined && Number(last.blockHeight) > c.height) t.fail(`${c.id} at ${c.height}: a transfer from block ${last.blockHeight}`);
+      }
+      t.ok(changes.length > 40 && changes.some((c) => c.mutation === 'CREATE'), `${changes.length} changes checked`);
+      const sorted = [...changes].sort((a, b) => a.height - b.height || (a.id < b.id ? -1 : 1));
+      t.same(changes, sorted, 'in height, then id order');
+      const capped = await gqlData(url, `{ accountChanges(fromHeight: 0, toHeight: 100000, first: 0) { toHeight } }`);
+      t.equal(capped.accountChanges.toHeight, workload.toBlock + 1, 'toHeight stops just past the last indexed block');
+      const bad = await gql(url, `{ accountChanges(fromHeight: 9, toHeight: 3) { totalCount } }`);
+      t.match(bad.errors?.[0], { extensions: { code: 'BAD_USER_INPUT' }, message: 'toHeight (3) is below fromHeight (9)' });
+    });
+
     if (kind === 'postgres') {
       await t.test('ordered pages come from an index, in historical mode too (PostgreSQL plans)', async (t) => {
         await execute(db.kysely, `vacuum analyze ${s}.transfers`);
@@ -163,6 +211,32 @@ for (const kind of BACKENDS) {
           t.match(json, /"Index Name":\s*"transfers_block_height_idx"/, `${label}: walks the block_height index`);
           // The id tie-break sorts each block's 20 transfers (an Incremental Sort), never the table.
           t.ok(scanned(json) <= 60, `${label}: reads ${scanned(json)} of ${transfers.length} rows`);
+        }
+        // changes in a window come from the (lower, id) and (upper, id) indexes, a page at a time
+        await execute(db.kysely, `vacuum analyze ${s}.accounts`);
+        const accountsTable = tables.get('Account')!;
+        for (const filter of [undefined, { balance: { greaterThan: '0' } }]) {
+          let captured: { text: string; params: readonly unknown[] } | undefined;
+          const ctx = createQueryContext({
+            db: db.kysely,
+            schema,
+            tables,
+            settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
+            metadata: { chains: async () => [] },
+          });
+          const sql = ctx.sql.bind(ctx);
+          ctx.sql = async <R>(text: string, params: readonly unknown[]) => {
+            if (/full join/.test(text)) captured = { text, params };
+            return sql<R>(text, params);
+          };
+          await new ChangesSource(ctx, accountsTable, { fromHeight: workload.fromBlock + 10, toHeight: workload.fromBlock + 20, first: 10, filter }).page();
+          const [row] = await execute<{ 'QUERY PLAN': unknown }>(db.kysely, `explain (analyze, format json) ${captured!.text}`, captured!.params);
+          const json = JSON.stringify(row!['QUERY PLAN']);
+          const label = filter === undefined ? 'changes' : 'filtered changes';
+          t.match(json, /"Index Name":\s*"accounts_lower_id_begun"/, `${label}: versions begun, from their index`);
+          t.match(json, /"Index Name":\s*"accounts_upper_id_ended"/, `${label}: versions ended, from theirs`);
+          t.notMatch(json, /"Node Type":\s*"Seq Scan"/, `${label}: no table scan`);
+          t.ok(scanned(json) <= 40, `${label}: reads ${scanned(json)} index rows for a page of 10`);
         }
         const byId = await plan({ first: 20 });
         t.match(byId, /"Index Name":\s*"transfers_id_live"/, 'the default order (PRIMARY_KEY_ASC) walks the live-id index');

@@ -13,6 +13,7 @@ import {
   unsafeError,
   type AggregateResult,
 } from './aggregates.ts';
+import { changesFields } from './changes-fields.ts';
 import { ConnectionSource, type ConnectionArgs } from './connection-source.ts';
 import { entityTables, selectList, type EntityTable, type QueryColumn, type ValueKind } from './entity-tables.ts';
 import { loadById, parseBlockHeight, ROW_HEIGHT, withHeight, type EntityRow } from './entity-rows.ts';
@@ -192,6 +193,7 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       });
     }
   }
+  changesFields(sc, tables);
   metadataFields(sc, project.schema, input.version);
   return { composer: sc, tables };
 

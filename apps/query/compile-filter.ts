@@ -2,14 +2,14 @@ import { GraphQLError } from 'graphql';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import type { EntityTable } from './entity-tables.ts';
 import { operatorsFor } from './filter-operators.ts';
-import { versionCondition, type SqlParams } from './sql-params.ts';
+import { versionCondition, type Height, type SqlParams } from './sql-params.ts';
 
 export type FilterInput = Record<string, unknown>;
 
 export interface FilterScope {
   tables: ReadonlyMap<string, EntityTable>;
-  /** the height the whole query answers at (undefined: the live rows) */
-  height: bigint | undefined;
+  /** the height the related rows are read at (undefined: the live rows) */
+  height: Height | undefined;
   params: SqlParams;
 }
 

@@ -194,13 +194,15 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
  * The SELECT expression of a column as GraphQL shows it: numbers that JavaScript cannot hold
  * exactly (numeric) and enum arrays come as text, which the drivers pass through unchanged.
  */
-export function selectExpression(alias: string, c: QueryColumn): string {
+export function selectExpression(alias: string, c: QueryColumn, prefix = ''): string {
   const ref = `${alias}.${quoteIdent(c.column)}`;
-  if (c.list && (c.kind === 'bigfloat' || c.kind === 'enum')) return `${ref}::text[] as ${quoteIdent(c.column)}`;
-  if (c.kind === 'bigfloat') return `${ref}::text as ${quoteIdent(c.column)}`;
-  return ref;
+  const as = ` as ${quoteIdent(prefix + c.column)}`;
+  if (c.list && (c.kind === 'bigfloat' || c.kind === 'enum')) return `${ref}::text[]${as}`;
+  if (c.kind === 'bigfloat') return `${ref}::text${as}`;
+  return prefix === '' ? ref : `${ref}${as}`;
 }
 
-export function selectList(alias: string, t: EntityTable): string {
-  return t.columns.map((c) => selectExpression(alias, c)).join(', ');
+/** every column of `t`, each named `<prefix><column>` */
+export function selectList(alias: string, t: EntityTable, prefix = ''): string {
+  return t.columns.map((c) => selectExpression(alias, c, prefix)).join(', ');
 }

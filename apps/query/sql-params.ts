@@ -31,13 +31,17 @@ export class SqlParams {
   }
 }
 
+/** A height given by the query, or one that varies by row: an int8 SQL expression over the outer row. */
+export type Height = bigint | { sql: string };
+
 /**
  * Which versions a query sees: the live ones (`upper_inf`), or those alive at `height`
  * (`__block_range @> height`); tables without history have one version per id.
  */
-export function versionCondition(t: EntityTable, alias: string, height: bigint | undefined, params: SqlParams): string {
+export function versionCondition(t: EntityTable, alias: string, height: Height | undefined, params: SqlParams): string {
   if (!t.historical) return 'true';
   if (height === undefined) return `upper_inf(${alias}.${BLOCK_RANGE})`;
+  if (typeof height === 'object') return `${alias}.${BLOCK_RANGE} @> (${height.sql})`;
   return `${alias}.${BLOCK_RANGE} @> ${params.add(height.toString(), 'int8')}`;
 }
 

@@ -87,7 +87,9 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
       'CREATE UNIQUE INDEX ON every_types USING btree (bytes) WHERE upper_inf(__block_range)',
       'CREATE UNIQUE INDEX ON every_types USING btree (id) WHERE upper_inf(__block_range)',
       'CREATE INDEX ON every_types USING btree (id, lower(__block_range))',
+      'CREATE INDEX ON every_types USING btree (lower(__block_range), id)',
       'CREATE INDEX ON every_types USING btree (owner_id)',
+      'CREATE INDEX ON every_types USING btree (upper(__block_range), id) WHERE (NOT upper_inf(__block_range))',
     ]);
     const constraints = await execute<{ contype: string }>(
       b.db.kysely,
@@ -139,7 +141,9 @@ t.test('DDL from a parsed schema.graphql: relations, composite indexes, JSON typ
       'CREATE UNIQUE INDEX ON transfers USING btree (hash) WHERE upper_inf(__block_range)',
       'CREATE UNIQUE INDEX ON transfers USING btree (id) WHERE upper_inf(__block_range)',
       'CREATE INDEX ON transfers USING btree (id, lower(__block_range))',
+      'CREATE INDEX ON transfers USING btree (lower(__block_range), id)',
       'CREATE INDEX ON transfers USING btree (to_id)',
+      'CREATE INDEX ON transfers USING btree (upper(__block_range), id) WHERE (NOT upper_inf(__block_range))',
       'CREATE INDEX ON transfers USING btree (value)',
     ]);
     const store = createEntityStore({ db: b.db.kysely, schema: b.schema, model, historical: true, timestampField: false });

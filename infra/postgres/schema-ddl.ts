@@ -54,6 +54,10 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
     // Finds an id's versions in order: reads at a height, and closing on write.
     index(['id', 'lower'], false, 'versions', `id, lower(${BLOCK_RANGE})`);
     index(['id'], true, 'live', 'id', live);
+    // The changes between two heights (idx-query's `<entity>Changes`): versions begun, and versions
+    // ended, in a height window, in (height, id) order. Live rows never enter the second.
+    index(['lower', 'id'], false, 'begun', `lower(${BLOCK_RANGE}), id`);
+    index(['upper', 'id'], false, 'ended', `upper(${BLOCK_RANGE}), id`, ` where not upper_inf(${BLOCK_RANGE})`);
   }
   // Field indexes, relation columns (looked up by getByField and GraphQL joins) and composite
   // indexes, once each.

@@ -1,0 +1,191 @@
+import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
+import { qualified, quoteLiteral } from '../../infra/postgres/sql.ts';
+import { fromStoredUnfinalized } from '../../domain/blocks/unfinalized-blocks.ts';
+import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
+import { limitError } from './connection-source.ts';
+import { selectList, type EntityTable } from './entity-tables.ts';
+import { withHeight, type EntityRow } from './entity-rows.ts';
+import type { QueryContext } from './query-context.ts';
+import { SqlParams } from './sql-params.ts';
+
+export type Mutation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** One change of an entity at a height: the version that ended there, the one that began, or both. */
+export interface Change {
+  id: string;
+  height: number;
+  mutation: Mutation;
+  /** the version alive at `height - 1`, read with its relations at that height */
+  before: EntityRow | null;
+  /** the version alive at `height` */
+  after: EntityRow | null;
+}
+
+export interface ChangesArgs {
+  fromHeight: number;
+  toHeight?: number | null;
+  first?: number | null;
+  after?: string | null;
+  filter?: FilterInput | null;
+}
+
+export interface ChangesPage {
+  changes: Change[];
+  hasNextPage: boolean;
+}
+
+/**
+ * `<entity>Changes`: the versions begun or ended in `[fromHeight, toHeight)`, paired by id and height
+ * into CREATE (begun only), UPDATE (one ended where the next began) and DELETE (ended only), in
+ * (height, id) order. Each side is read from its own index, `(lower(__block_range), id)` and
+ * `(upper(__block_range), id)`, from the cursor on and at most a page long: every change among the
+ * first n has its rows among the first n of each side, so pairing the two short lists is exact.
+ * `toHeight` is capped at the last height that cannot be rolled back, so a client polling from the
+ * `toHeight` it was last given sees every change once.
+ */
+export class ChangesSource {
+  readonly limit: number;
+  private readonly afterKey: [string, string] | undefined;
+  private heightsPromise: Promise<{ from: number; to: number }> | undefined;
+  private pagePromise: Promise<ChangesPage> | undefined;
+  private countPromise: Promise<number> | undefined;
+
+  constructor(
+    readonly ctx: QueryContext,
+    readonly t: EntityTable,
+    readonly args: ChangesArgs,
+  ) {
+    const { queryLimit } = ctx.settings;
+    const { first, fromHeight, toHeight } = args;
+    if (first != null && first < 0) throw badInput(`first must be 0 or more, got ${first}`);
+    if (first != null && first > queryLimit) throw limitError('first', first, queryLimit);
+    if (fromHeight < 0) throw badInput(`fromHeight must be 0 or more, got ${fromHeight}`);
+    if (toHeight != null && toHeight < fromHeight) throw badInput(`toHeight (${toHeight}) is below fromHeight (${fromHeight})`);
+    this.limit = first ?? queryLimit;
+    this.afterKey = args.after == null ? undefined : decodeChangeCursor(args.after);
+  }
+
+  /** the window answered: `toHeight` as asked, but not past the last height that cannot change */
+  heights(): Promise<{ from: number; to: number }> {
+    this.heightsPromise ??= settledHeight(this.ctx).then((settled) => {
+      const cap = settled + 1;
+      const to = Math.max(this.args.fromHeight, Math.min(this.args.toHeight ?? cap, cap));
+      return { from: this.args.fromHeight, to };
+    });
+    return this.heightsPromise;
+  }
+
+  page(): Promise<ChangesPage> {
+    this.pagePromise ??= this.fetchPage();
+    return this.pagePromise;
+  }
+
+  totalCount(): Promise<number> {
+    this.countPromise ??= this.fetchCount();
+    return this.countPromise;
+  }
+
+  cursor(c: Change): string {
+    return Buffer.from(JSON.stringify(['changes', String(c.height), c.id])).toString('base64');
+  }
+
+  /** the two sides and their full join; `paged`: from the cursor on, a page (+1) of each */
+  private async joinSql(params: SqlParams, paged: boolean): Promise<string> {
+    const { from, to } = await this.heights();
+    const lo = params.add(String(from), 'int8');
+    const hi = params.add(String(to), 'int8');
+    // The version after a change is read at the change's height, the one before at the height below.
+    const heightOf = (bound: 'lower' | 'upper', alias: string) => (bound === 'lower' ? `lower(${alias}.${BLOCK_RANGE})` : `upper(${alias}.${BLOCK_RANGE}) - 1`);
+    const matches = (alias: string, bound: 'lower' | 'upper') =>
+      compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: { sql: heightOf(bound, alias) }, params });
+    const side = (bound: 'lower' | 'upper') => {
+      const other = bound === 'lower' ? 'upper' : 'lower';
+      const key = `${bound}(x.${BLOCK_RANGE})`;
+      const conds = [`${key} >= ${lo}`, `${key} < ${hi}`];
+      if (bound === 'upper') conds.unshift(`not upper_inf(x.${BLOCK_RANGE})`);
+      if (paged && this.afterKey !== undefined)
+        conds.push(`(${key}, x.id) > (${params.add(this.afterKey[0], 'int8')}, ${params.add(this.afterKey[1], 'text')})`);
+      let join = '';
+      const self = matches('x', bound);
+      if (self !== 'true') {
+        // a change is in the filter when the version before it or the one after it is: the partner
+        // version is one index probe per row (a join, so that a LIMIT keeps it a nested loop)
+        const y = params.alias();
+        const partner = bound === 'lower' ? `not upper_inf(${y}.${BLOCK_RANGE}) and upper(${y}.${BLOCK_RANGE})` : `lower(${y}.${BLOCK_RANGE})`;
+        join = ` left join ${this.t.table} ${y} on ${partner} = ${key} and ${y}.id = x.id`;
+        conds.push(`((${self}) or (${y}.id is not null and (${matches(y, other)})))`);
+      }
+      const tail = paged ? ` order by ${key}, x.id limit ${this.limit + 1}` : '';
+      return `select x.*, ${key} as __h from ${this.t.table} x${join} where ${conds.join(' and ')}${tail}`;
+    };
+    const begun = side('lower');
+    const ended = side('upper');
+    return `(${begun}) a full join (${ended}) b on a.id = b.id and a.__h = b.__h`;
+  }
+
+  private async fetchPage(): Promise<ChangesPage> {
+    if (this.limit === 0) return { changes: [], hasNextPage: false };
+    const params = new SqlParams();
+    const join = await this.joinSql(params, true);
+    const sql =
+      `select coalesce(a.__h, b.__h)::text as __height, coalesce(a.id, b.id) as __id, a.id is not null as __has_after, b.id is not null as __has_before, ` +
+      `${selectList('a', this.t, 'a.')}, ${selectList('b', this.t, 'b.')} from ${join} ` +
+      `order by coalesce(a.__h, b.__h), coalesce(a.id, b.id) limit ${this.limit + 1}`;
+    const rows = await this.ctx.sql<Record<string, unknown>>(sql, params.values);
+    const more = rows.length > this.limit;
+    const changes = rows.slice(0, this.limit).map((r): Change => {
+      const height = Number(r.__height);
+      const version = (prefix: string, present: unknown, at: number) =>
+        present === true ? withHeight(Object.fromEntries(this.t.columns.map((c) => [c.column, r[prefix + c.column]])), BigInt(at)) : null;
+      const after = version('a.', r.__has_after, height);
+      const before = version('b.', r.__has_before, height - 1);
+      return { id: r.__id as string, height, mutation: before === null ? 'CREATE' : after === null ? 'DELETE' : 'UPDATE', before, after };
+    });
+    return { changes, hasNextPage: more };
+  }
+
+  private async fetchCount(): Promise<number> {
+    const params = new SqlParams();
+    const [row] = await this.ctx.sql<{ n: string | number }>(`select count(*) as n from ${await this.joinSql(params, false)}`, params.values);
+    return Number(row?.n ?? 0);
+  }
+}
+
+function decodeChangeCursor(cursor: string): [string, string] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'changes' || !/^\d+$/.test(String(parsed[1])) || typeof parsed[2] !== 'string') {
+    throw badInput('after: not a cursor of a changes connection');
+  }
+  return [parsed[1] as string, parsed[2]];
+}
+
+/**
+ * The last height whose versions are settled: the last committed block, less the blocks a fork
+ * could still roll back (`unfinalizedBlocks`). Read from the tables, not the node's live `/meta`,
+ * which runs ahead of what is committed. With `--multi-chain`, the lowest of the chains'.
+ */
+async function settledHeight(ctx: QueryContext): Promise<number> {
+  const tables = await ctx.sql<{ name: string }>(
+    `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind = 'r' and (c.relname = '_metadata' or c.relname like '\\_metadata\\_%')`,
+    [ctx.schema],
+  );
+  if (tables.length === 0) return -1;
+  const union = tables.map(
+    (x) => `select ${quoteLiteral(x.name)} as t, key, value from ${qualified(ctx.schema, x.name)} where key in ('lastProcessedHeight', 'unfinalizedBlocks')`,
+  );
+  const rows = await ctx.sql<{ t: string; key: string; value: unknown }>(union.join(' union all '), []);
+  let settled: number | undefined;
+  for (const name of new Set(rows.map((r) => r.t))) {
+    const last = rows.find((r) => r.t === name && r.key === 'lastProcessedHeight')?.value;
+    if (typeof last !== 'number') continue;
+    const unfinalized = fromStoredUnfinalized(rows.find((r) => r.t === name && r.key === 'unfinalizedBlocks')?.value);
+    const chain = unfinalized.length > 0 ? Math.min(last, unfinalized[0]!.height - 1) : last;
+    settled = settled === undefined ? chain : Math.min(settled, chain);
+  }
+  return settled ?? -1;
+}
