@@ -179,7 +179,7 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
           args: {
             search: {
               type: 'String!',
-              description: 'Words that must all occur, or a PostgreSQL tsquery: `fox & (dog | cat)`, `!cat`, `jump:*`, `quick <-> fox`.',
+              description: 'Words that must all occur; `or` between words, `-word` to exclude, `word*` for a prefix, `"two words"` for a phrase.',
             },
             ...args,
             orderBy: { type: orderBy.type, description: 'The order of the rows; by rank (best first) when not given.' },

@@ -16,6 +16,7 @@ import {
   type OrderKey,
 } from './order-keys.ts';
 import type { QueryContext } from './query-context.ts';
+import { searchTsquery } from './search-query.ts';
 import { SqlParams, versionCondition } from './sql-params.ts';
 
 /** A connection's arguments, as GraphQL coerced them. */
@@ -115,9 +116,7 @@ export class ConnectionSource {
   private from(params: SqlParams): string {
     const ft = this.t.entity.fullText;
     if (this.search === undefined || ft === undefined) return this.t.table;
-    const text = params.add(this.search.text, 'text');
-    // plain words match all of them; a string with tsquery operators is one (SubQuery passes it to to_tsquery)
-    const query = `${/[&|!()<>:]/.test(this.search.text) ? 'to_tsquery' : 'plainto_tsquery'}(${fullTextConfig(ft)}, ${text})`;
+    const query = `to_tsquery(${fullTextConfig(ft)}, ${params.add(searchTsquery(this.search.text), 'text')})`;
     const doc = fullTextDocument(ft, 's');
     return `(select s.*, ts_rank(${doc}, ${query}) as __rank from ${this.t.table} s where ${doc} @@ ${query})`;
   }
