@@ -250,6 +250,14 @@ for (const kind of BACKENDS) {
         ['KIND_DESC, VALUE_ASC', 'orderBy: [KIND_DESC, VALUE_ASC]', byKindValue],
         ['MEMO_DESC with NULLS_LAST', 'orderBy: [MEMO_DESC], orderByNull: NULLS_LAST', byMemoDescNullsLast],
         ['default PRIMARY_KEY_ASC', '', [...txs].sort((a, b) => (a.id < b.id ? -1 : 1))],
+        [
+          "a related row's column: ACCOUNT_BY_FROM_ID__SENT_COUNT_DESC, VALUE_ASC",
+          'orderBy: [ACCOUNT_BY_FROM_ID__SENT_COUNT_DESC, VALUE_ASC]',
+          [...txs].sort(
+            (a, b) =>
+              acct.get(b.from)!.sentCount - acct.get(a.from)!.sentCount || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) || (a.id < b.id ? -1 : 1),
+          ),
+        ],
       ];
       for (const [name, args, expected] of orders) {
         const forward: string[] = [];
@@ -286,6 +294,33 @@ for (const kind of BACKENDS) {
           backward,
           expected.map((x) => x.id),
           `${name}: backward pages`,
+        );
+      }
+      // the number of related rows, now and at a past height (relations read at that height)
+      for (const h of [undefined, workload.fromBlock + 6]) {
+        const seen = txs.filter((x) => h === undefined || x.bh <= h);
+        const received = (id: string) => seen.filter((x) => x.to === id).length;
+        const ids = (
+          await gqlData(all.url, `query($h: String) { accounts(blockHeight: $h, first: 1000, orderBy: [TRANSFERS_BY_TO_ID__COUNT_DESC]) { nodes { id } } }`, {
+            h: h === undefined ? null : String(h),
+          })
+        ).accounts.nodes.map((n: any) => n.id);
+        const expected = [...new Set(seen.flatMap((x) => [x.from, x.to]))].sort((a, b) => received(b) - received(a) || (a < b ? 1 : -1));
+        t.same(ids, expected, `TRANSFERS_BY_TO_ID__COUNT_DESC${h === undefined ? '' : ` at ${h}`}: most received first, ties by id`);
+        const sent = (id: string) => seen.filter((x) => x.from === id).length;
+        const byRelated = (
+          await gqlData(
+            all.url,
+            `query($h: String) { transfers(blockHeight: $h, first: 1000, orderBy: [ACCOUNT_BY_FROM_ID__SENT_COUNT_ASC]) { nodes { id } } }`,
+            {
+              h: h === undefined ? null : String(h),
+            },
+          )
+        ).transfers.nodes.map((n: any) => n.id);
+        t.same(
+          byRelated,
+          [...seen].sort((a, b) => sent(a.from) - sent(b.from) || (a.id < b.id ? -1 : 1)).map((x) => x.id),
+          `ACCOUNT_BY_FROM_ID__SENT_COUNT_ASC${h === undefined ? '' : ` at ${h}`}: the sender's count as of then`,
         );
       }
       const offset = await gqlData(all.url, `{ transfers(first: 5, offset: 10, orderBy: [MEMO_ASC]) { nodes { id } pageInfo { hasPreviousPage } } }`);

@@ -19,6 +19,7 @@ import { entityTables, selectList, type EntityTable, type QueryColumn, type Valu
 import { loadById, parseBlockHeight, ROW_HEIGHT, withHeight, type EntityRow } from './entity-rows.ts';
 import { operatorsFor, type OperandShape } from './filter-operators.ts';
 import { orderable } from './order-keys.ts';
+import { relatedOrders } from './related-orders.ts';
 import { metadataFields } from './metadata-fields.ts';
 import { nodeAlias, nodeIdOf, parseNodeId } from './node-ids.ts';
 import type { QueryContext, QuerySettings } from './query-context.ts';
@@ -279,6 +280,10 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
     }
     order.PRIMARY_KEY_ASC = {};
     order.PRIMARY_KEY_DESC = {};
+    for (const { stem } of relatedOrders(t, tables).values()) {
+      order[`${stem}_ASC`] = {};
+      order[`${stem}_DESC`] = {};
+    }
     sc.createEnumTC({ name: names.orderBy, values: order });
     sc.createEnumTC({ name: names.distinct, values: Object.fromEntries(t.columns.map((c) => [c.upper, {}])) });
 

@@ -95,7 +95,7 @@ export class ConnectionSource {
     this.backwards = last != null;
     this.limit = first ?? last ?? queryLimit;
     this.offset = offset ?? 0;
-    this.keys = orderKeys(t, args.orderBy, args.orderByNull, search !== undefined);
+    this.keys = orderKeys(t, args.orderBy, args.orderByNull, { tables: ctx.tables, height, ranked: search !== undefined });
     this.afterValues = args.after == null ? undefined : decodeCursor(this.keys, args.after, 'after');
     this.beforeValues = args.before == null ? undefined : decodeCursor(this.keys, args.before, 'before');
     this.distinct = (args.distinct ?? []).map((d) => {

@@ -1,6 +1,7 @@
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { badInput } from './compile-filter.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import { relatedOrders } from './related-orders.ts';
 import type { SqlParams } from './sql-params.ts';
 
 /** One key of a page's ORDER BY. */
@@ -8,6 +9,15 @@ export interface OrderKey {
   column: QueryColumn;
   desc: boolean;
   nullsFirst: boolean;
+  /** a value computed for the row `alias` (a related row's column), instead of one of its columns */
+  expr?: (alias: string) => string;
+}
+
+/** What orderKeys needs beyond the table: related tables, the height, whether a search ranks the rows. */
+export interface OrderContext {
+  tables?: ReadonlyMap<string, EntityTable>;
+  height?: bigint;
+  ranked?: boolean;
 }
 
 export type NullOrder = 'NULLS_FIRST' | 'NULLS_LAST';
@@ -33,11 +43,16 @@ export function orderable(c: QueryColumn): boolean {
  * place and cursors are exact; it takes the direction of the key before it, which lets one index
  * on `(column, id)` serve both directions. A text search without `orderBy` goes best rank first.
  */
-export function orderKeys(t: EntityTable, orderBy: readonly string[] | null | undefined, nulls: NullOrder | null | undefined, ranked = false): OrderKey[] {
+export function orderKeys(
+  t: EntityTable,
+  orderBy: readonly string[] | null | undefined,
+  nulls: NullOrder | null | undefined,
+  { tables, height, ranked = false }: OrderContext = {},
+): OrderKey[] {
   const keys: OrderKey[] = [];
   const nullsFirst = (desc: boolean) => (nulls === 'NULLS_FIRST' ? true : nulls === 'NULLS_LAST' ? false : desc);
-  const push = (column: QueryColumn, desc: boolean) => {
-    if (!keys.some((k) => k.column === column)) keys.push({ column, desc, nullsFirst: nullsFirst(desc) });
+  const push = (column: QueryColumn, desc: boolean, expr?: OrderKey['expr']) => {
+    if (!keys.some((k) => k.column.upper === column.upper)) keys.push({ column, desc, nullsFirst: nullsFirst(desc), ...(expr && { expr }) });
   };
   if (ranked && orderBy == null) push(SEARCH_RANK, true);
   for (const value of orderBy ?? (ranked ? [] : ['PRIMARY_KEY_ASC'])) {
@@ -45,6 +60,11 @@ export function orderKeys(t: EntityTable, orderBy: readonly string[] | null | un
     const m = /^(.*)_(ASC|DESC)$/.exec(value);
     if (m === null) throw badInput(`${t.names.orderBy}: unknown value ${value}`);
     const desc = m[2] === 'DESC';
+    const related = tables === undefined ? undefined : relatedOrders(t, tables).get(m[1]!);
+    if (related !== undefined) {
+      push(related.column, desc, (alias) => related.sql(alias, height));
+      continue;
+    }
     const column = m[1] === 'PRIMARY_KEY' ? t.byName.get('id')! : t.columns.find((c) => c.upper === m[1] && orderable(c));
     if (column === undefined) throw badInput(`${t.names.orderBy}: unknown value ${value}`);
     push(column, desc);
@@ -54,7 +74,12 @@ export function orderKeys(t: EntityTable, orderBy: readonly string[] | null | un
 }
 
 export function reverseKeys(keys: readonly OrderKey[]): OrderKey[] {
-  return keys.map((k) => ({ column: k.column, desc: !k.desc, nullsFirst: !k.nullsFirst }));
+  return keys.map((k) => ({ ...k, desc: !k.desc, nullsFirst: !k.nullsFirst }));
+}
+
+/** the key's value for the row `alias` */
+function keyRef(alias: string, k: OrderKey): string {
+  return k.expr === undefined ? `${alias}.${quoteIdent(k.column.column)}` : k.expr(alias);
 }
 
 export function orderBySql(alias: string, keys: readonly OrderKey[]): string {
@@ -62,14 +87,14 @@ export function orderBySql(alias: string, keys: readonly OrderKey[]): string {
     .map((k) => {
       const defaultNullsFirst = k.desc;
       const nulls = k.nullsFirst === defaultNullsFirst ? '' : k.nullsFirst ? ' nulls first' : ' nulls last';
-      return `${alias}.${quoteIdent(k.column.column)}${k.desc ? ' desc' : ''}${nulls}`;
+      return `${keyRef(alias, k)}${k.desc ? ' desc' : ''}${nulls}`;
     })
     .join(', ');
 }
 
 /** The text form of each key of a row, selected as `__k0…`: cursors hold exact values, timestamps included. */
 export function cursorColumnsSql(alias: string, keys: readonly OrderKey[]): string {
-  return keys.map((k, i) => `${alias}.${quoteIdent(k.column.column)}::text as __k${i}`).join(', ');
+  return keys.map((k, i) => `${keyRef(alias, k)}::text as __k${i}`).join(', ');
 }
 
 function signature(keys: readonly OrderKey[]): string {
@@ -104,7 +129,7 @@ export function decodeCursor(keys: readonly OrderKey[], cursor: string, arg: str
  * range scan; otherwise the lexicographic expansion, with NULLs placed as the order places them.
  */
 export function afterCursorSql(alias: string, keys: readonly OrderKey[], values: readonly (string | null)[], params: SqlParams): string {
-  const ref = (k: OrderKey) => `${alias}.${quoteIdent(k.column.column)}`;
+  const ref = (k: OrderKey) => keyRef(alias, k);
   const value = (k: OrderKey, v: string) => params.add(v, k.column.sqlType);
   const uniform = keys.every((k, i) => !k.column.nullable && values[i] !== null && k.desc === keys[0]!.desc);
   if (uniform) {

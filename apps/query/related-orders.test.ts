@@ -1,0 +1,28 @@
+import t from 'tap';
+import { parseSchema } from '../../domain/entities/parse-schema.ts';
+import { entityTables } from './entity-tables.ts';
+import { relatedOrders } from './related-orders.ts';
+
+const model = parseSchema(`
+  type StarterEntity @entity { id: ID!, owner: Account, field1: Int!, tags: [String], meta: JSON }
+  type Account @entity { id: ID!, balance: BigInt!, starters: [StarterEntity] @derivedFrom(field: "owner"), sent: [Transfer] @derivedFrom(field: "from") }
+  type Transfer @entity { id: ID!, from: Account!, to: Account! }
+`);
+const tables = entityTables({ schema: 'app', model, historicalTables: new Set(['starter_entities', 'accounts', 'transfers']), fingerprint: '' });
+
+t.test('related orderBy values named as pg-order-by-related names them', async (t) => {
+  t.same([...relatedOrders(tables.get('StarterEntity')!, tables).keys()], ['ACCOUNT_BY_OWNER_ID__ID', 'ACCOUNT_BY_OWNER_ID__BALANCE']);
+  t.same(
+    [...relatedOrders(tables.get('Transfer')!, tables).keys()],
+    ['ACCOUNT_BY_FROM_ID__ID', 'ACCOUNT_BY_FROM_ID__BALANCE', 'ACCOUNT_BY_TO_ID__ID', 'ACCOUNT_BY_TO_ID__BALANCE'],
+  );
+  t.same(
+    [...relatedOrders(tables.get('Account')!, tables).keys()],
+    ['STARTER_ENTITIES_BY_OWNER_ID__COUNT', 'TRANSFERS_BY_FROM_ID__COUNT'],
+    'lists and JSON order nothing; rows pointing back are counted',
+  );
+  const balance = relatedOrders(tables.get('Transfer')!, tables).get('ACCOUNT_BY_FROM_ID__BALANCE')!;
+  t.equal(balance.sql('t', 12n), '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and r.__block_range @> 12::int8)', 'read at the height');
+  t.equal(balance.sql('t', undefined), '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and upper_inf(r.__block_range))');
+  t.equal(balance.column.nullable, true, 'a missing related row orders as NULL');
+});

@@ -1,0 +1,64 @@
+import pluralize from 'pluralize';
+import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
+import { quoteIdent } from '../../infra/postgres/sql.ts';
+import type { EntityTable, QueryColumn } from './entity-tables.ts';
+
+/**
+ * An `orderBy` value on a related entity, as `@graphile-contrib/pg-order-by-related` (in SubQuery's
+ * query service) names them: a column of the row a relation points to,
+ * `ACCOUNT_BY_FROM_ID__BALANCE_ASC`, or the number of rows pointing back, `TRANSFERS_BY_FROM_ID__COUNT_DESC`.
+ */
+export interface RelatedOrder {
+  /** the enum value without `_ASC`/`_DESC` */
+  stem: string;
+  /** the value's type, for cursors: the related column, or a count */
+  column: QueryColumn;
+  /** the value for the row `alias`, read at `height` (the connection's) */
+  sql(alias: string, height: bigint | undefined): string;
+}
+
+const COUNT: Omit<QueryColumn, 'name' | 'column' | 'upper'> = { kind: 'int', list: false, nullable: false, sqlType: 'int8' };
+
+/** PostGraphile's constantCase: `account-by-from_id` → `ACCOUNT_BY_FROM_ID` */
+const constantCase = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+
+function versionAt(other: EntityTable, alias: string, height: bigint | undefined): string {
+  if (!other.historical) return '';
+  // a validated block height: written as a literal, so that keys need no statement parameters
+  return height === undefined ? ` and upper_inf(${alias}.${BLOCK_RANGE})` : ` and ${alias}.${BLOCK_RANGE} @> ${height.toString()}::int8`;
+}
+
+const cache = new WeakMap<EntityTable, Map<string, RelatedOrder>>();
+
+/** Every related order value of `t`, by stem. */
+export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, EntityTable>): Map<string, RelatedOrder> {
+  const known = cache.get(t);
+  if (known !== undefined) return known;
+  const out = new Map<string, RelatedOrder>();
+  for (const r of t.forward) {
+    const other = tables.get(r.entity)!;
+    const prefix = constantCase(`${pluralize.singular(other.entity.table)}-by-${r.column}`);
+    for (const c of other.columns) {
+      if (c.list || c.kind === 'json') continue;
+      const stem = `${prefix}__${c.upper}`;
+      out.set(stem, {
+        stem,
+        // no related row reads as NULL, whatever the column says
+        column: { ...c, name: stem, column: stem, upper: stem, nullable: true },
+        sql: (alias, height) =>
+          `(select r.${quoteIdent(c.column)} from ${other.table} r where r.id = ${alias}.${quoteIdent(r.column)}${versionAt(other, 'r', height)})`,
+      });
+    }
+  }
+  for (const r of t.backward) {
+    const other = tables.get(r.entity)!;
+    const stem = `${constantCase(`${pluralize(pluralize.singular(other.entity.table))}-by-${r.column}`)}__COUNT`;
+    out.set(stem, {
+      stem,
+      column: { ...COUNT, name: stem, column: stem, upper: stem },
+      sql: (alias, height) => `(select count(*) from ${other.table} r where r.${quoteIdent(r.column)} = ${alias}.id${versionAt(other, 'r', height)})`,
+    });
+  }
+  cache.set(t, out);
+  return out;
+}
