@@ -3,10 +3,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ChangesSource } from '../apps/query/changes-source.ts';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
-import { entityTables } from '../apps/query/entity-tables.ts';
-import { createQueryContext } from '../apps/query/query-context.ts';
 import { listenOnFreePort } from '../infra/http/listen-on-free-port.ts';
-import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
@@ -15,6 +12,7 @@ import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { readmeGraphql } from './support/readme-graphql.ts';
+import { explainJson, recordingContext } from './support/statement-plans.ts';
 
 exitWhenDone();
 
@@ -182,22 +180,12 @@ for (const kind of BACKENDS) {
     if (kind === 'postgres') {
       await t.test('ordered pages come from an index, in historical mode too (PostgreSQL plans)', async (t) => {
         await execute(db.kysely, `vacuum analyze ${s}.transfers`);
-        const tables = entityTables(await readStoredProject(db.kysely, schema));
+        const { ctx, tables, last } = await recordingContext(db, schema);
         const transfersTable = tables.get('Transfer')!;
-        // The statement the service runs for a page, captured and explained.
+        // The statement the service runs for a page, explained.
         const plan = async (args: Record<string, unknown>, height?: bigint) => {
-          let captured: { text: string; params: readonly unknown[] } | undefined;
-          const ctx = createQueryContext({
-            db: db.kysely,
-            schema,
-            tables,
-            settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
-            metadata: { chains: async () => [] },
-          });
-          ctx.sql = async (text: string, params: readonly unknown[]) => ((captured = { text, params }), []);
           await new ConnectionSource(ctx, transfersTable, args, height).page();
-          const [row] = await execute<{ 'QUERY PLAN': unknown }>(db.kysely, `explain (analyze, format json) ${captured!.text}`, captured!.params);
-          return JSON.stringify(row!['QUERY PLAN']);
+          return explainJson(db, last());
         };
         const scanned = (json: string) =>
           Math.max(...[...json.matchAll(/"Node Type":\s*"Index Scan[^"]*",[^{}]*?"Actual Rows":\s*(\d+)/g)].map((m) => Number(m[1])));
@@ -216,22 +204,8 @@ for (const kind of BACKENDS) {
         await execute(db.kysely, `vacuum analyze ${s}.accounts`);
         const accountsTable = tables.get('Account')!;
         for (const filter of [undefined, { balance: { greaterThan: '0' } }]) {
-          let captured: { text: string; params: readonly unknown[] } | undefined;
-          const ctx = createQueryContext({
-            db: db.kysely,
-            schema,
-            tables,
-            settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
-            metadata: { chains: async () => [] },
-          });
-          const sql = ctx.sql.bind(ctx);
-          ctx.sql = async <R>(text: string, params: readonly unknown[]) => {
-            if (/full join/.test(text)) captured = { text, params };
-            return sql<R>(text, params);
-          };
           await new ChangesSource(ctx, accountsTable, { fromHeight: workload.fromBlock + 10, toHeight: workload.fromBlock + 20, first: 10, filter }).page();
-          const [row] = await execute<{ 'QUERY PLAN': unknown }>(db.kysely, `explain (analyze, format json) ${captured!.text}`, captured!.params);
-          const json = JSON.stringify(row!['QUERY PLAN']);
+          const json = await explainJson(db, last(/full join/));
           const label = filter === undefined ? 'changes' : 'filtered changes';
           t.match(json, /"Index Name":\s*"accounts_lower_id_begun"/, `${label}: versions begun, from their index`);
           t.match(json, /"Index Name":\s*"accounts_upper_id_ended"/, `${label}: versions ended, from theirs`);

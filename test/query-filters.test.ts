@@ -1,10 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
-import { entityTables } from '../apps/query/entity-tables.ts';
-import { createQueryContext } from '../apps/query/query-context.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
-import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, setupErc20Chain } from './support/erc20-chain.ts';
@@ -12,6 +9,7 @@ import { copyProject } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
 import { readmeGraphql } from './support/readme-graphql.ts';
+import { explainJson, recordingContext } from './support/statement-plans.ts';
 import { buildZooProject, POST_WORDS } from './support/zoo-project.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 
@@ -661,22 +659,10 @@ for (const kind of BACKENDS) {
 
       if (kind === 'postgres') {
         // the statement the service runs, explained: a dozen rows make a sequential scan cheaper, so it is ruled out to see the index can serve it
-        const tables = entityTables(await readStoredProject(db.kysely, schema));
-        let captured: { text: string; params: readonly unknown[] } | undefined;
-        const ctx = createQueryContext({
-          db: db.kysely,
-          schema,
-          tables,
-          settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 10000 },
-          metadata: { chains: async () => [] },
-        });
-        ctx.sql = async (text: string, params: readonly unknown[]) => ((captured = { text, params }), []);
+        const { ctx, tables, last } = await recordingContext(db, schema);
         for (const height of [undefined, BigInt(workload.fromBlock + 5)]) {
           await new ConnectionSource(ctx, tables.get('Post')!, { first: 10 }, height, undefined, { text: 'quick fox' }).page();
-          const plan = await db.kysely.transaction().execute(async (tx) => {
-            await execute(tx, 'set local enable_seqscan = off');
-            return JSON.stringify(await execute(tx, `explain (format json) ${captured!.text}`, captured!.params));
-          });
+          const plan = await explainJson(db, last(), { analyze: false, noSeqScan: true });
           t.match(
             plan,
             /"Index Name":\s*"posts_title_body_fulltext_english"/,
