@@ -3,6 +3,7 @@ import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../../infra/logging/create-logger.ts';
+import type { GraphqlRequest, GraphqlResponse } from './execute-request.ts';
 import type { QueryService } from './query-service.ts';
 import { messageTooLargeText, REQUEST_LIMITS } from './request-limits.ts';
 
@@ -54,6 +55,33 @@ async function readJsonBody(ctx: Koa.Context): Promise<unknown> {
 }
 
 /**
+ * A GraphQL endpoint: GET (`?query=&variables=&operationName=`) or POST (a JSON body, or the query
+ * itself as `application/graphql`), answered by `execute`. Every GraphQL path of the service (the
+ * SubQuery dialect, and the Graph dialect of `--subgraph`) goes through it.
+ */
+export function graphqlHandler(execute: (request: GraphqlRequest) => Promise<GraphqlResponse>): (ctx: Koa.Context) => Promise<void> {
+  return async (ctx) => {
+    const method = ctx.method === 'GET' ? 'GET' : 'POST';
+    let request: Record<string, unknown> = {};
+    if (method === 'GET') {
+      const q = ctx.query;
+      request = { query: q.query, variables: q.variables, operationName: q.operationName };
+    } else {
+      const body = await readJsonBody(ctx);
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        ctx.status = 400;
+        ctx.body = { errors: [{ message: 'the request body must be a JSON object with "query"', extensions: { code: 'BAD_REQUEST' } }] };
+        return;
+      }
+      request = body as Record<string, unknown>;
+    }
+    const res = await execute({ ...request, method });
+    ctx.status = res.status;
+    ctx.body = res.body;
+  };
+}
+
+/**
  * GraphQL at `/` and `/graphql` over GET (`?query=&variables=&operationName=`) and POST (JSON),
  * `/health` (the indexer's health with `--indexer`, else the database's), `/ready`, and the 404
  * body of the node for anything else. Every answer carries CORS headers.
@@ -91,25 +119,7 @@ export async function createQueryServer(options: CreateQueryServerOptions): Prom
     ctx.status = h.healthy ? 200 : 503;
     ctx.body = { ready: h.healthy };
   });
-  const graphql = async (ctx: Koa.Context) => {
-    const method = ctx.method === 'GET' ? 'GET' : 'POST';
-    let request: Record<string, unknown> = {};
-    if (method === 'GET') {
-      const q = ctx.query;
-      request = { query: q.query, variables: q.variables, operationName: q.operationName };
-    } else {
-      const body = await readJsonBody(ctx);
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        ctx.status = 400;
-        ctx.body = { errors: [{ message: 'the request body must be a JSON object with "query"', extensions: { code: 'BAD_REQUEST' } }] };
-        return;
-      }
-      request = body as Record<string, unknown>;
-    }
-    const res = await service.execute({ ...request, method });
-    ctx.status = res.status;
-    ctx.body = res.body;
-  };
+  const graphql = graphqlHandler((request) => service.execute(request));
   for (const path of ['/', '/graphql']) {
     router.get(path, graphql);
     router.post(path, graphql);

@@ -29,6 +29,8 @@ export interface QueryOptions {
   queryComplexity: number;
   queryLimit: number;
   queryTimeout: number;
+  /** `--subgraph`: also answer The Graph's query dialect at /subgraphs/name/<name> and /subgraph */
+  subgraph: boolean;
   subscription: boolean;
   unsafe: boolean;
 }
@@ -102,6 +104,7 @@ export function parseQueryArgs(argv: readonly string[], ctx: ParseQueryArgsConte
     .addOption(new Option('--query-complexity <n>', 'queries above this complexity are rejected').argParser(positiveInt).default(10))
     .addOption(new Option('--query-limit <n>', 'largest page (first/last); also the default page size').argParser(positiveInt).default(100))
     .addOption(new Option('--query-timeout <ms>', 'milliseconds a query may run').argParser(positiveInt).default(10000))
+    .addOption(flag('--subgraph', "also serve The Graph's query dialect (graph-node's) at /subgraphs/name/<name> and /subgraph", false))
     .addOption(flag('--subscription', 'enable GraphQL subscriptions (the node needs --subscription too)', false))
     .addOption(flag('--unsafe', 'enable the aggregates sum, min, max, average, stddev* and variance*', false));
 

@@ -10,14 +10,23 @@ import type { QueryOptions } from './query-options.ts';
 import { createQueryService, type QueryService } from './query-service.ts';
 
 /**
- * What `--playground` and `--subscription` plug in: schema additions and server parts. A flag
- * with no plugin that provides it is refused rather than ignored.
+ * What `--playground`, `--subscription` and `--subgraph` plug in: schema additions and server
+ * parts. A flag with no plugin that provides it is refused rather than ignored.
  */
 export interface QueryFeature extends QueryServerPlugin {
   /** the flag it carries out, e.g. `--playground` */
-  flag: '--playground' | '--subscription';
+  flag: FeatureFlag;
   extendSchema?: SchemaExtension;
 }
+
+/** Whether each feature's flag is on. */
+const FEATURE_FLAGS = {
+  '--playground': (o: QueryOptions) => o.playground,
+  '--subscription': (o: QueryOptions) => o.subscription,
+  '--subgraph': (o: QueryOptions) => o.subgraph,
+} as const;
+
+export type FeatureFlag = keyof typeof FEATURE_FLAGS;
 
 export interface RunQueryContext {
   options: QueryOptions;
@@ -82,16 +91,14 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   const { options, logger } = ctx;
   const log = logger.child('query');
   const features = ctx.features ?? [];
-  const missing = (['--playground', '--subscription'] as const).filter(
-    (flag) => (flag === '--playground' ? options.playground : options.subscription) && !features.some((f) => f.flag === flag),
-  );
+  const missing = (Object.keys(FEATURE_FLAGS) as FeatureFlag[]).filter((flag) => FEATURE_FLAGS[flag](options) && !features.some((f) => f.flag === flag));
   if (missing.length > 0)
     throw new IdxError(
       'OPTION_NOT_AVAILABLE',
       `${missing.join(', ')}: not available in this version of idx-query yet; run without ${missing.length === 1 ? 'it' : 'them'}`,
     );
   // features whose flag is off stay out
-  const enabled = features.filter((f) => (f.flag === '--playground' ? options.playground : options.subscription));
+  const enabled = features.filter((f) => FEATURE_FLAGS[f.flag](options));
 
   const db = ctx.db ?? (await openQueryDb(options, ctx.env, logger));
   const ownsDb = ctx.db === undefined;

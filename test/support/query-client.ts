@@ -12,7 +12,7 @@ export interface GqlAnswer<D = any> extends WsAnswer<D> {
   status: number;
 }
 
-/** idx-query over `db` (already indexed into `schema`), as the CLI would parse `args`; closed on teardown. */
+/** idx-query over `db` (already indexed into `schema`), as the CLI would parse and run `args` (features included); closed on teardown. */
 export async function startQueryService(
   t: { teardown(fn: () => unknown): void },
   db: Db,
@@ -23,7 +23,7 @@ export async function startQueryService(
   const cmd = parseQueryArgs(['-n', schema, '--port', String(freePortGuess()), '--log-level', 'warn', ...args], { version: 'test', cwd: '/', write: () => {} });
   if (cmd.command !== 'run') throw new Error('expected a run command');
   const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
-  const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, ...extra });
+  const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, features: queryFeatures(cmd.options), ...extra });
   t.teardown(() => running.close());
   return running;
 }
@@ -65,16 +65,7 @@ export async function startSubscriptionService(t: { teardown(fn: () => unknown):
     db = await createDb({ env: process.env });
   }
   t.teardown(() => db.close());
-  const cmd = parseQueryArgs(['-n', b.schema, '--subscription', '--port', String(freePortGuess()), '--log-level', 'warn', ...args], {
-    version: 'test',
-    cwd: '/',
-    write: () => {},
-  });
-  if (cmd.command !== 'run') throw new Error('expected a run command');
-  const logger = createLogger({ level: 'silent', format: 'json' });
-  const running = await runQuery({ options: cmd.options, logger, version: 'test', env: {}, db, features: queryFeatures(cmd.options) });
-  t.teardown(() => running.close());
-  return running;
+  return startQueryService(t, db, b.schema, ['--subscription', ...args]);
 }
 
 /** One GraphQL request over HTTP POST (or GET). */

@@ -13,9 +13,11 @@ export interface ReadmeGraphql {
  * The GraphQL a reader copies from a markdown file: the bodies of `curl … -d '{"query": …}'`
  * commands and the contents of ```graphql blocks. The examples are written for the starter
  * project; a block right after `<!-- example project: zoo -->` is for test/support/zoo-project.ts
- * and is returned only when `project` is `zoo`.
+ * and is returned only when `project` is `zoo`, one after `<!-- example project: subgraph -->` is
+ * for the starter project in The Graph's dialect (`idx-query --subgraph`) and is returned only
+ * when `project` is `subgraph`.
  */
-export function readmeGraphql(file: string, project: 'starter' | 'zoo' = 'starter'): ReadmeGraphql[] {
+export function readmeGraphql(file: string, project: 'starter' | 'zoo' | 'subgraph' = 'starter'): ReadmeGraphql[] {
   const text = readFileSync(file, 'utf8');
   const lineOf = (index: number) => text.slice(0, index).split('\n').length;
   const out: ReadmeGraphql[] = [];
