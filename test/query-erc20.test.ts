@@ -33,7 +33,7 @@ for (const kind of BACKENDS) {
   t.test(`${kind}: GraphQL over the indexed ERC20 example`, async (t) => {
     const dir = await copyProject(t, built);
     const schema = uniqueSchemaName('idx_q');
-    await indexInProcess(kind, dir, anvil.url, ['--db-schema', schema], workload.toBlock);
+    await indexInProcess(kind, dir, anvil.url, ['--db-schema', schema, '--changes-index'], workload.toBlock);
     const db = await openIndexedDb(t, kind, dir, [schema]);
     const s = quoteIdent(schema);
     const transfers = await execute<TransferRow>(

@@ -682,6 +682,8 @@ for (const kind of BACKENDS) {
       const [live] = await execute<{ n: string }>(db.kysely, `select count(*) as n from ${s}.pendings where upper_inf(__block_range)`);
       t.equal(data.pendings.nodes.length, Number(live!.n), 'removed rows are gone');
       t.equal(data.accounts.nodes[0].sent.totalCount, data.accounts.nodes[0].sentCount);
+      const noChanges = await gql(all.url, `{ transferChanges(fromHeight: 0) { totalCount } }`);
+      t.match(noChanges.errors?.[0]?.message, /Cannot query field "transferChanges"/, "no <entity>Changes without the node's --changes-index");
       const bad = await gql(q.url, `{ transfers(blockHeight: "5") { totalCount } }`);
       t.match(bad.errors?.[0], { extensions: { code: 'BAD_USER_INPUT' }, message: /--disable-historical/ });
     });

@@ -27,6 +27,7 @@ t.test('defaults are those documented in docs/usage.md', async (t) => {
   t.match(options, {
     idx: 'proj',
     allowSchemaMigration: false,
+    changesIndex: false,
     batchSize: undefined,
     blockConfirmations: 200,
     disableHistorical: false,
@@ -163,6 +164,7 @@ t.test('bad values and unknown options are refused, naming them', async (t) => {
 
 t.test('rules between options', async (t) => {
   t.match(usage(['--unfinalized-blocks', '--disable-historical']), /--unfinalized-blocks needs historical tracking/);
+  t.match(usage(['--changes-index', '--disable-historical']), /--changes-index needs historical tracking/);
   t.match(usage(['--multi-chain']), /--multi-chain needs --db-schema/);
   t.match(usage(['--pg-cert', 'c.pem']), /--pg-cert and --pg-key go together/);
   t.match(run(['--block-confirmations', '5'], ctx({ variant: 'base' })).warnings, [/applies only to idx-node-ethereum/]);

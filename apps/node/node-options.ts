@@ -16,6 +16,8 @@ export interface NodeOptions {
   config?: string;
   idxName?: string;
   allowSchemaMigration: boolean;
+  /** `--changes-index` */
+  changesIndex: boolean;
   /** undefined when neither the flag nor the config file sets it (then 100) */
   batchSize?: number;
   blockConfirmations: number;
@@ -99,6 +101,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
         .argParser(positiveInt)
         .default(200),
     )
+    .addOption(flag('--changes-index', "index versions by the heights they began and ended, for idx-query's <entity>Changes", false))
     .option('--csv-out-dir <folder>', 'also write entity data to CSV files in this folder')
     .option('--db-schema <name>', 'database schema of the project; a new name starts indexing from scratch')
     .addOption(new Option('--debug [scopes]', 'debug logging for scopes: "*" for all, a comma list, "-scope" to leave one out').preset('*'))
@@ -184,6 +187,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   }
   if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');
   if (o.unfinalizedBlocks && o.disableHistorical) errors.push('--unfinalized-blocks needs historical tracking; remove --disable-historical');
+  if (o.changesIndex && o.disableHistorical) errors.push('--changes-index needs historical tracking; remove --disable-historical');
   // A multichain folder names its own schema: its folder's name (DECISIONS.md).
   if (o.multiChain && o.dbSchema === undefined && !(o.idx !== undefined && namesMultichain(o.idx))) {
     errors.push('--multi-chain needs --db-schema naming the shared schema');

@@ -43,15 +43,15 @@ export async function prepareProjectStore(
   o: { model: SchemaModel; schema: string; historical: boolean; options: NodeOptions; chainId?: string; logger: Logger },
 ): Promise<EntityStore> {
   const { model, schema, historical, chainId } = o;
-  const { timestampField, allowSchemaMigration } = o.options;
+  const { timestampField, allowSchemaMigration, changesIndex } = o.options;
   if (chainId !== undefined && db.pglite !== undefined) {
     throw new IdxError(
       'MULTI_CHAIN_NEEDS_POSTGRES',
       '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema',
     );
   }
-  await applySchemaChange(db.kysely, model, { schema, historical, timestampField, allowMigration: allowSchemaMigration, logger: o.logger });
-  await prepareProjectSchema(db.kysely, model, { schema, historical, timestampField });
+  await applySchemaChange(db.kysely, model, { schema, historical, timestampField, changesIndex, allowMigration: allowSchemaMigration, logger: o.logger });
+  await prepareProjectSchema(db.kysely, model, { schema, historical, timestampField, changesIndex });
   if (chainId !== undefined) await prepareChainTables(db.kysely, model, { schema, chainId });
   return createEntityStore({ db: db.kysely, schema, model, historical, timestampField, ...(chainId !== undefined && { chainId }) });
 }

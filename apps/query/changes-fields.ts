@@ -4,13 +4,14 @@ import type { EntityTable } from './entity-tables.ts';
 import type { QueryContext } from './query-context.ts';
 
 /**
- * `<entity>Changes(fromHeight, toHeight, first, after, filter)` for every entity with history: what
+ * `<entity>Changes(fromHeight, toHeight, first, after, filter)` for every table the node keeps the
+ * `--changes-index` indexes on (an index scan, never a table scan, answers each page): what
  * changed between two heights, as CREATE/UPDATE/DELETE with the versions before and after. A name
  * another entity already takes (an entity called `TransferChange`) is left to that entity.
  */
 export function changesFields(sc: SchemaComposer<QueryContext>, tables: ReadonlyMap<string, EntityTable>): void {
   for (const t of tables.values()) {
-    if (!t.historical) continue;
+    if (!t.changes) continue;
     const type = `${t.names.type}Change`;
     const field = `${t.names.single}Changes`;
     const connection = `${t.names.type}ChangesConnection`;

@@ -15,7 +15,7 @@ const SCHEMA = `
 type Owner @entity { id: ID!, name: String! }
 type Item @entity { id: ID!, n: Int!, owner: Owner, tag: String }
 `;
-const opts = (schema: string) => ({ schema, historical: true, timestampField: true });
+const opts = (schema: string) => ({ schema, historical: true, timestampField: true, changesIndex: true });
 
 interface Version {
   lo: number;

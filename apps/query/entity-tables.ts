@@ -55,6 +55,8 @@ export interface EntityTable {
   /** `"schema"."transfers"` */
   table: string;
   historical: boolean;
+  /** the node keeps the `--changes-index` indexes: `<entity>Changes` can be served */
+  changes: boolean;
   /** `id` first, then every stored field */
   columns: QueryColumn[];
   byName: Map<string, QueryColumn>;
@@ -180,6 +182,7 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
       entity,
       table: qualified(schema, entity.table),
       historical: project.historicalTables.has(entity.table),
+      changes: project.changesTables.has(entity.table),
       columns,
       byName: new Map(columns.map((c) => [c.name, c])),
       forward,

@@ -10,7 +10,13 @@ const model = parseSchema(`
   type Sheep @entity { id: ID! }
   type Legacy @entity { id: ID!, nodeId: String! }
 `);
-const project = { schema: 'app', model, historicalTables: new Set(['starter_entities', 'sheep', 'legacies']), fingerprint: '' };
+const project = {
+  schema: 'app',
+  model,
+  historicalTables: new Set(['starter_entities', 'sheep', 'legacies']),
+  changesTables: new Set<string>(),
+  fingerprint: '',
+};
 const tables = entityTables(project);
 
 t.test("PostGraphile's node ids: base64 of [pluralized table, id]", async (t) => {

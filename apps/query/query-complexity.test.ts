@@ -9,7 +9,7 @@ const model = parseSchema(`
   type Transfer @entity { id: ID!, value: BigInt!, from: Account!, to: Account! }
 `);
 const { schema } = buildSchema({
-  project: { schema: 'app', model, historicalTables: new Set(['accounts', 'transfers']), fingerprint: '' },
+  project: { schema: 'app', model, historicalTables: new Set(['accounts', 'transfers']), changesTables: new Set<string>(), fingerprint: '' },
   settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 1000 },
   version: 'test',
 });

@@ -8,7 +8,13 @@ const model = parseSchema(`
   type Account @entity { id: ID!, balance: BigInt!, starters: [StarterEntity] @derivedFrom(field: "owner"), sent: [Transfer] @derivedFrom(field: "from") }
   type Transfer @entity { id: ID!, from: Account!, to: Account! }
 `);
-const tables = entityTables({ schema: 'app', model, historicalTables: new Set(['starter_entities', 'accounts', 'transfers']), fingerprint: '' });
+const tables = entityTables({
+  schema: 'app',
+  model,
+  historicalTables: new Set(['starter_entities', 'accounts', 'transfers']),
+  changesTables: new Set<string>(),
+  fingerprint: '',
+});
 
 t.test('related orderBy values named as pg-order-by-related names them', async (t) => {
   t.same([...relatedOrders(tables.get('StarterEntity')!, tables).keys()], ['ACCOUNT_BY_OWNER_ID__ID', 'ACCOUNT_BY_OWNER_ID__BALANCE']);

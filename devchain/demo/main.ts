@@ -49,7 +49,18 @@ export async function main(args: readonly string[] = []): Promise<void> {
 
     const indexer = spawn(
       node,
-      ['--no-node-snapshot', join(root, 'bin', 'idx-node.js'), '-f', project, '--network-endpoint', chain.url, '-p', '3000', '--subscription'],
+      [
+        '--no-node-snapshot',
+        join(root, 'bin', 'idx-node.js'),
+        '-f',
+        project,
+        '--network-endpoint',
+        chain.url,
+        '-p',
+        '3000',
+        '--subscription',
+        '--changes-index',
+      ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
@@ -77,7 +88,19 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const startQuery = (indexerUrl: string) => {
       const query = spawn(
         node,
-        ['--no-node-snapshot', join(root, 'bin', 'idx-query.js'), '-f', project, '--playground', '--subscription', '--indexer', indexerUrl, '--port', '3001'],
+        [
+          '--no-node-snapshot',
+          join(root, 'bin', 'idx-query.js'),
+          '-f',
+          project,
+          '--playground',
+          '--subscription',
+          '--subgraph',
+          '--indexer',
+          indexerUrl,
+          '--port',
+          '3001',
+        ],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       children.push(query);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { IdxError } from '../../domain/errors.ts';
-import { BLOCK_RANGE } from './schema-ddl.ts';
+import { BLOCK_RANGE, changesIndexNames } from './schema-ddl.ts';
 import { execute, qualified } from './sql.ts';
 
 /** What the node left in a project schema for readers: its entity model and how each table is stored. */
@@ -11,6 +11,8 @@ export interface StoredProject {
   model: SchemaModel;
   /** entity tables that carry `__block_range` (none with the node's `--disable-historical`) */
   historicalTables: ReadonlySet<string>;
+  /** historical tables with the node's `--changes-index` indexes */
+  changesTables: ReadonlySet<string>;
   /** `model` as JSON text: two reads of an unchanged project give the same text */
   fingerprint: string;
 }
@@ -46,7 +48,15 @@ export async function readStoredProject(db: Kysely<any>, schema: string, where =
     );
   }
   const historicalTables = new Set(model.entities.filter((e) => present.get(e.table) === true).map((e) => e.table));
-  return { schema, model, historicalTables, fingerprint: JSON.stringify(model) + JSON.stringify([...historicalTables].sort()) };
+  const indexes = new Set((await execute<{ name: string }>(db, `select indexname as name from pg_indexes where schemaname = $1`, [schema])).map((r) => r.name));
+  const changesTables = new Set([...historicalTables].filter((table) => changesIndexNames(table).every((n) => indexes.has(n))));
+  return {
+    schema,
+    model,
+    historicalTables,
+    changesTables,
+    fingerprint: JSON.stringify(model) + JSON.stringify([...historicalTables].sort()) + JSON.stringify([...changesTables].sort()),
+  };
 }
 
 function isSchemaModel(v: unknown): v is SchemaModel {

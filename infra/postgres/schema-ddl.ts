@@ -12,6 +12,13 @@ export interface SchemaDdlOptions {
   historical: boolean;
   /** idx's insert/update time columns (`timestampColumns`); false for `--timestamp-field=false` */
   timestampField: boolean;
+  /** `--changes-index`: index versions by the heights they began and ended (idx-query's `<entity>Changes`) */
+  changesIndex?: boolean;
+}
+
+/** The two indexes `--changes-index` keeps on a historical table: versions begun, and versions ended, by height. */
+export function changesIndexNames(table: string): [begun: string, ended: string] {
+  return [indexName(table, ['lower', 'id'], 'begun'), indexName(table, ['upper', 'id'], 'ended')];
 }
 
 export const BLOCK_RANGE = '__block_range';
@@ -34,7 +41,7 @@ export function buildTableDdl(model: SchemaModel, options: SchemaDdlOptions): st
   return statements;
 }
 
-function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical, timestampField }: SchemaDdlOptions): string[] {
+function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical, timestampField, changesIndex }: SchemaDdlOptions): string[] {
   const table = qualified(schema, entity.table);
   const columns = resolveColumns(entity, model, schema);
   const defs = [historical ? 'id text not null' : 'id text primary key'];
@@ -54,8 +61,12 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
     // Finds an id's versions in order: reads at a height, and closing on write.
     index(['id', 'lower'], false, 'versions', `id, lower(${BLOCK_RANGE})`);
     index(['id'], true, 'live', 'id', live);
+  }
+  if (historical && changesIndex === true) {
     // The changes between two heights (idx-query's `<entity>Changes`): versions begun, and versions
-    // ended, in a height window, in (height, id) order. Live rows never enter the second.
+    // ended, in a height window, in (height, id) order. Live rows never enter the second. Opt-in:
+    // a closed version is a new tuple in every index, and these two cost about a third of the
+    // store's write speed (docs/DECISIONS.md).
     index(['lower', 'id'], false, 'begun', `lower(${BLOCK_RANGE}), id`);
     index(['upper', 'id'], false, 'ended', `upper(${BLOCK_RANGE}), id`, ` where not upper_inf(${BLOCK_RANGE})`);
   }

@@ -7,7 +7,13 @@ import { buildSubgraphSchema } from './build-subgraph-schema.ts';
 
 const build = (text: string, flat = false): GraphQLSchema => {
   const model = parseSchema(text);
-  const project = { schema: 'app', model, historicalTables: new Set(flat ? [] : model.entities.map((e) => e.table)), fingerprint: '' };
+  const project = {
+    schema: 'app',
+    model,
+    historicalTables: new Set(flat ? [] : model.entities.map((e) => e.table)),
+    changesTables: new Set<string>(),
+    fingerprint: '',
+  };
   return buildSubgraphSchema({ project, tables: entityTables(project) });
 };
 

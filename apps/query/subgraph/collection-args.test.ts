@@ -5,7 +5,7 @@ import { connectionArgs } from './collection-args.ts';
 import { wherePlans } from './where-plan.ts';
 
 const model = parseSchema(`type Transfer @entity { id: ID!, value: BigInt!, memo: String }`);
-const plans = wherePlans(entityTables({ schema: 'app', model, historicalTables: new Set(['transfers']), fingerprint: '' }));
+const plans = wherePlans(entityTables({ schema: 'app', model, historicalTables: new Set(['transfers']), changesTables: new Set<string>(), fingerprint: '' }));
 const args = (a: Parameters<typeof connectionArgs>[2], max = 1000) => connectionArgs(plans, 'Transfer', a, max);
 
 t.test("graph-node's defaults: 100 rows, id ascending", async (t) => {

@@ -34,7 +34,7 @@ const model = parseSchema(`
     amounts: [BigInt!]
   }
 `);
-const project = { schema: 'app', model, historicalTables: new Set(model.entities.map((e) => e.table)), fingerprint: '' };
+const project = { schema: 'app', model, historicalTables: new Set(model.entities.map((e) => e.table)), changesTables: new Set<string>(), fingerprint: '' };
 const tables = entityTables(project);
 const plans = wherePlans(tables);
 const tr = (entity: string, where: Record<string, unknown>) => translateWhere(plans, entity, where);
