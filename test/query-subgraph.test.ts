@@ -251,8 +251,8 @@ for (const kind of BACKENDS) {
     await t.test("under idx-query's defaults: the docs' example, first: 1000, complexity", async (t) => {
       const defaults = await startSubgraphService(t, db, schema);
       const at = `${defaults.url}/subgraphs/name/${schema}`;
-      const examples = readmeGraphql(fileURLToPath(new URL('../docs/graphql.md', import.meta.url)), 'subgraph');
-      t.ok(examples.length > 0, 'docs/graphql.md has a Graph example');
+      const examples = ['../docs/graphql.md', '../README.md'].flatMap((f) => readmeGraphql(fileURLToPath(new URL(f, import.meta.url)), 'subgraph'));
+      t.ok(examples.length > 1, 'docs/graphql.md and the README have Graph examples');
       for (const { query, where } of examples) {
         const a = await post(at, query);
         t.same({ status: a.status, errors: a.errors }, { status: 200, errors: undefined }, where);

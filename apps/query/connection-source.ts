@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
-import { fullTextConfig, fullTextDocument } from '../../infra/postgres/full-text.ts';
+import { FULL_TEXT_COLUMN } from '../../domain/entities/entity-model.ts';
+import { fullTextConfig } from '../../infra/postgres/full-text.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
 import { selectList, type EntityTable, type QueryColumn } from './entity-tables.ts';
@@ -117,7 +118,7 @@ export class ConnectionSource {
     const ft = this.t.entity.fullText;
     if (this.search === undefined || ft === undefined) return this.t.table;
     const query = `to_tsquery(${fullTextConfig(ft)}, ${params.add(searchTsquery(this.search.text), 'text')})`;
-    const doc = fullTextDocument(ft, 's');
+    const doc = `s.${quoteIdent(FULL_TEXT_COLUMN)}`;
     return `(select s.*, ts_rank(${doc}, ${query}) as __rank from ${this.t.table} s where ${doc} @@ ${query})`;
   }
 

@@ -40,6 +40,9 @@ export interface IndexModel {
   unique: boolean;
 }
 
+/** The column holding an `@fullText` entity's words (a generated `tsvector`), named as SubQuery names it. */
+export const FULL_TEXT_COLUMN = '_tsv';
+
 /** `@fullText(fields: [...], language: "english")`: one text-search document over String fields */
 export interface FullTextModel {
   /** GraphQL names, in the directive's order */

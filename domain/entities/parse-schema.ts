@@ -12,6 +12,7 @@ import {
 import { ValidationError, type Problem } from '../errors.ts';
 import { CHAIN_COLUMN } from './chain-tables.ts';
 import {
+  FULL_TEXT_COLUMN,
   SCALARS,
   type EntityModel,
   type EnumModel,
@@ -29,7 +30,7 @@ import { columnName, enumTypeName, tableName } from './names.ts';
  * Columns idx may add to an entity table besides its fields; a field may not map onto one of them.
  * `created_at`/`updated_at` are free: idx's own move aside (domain/entities/timestamp-columns.ts).
  */
-const RESERVED_COLUMNS = new Set(['__block_range', '__created_at', '__updated_at', CHAIN_COLUMN, '_id']);
+const RESERVED_COLUMNS = new Set(['__block_range', '__created_at', '__updated_at', CHAIN_COLUMN, '_id', FULL_TEXT_COLUMN]);
 
 const TYPE_DIRECTIVES = new Set(['entity', 'jsonField', 'compositeIndexes', 'fullText']);
 const FIELD_DIRECTIVES = new Set(['index', 'derivedFrom']);

@@ -3,7 +3,9 @@ import type { EntityModel, SchemaModel } from '../../domain/entities/entity-mode
 import { describeChange, type SchemaChange } from '../../domain/entities/schema-diff.ts';
 import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { FULL_TEXT_COLUMN } from '../../domain/entities/entity-model.ts';
 import { resolveColumn, toJsonText } from './column-codec.ts';
+import { fullTextColumnDdl } from './full-text.ts';
 import { textArray } from './create-entity-store.ts';
 import { buildTableDdl, type SchemaDdlOptions } from './schema-ddl.ts';
 import { execute, hasColumn, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
@@ -88,6 +90,12 @@ export async function migrateEntitySchema(
       }
     };
     for (const m of moves) if (m.to.startsWith('__')) await moveColumn(m);
+    // `_tsv` is generated from the fields: it goes before they change, and comes back after
+    for (const c of changes) {
+      if (c.kind === 'full-text' && c.from !== undefined) {
+        await step(c, `alter table ${tableOf(c.entity)} drop column if exists ${quoteIdent(FULL_TEXT_COLUMN)}`);
+      }
+    }
     for (const c of changes) {
       switch (c.kind) {
         case 'drop-entity':
@@ -132,6 +140,9 @@ export async function migrateEntitySchema(
       }
     }
     for (const m of moves) if (!m.to.startsWith('__')) await moveColumn(m);
+    for (const c of changes) {
+      if (c.kind === 'full-text' && c.to !== undefined) await step(c, `alter table ${tableOf(c.entity)} add column ${fullTextColumnDdl(c.to)}`);
+    }
     // Enums losing values: PostgreSQL cannot remove a value, so the type is made anew and its columns cast over.
     for (const c of changes) {
       if (c.kind !== 'drop-enum-values') continue;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SchemaModel } from '../../domain/entities/entity-model.ts';
+import { FULL_TEXT_COLUMN, type SchemaModel } from '../../domain/entities/entity-model.ts';
 import { CHAIN_COLUMN } from '../../domain/entities/chain-tables.ts';
 import { notifyChannel } from '../../domain/entities/names.ts';
 import { resolveColumns } from './column-codec.ts';
@@ -95,7 +95,7 @@ function sendFunctionSql(schema: string): string {
   return `
 create or replace function ${qualified(schema, `${NOTIFY_FUNCTION}_send`)}(channel text, kind text, row_json jsonb, args text[]) returns void language plpgsql as $fn$
 declare
-  entity jsonb := row_json - '${BLOCK_RANGE}' - '${CHAIN_COLUMN}';
+  entity jsonb := row_json - '${BLOCK_RANGE}' - '${CHAIN_COLUMN}' - '${FULL_TEXT_COLUMN}';
   payload text;
   col text;
   v jsonb;

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { EntityModel, SchemaModel } from '../../domain/entities/entity-model.ts';
 import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { resolveColumns } from './column-codec.ts';
-import { fullTextDocument } from './full-text.ts';
+import { FULL_TEXT_COLUMN } from '../../domain/entities/entity-model.ts';
+import { fullTextColumnDdl } from './full-text.ts';
 import { execute, indexName, qualified, quoteIdent, quoteLiteral } from './sql.ts';
 
 export interface SchemaDdlOptions {
@@ -51,6 +52,7 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
     defs.push(`${quoteIdent(ts.created)} timestamptz not null default now()`, `${quoteIdent(ts.updated)} timestamptz not null default now()`);
   }
   if (historical) defs.push(`${BLOCK_RANGE} int8range not null`);
+  if (entity.fullText !== undefined) defs.push(fullTextColumnDdl(entity.fullText));
   const out = [`create table if not exists ${table} (\n  ${defs.join(',\n  ')}\n)`];
   const live = historical ? ` where upper_inf(${BLOCK_RANGE})` : '';
   const index = (cols: readonly string[], unique: boolean, suffix: string, expr?: string, where = '', using = '') =>
@@ -92,7 +94,7 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
   // `@fullText`: one GIN index over every version (searches at past heights use it too). The name
   // carries the columns and language, so a changed directive makes a new index and drops the old.
   const ft = entity.fullText;
-  if (ft !== undefined) index(ft.columns, false, `fulltext_${ft.language}`, fullTextDocument(ft), '', 'using gin ');
+  if (ft !== undefined) index(ft.columns, false, `fulltext_${ft.language}`, quoteIdent(FULL_TEXT_COLUMN), '', 'using gin ');
   return out;
 }
 

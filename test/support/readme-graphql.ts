@@ -13,9 +13,9 @@ export interface ReadmeGraphql {
  * The GraphQL a reader copies from a markdown file: the bodies of `curl … -d '{"query": …}'`
  * commands and the contents of ```graphql blocks. The examples are written for the starter
  * project; a block right after `<!-- example project: zoo -->` is for test/support/zoo-project.ts
- * and is returned only when `project` is `zoo`, one after `<!-- example project: subgraph -->` is
- * for the starter project in The Graph's dialect (`idx-query --subgraph`) and is returned only
- * when `project` is `subgraph`.
+ * and is returned only when `project` is `zoo`, one after `<!-- example project: subgraph -->` (or
+ * a curl to a `/subgraph…` path) is for the starter project in The Graph's dialect
+ * (`idx-query --subgraph`) and is returned only when `project` is `subgraph`.
  */
 export function readmeGraphql(file: string, project: 'starter' | 'zoo' | 'subgraph' = 'starter'): ReadmeGraphql[] {
   const text = readFileSync(file, 'utf8');
@@ -27,8 +27,9 @@ export function readmeGraphql(file: string, project: 'starter' | 'zoo' | 'subgra
     if (definesTypesOnly(m[3]!)) continue;
     out.push({ query: m[3]!, where: `${file}:${lineOf(m.index!)} (graphql block)` });
   }
-  if (project !== 'starter') return out;
   for (const m of text.matchAll(/curl\s[^`]*?(?:-d|--data(?:-raw)?)\s+'([^']*)'/g)) {
+    // a curl to idx-query's /subgraph… paths speaks The Graph's dialect
+    if ((/\/subgraph/.test(m[0]) ? 'subgraph' : 'starter') !== project) continue;
     let body: unknown;
     try {
       body = JSON.parse(m[1]!);

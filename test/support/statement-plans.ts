@@ -39,12 +39,24 @@ export async function recordingContext(
 /**
  * PostgreSQL's plan of a statement as JSON text (`analyze`: run, with actual row counts).
  * `noSeqScan`: with sequential scans ruled out, to see that an index can serve a table too small
- * for the planner to prefer it.
+ * for the planner to prefer it. `scratch`: statements run first in the same transaction (rows
+ * that make a table the size the plan is for, an ANALYZE), which is rolled back.
  */
-export async function explainJson(db: Db, s: Statement, { analyze = true, noSeqScan = false } = {}): Promise<string> {
-  return db.kysely.transaction().execute(async (tx) => {
-    if (noSeqScan) await execute(tx, 'set local enable_seqscan = off');
-    const [row] = await execute<{ 'QUERY PLAN': unknown }>(tx, `explain (${analyze ? 'analyze, ' : ''}format json) ${s.text}`, s.params);
-    return JSON.stringify(row!['QUERY PLAN']);
-  });
+export async function explainJson(db: Db, s: Statement, { analyze = true, noSeqScan = false, scratch = [] as readonly string[] } = {}): Promise<string> {
+  let plan = '';
+  await db.kysely
+    .transaction()
+    .execute(async (tx) => {
+      for (const statement of scratch) await execute(tx, statement);
+      if (noSeqScan) await execute(tx, 'set local enable_seqscan = off');
+      const [row] = await execute<{ 'QUERY PLAN': unknown }>(tx, `explain (${analyze ? 'analyze, ' : ''}format json) ${s.text}`, s.params);
+      plan = JSON.stringify(row!['QUERY PLAN']);
+      if (scratch.length > 0) throw ROLLBACK;
+    })
+    .catch((err: unknown) => {
+      if (err !== ROLLBACK) throw err;
+    });
+  return plan;
 }
+
+const ROLLBACK = new Error('rolled back on purpose');
