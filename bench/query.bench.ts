@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
@@ -6,7 +8,7 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { envFor } from '../test/support/erc20-chain.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, buildErc20Project, copyProject, runNodeCli, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, buildErc20Project, copyProject, idxCli, runNodeCli, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
@@ -16,6 +18,8 @@ import { deadPort } from '../test/support/local-rpc-server.ts';
  * (BLOCKS blocks × 20 transfers), served by the idx-query CLI in its own process with default
  * flags. For each query: SECONDS of load from CONNECTIONS connections (requests/s, p50, p99), then
  * SEQUENTIAL requests one after another (p50), the figure SubQuery's 19 ms / 2.1 ms compare with.
+ * The starter is given one more entity for the full-text search queries: a `Note` of a few words
+ * per transfer, `@fullText` on its text.
  */
 const BLOCKS = Number(process.env.BENCH_QUERY_BLOCKS ?? 2000);
 const SECONDS = Number(process.env.BENCH_QUERY_SECONDS ?? 30);
@@ -60,8 +64,9 @@ async function run(): Promise<void> {
     const workload = await makeErc20Workload(client, { blocks: BLOCKS, transfersPerBlock: 20, approvalsPerBlock: 2, senders: 20, recipients: 1000 });
     await client.request('anvil_mine', ['0x40']);
     const dir = await copyProject(t, await buildErc20Project(t));
+    await addNotes(dir);
     const t0 = performance.now();
-    const indexed = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema], { until: workload.toBlock });
+    const indexed = await runNodeCli(dir, env, ['--network-endpoint', anvil.url, '--db-schema', schema, '--changes-index'], { until: workload.toBlock });
     if (indexed.lastSeen === undefined || indexed.lastSeen < workload.toBlock) throw new Error(`idx-node stopped early:\n${indexed.output}`);
     const s = quoteIdent(schema);
     // autovacuum would get there too; the figures should not depend on when it last ran
@@ -115,6 +120,23 @@ async function run(): Promise<void> {
         url,
         `{ transfers(first: 100, orderBy: BLOCK_HEIGHT_DESC, blockHeight: "${Math.floor((workload.fromBlock + workload.toBlock) / 2)}") { nodes { id blockHeight from { id balance } } } }`,
       );
+      await measure('full-text search, best 20 of one word', url, '{ searchNotes(search: "fox", first: 20) { nodes { id text } } }');
+      await measure(
+        'full-text search, a word and a prefix, with totalCount',
+        url,
+        '{ searchNotes(search: "quick jump*", first: 20) { totalCount nodes { id text } } }',
+      );
+      const mid = Math.floor((workload.fromBlock + workload.toBlock) / 2);
+      await measure(
+        'changes: page of 100 account changes in 100 blocks',
+        url,
+        `{ accountChanges(fromHeight: ${mid}, toHeight: ${mid + 100}, first: 100) { nodes { id height mutation before { balance } after { balance } } } }`,
+      );
+      await measure(
+        'changes of one sender over the whole chain',
+        url,
+        `{ accountChanges(fromHeight: 0, first: 100, filter: { id: { equalTo: "${sender}" } }) { nodes { height after { balance } } } }`,
+      );
     } finally {
       child.kill('SIGTERM');
       await exited;
@@ -124,6 +146,31 @@ async function run(): Promise<void> {
     await db.close();
     for (const fn of cleanups.reverse()) await fn();
   }
+}
+
+const WORDS = ['fox', 'foxes', 'dog', 'quick', 'lazy', 'jumps', 'jumping', 'index', 'indexer', 'chain', 'block', 'token', 'amber', 'river', 'stone'];
+
+/** The starter plus `Note`: a few words per transfer, searchable with `searchNotes`. */
+async function addNotes(dir: string): Promise<void> {
+  await appendFile(join(dir, 'schema.graphql'), '\ntype Note @entity @fullText(fields: ["text"], language: "english") {\n  id: ID!\n  text: String!\n}\n');
+  const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
+  const source = await readFile(mapping, 'utf8');
+  const patched = source.replace('import { Account, Transfer } from "../types";', 'import { Account, Note, Transfer } from "../types";').replace(
+    /(export async function handleTransfer\([^)]*\)[^{]*\{)/,
+    `$1
+  const words = ${JSON.stringify(WORDS)};
+  let x = log.blockNumber * 31 + log.logIndex;
+  const text: string[] = [];
+  for (let i = 0; i < 3 + (log.logIndex % 6); i++) {
+    x = (x * 75 + 74) % 65537;
+    text.push(words[x % words.length]);
+  }
+  await Note.create({ id: \`\${log.transactionHash}-\${log.logIndex}\`, text: text.join(" ") }).save();`,
+  );
+  if (!patched.includes('Note.create')) throw new Error('handleTransfer not found in the starter mapping');
+  await writeFile(mapping, patched);
+  await idxCli(dir, 'codegen');
+  await idxCli(dir, 'build');
 }
 
 const bench: Benchmark = { name: 'query', run };
