@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ConnectionSource } from '../apps/query/connection-source.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
+import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
+import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, setupErc20Chain } from './support/erc20-chain.ts';
@@ -691,6 +693,21 @@ for (const kind of BACKENDS) {
       t.match(noChanges.errors?.[0]?.message, /Cannot query field "transferChanges"/, "no <entity>Changes without the node's --changes-index");
       const bad = await gql(q.url, `{ transfers(blockHeight: "5") { totalCount } }`);
       t.match(bad.errors?.[0], { extensions: { code: 'BAD_USER_INPUT' }, message: /--disable-historical/ });
+    });
+
+    await t.test('--changes-index given later: the node builds the indexes at start, idx-query offers <entity>Changes at its next schema check', async (t) => {
+      const hot = await startQueryService(t, db, schema, [], { hotSchemaIntervalMs: 50 });
+      const query = `{ transferChanges(fromHeight: 0) { totalCount toHeight } }`;
+      t.match((await gql(hot.url, query)).errors?.[0]?.message, /Cannot query field "transferChanges"/);
+      // what idx-node does at start with the flag, on the tables it indexed without it
+      const { model } = await readStoredProject(db.kysely, schema);
+      await prepareProjectSchema(db.kysely, model, { schema, historical: true, timestampField: true, changesIndex: true });
+      let answer = await gql(hot.url, query);
+      for (let i = 0; i < 100 && answer.errors !== undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        answer = await gql(hot.url, query);
+      }
+      t.same(answer.data?.transferChanges, { totalCount: txs.length, toHeight: workload.toBlock + 1 }, 'every transfer, created once');
     });
 
     if (kind === 'postgres') {
