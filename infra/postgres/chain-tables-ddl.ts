@@ -17,6 +17,11 @@ export async function prepareChainTables(db: Kysely<any>, model: SchemaModel, op
       tx,
       `create table if not exists ${qualified(schema, chainPoiTable(chainId))} (id bigint primary key, chain_block_hash bytea, hash bytea, parent_hash bytea, operation_hash_root bytea)`,
     );
+    // as migrations/0002_poi_block_hash.sql does for `_poi`: a block found by its hash
+    await execute(
+      tx,
+      `create index if not exists ${quoteIdent(indexName(chainPoiTable(chainId), ['chain_block_hash'], 'idx'))} on ${qualified(schema, chainPoiTable(chainId))} (chain_block_hash)`,
+    );
     for (const e of model.entities) {
       const table = qualified(schema, e.table);
       await execute(tx, `alter table ${table} add column if not exists ${CHAIN_COLUMN} text`);

@@ -43,7 +43,7 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
   backends.each(t, async (t, b) => {
     const model = everyTypeModel();
     const options = { schema: b.schema, historical: true, timestampField: true };
-    t.same(await prepareProjectSchema(b.db.kysely, model, options), ['0001_internal_tables.sql']);
+    t.same(await prepareProjectSchema(b.db.kysely, model, options), ['0001_internal_tables.sql', '0002_poi_block_hash.sql']);
     t.same(await prepareProjectSchema(b.db.kysely, model, options), [], 'migrations run once');
 
     t.same(await columnsOf(b, 'every_types'), {
@@ -99,6 +99,11 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
       'no exclusion constraint',
     );
     t.same(await columnsOf(b, '_metadata'), { key: 'text not null', value: 'jsonb' });
+    t.same(
+      await indexesOf(b, '_poi'),
+      ['CREATE INDEX ON _poi USING btree (chain_block_hash)', 'CREATE UNIQUE INDEX ON _poi USING btree (id)'],
+      'a block found by its hash',
+    );
     t.same(await columnsOf(b, '_poi'), {
       id: 'int8 not null',
       chain_block_hash: 'bytea',
