@@ -1,10 +1,10 @@
 import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
-import { qualified, quoteLiteral } from '../../infra/postgres/sql.ts';
 import { fromStoredUnfinalized } from '../../domain/blocks/unfinalized-blocks.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
 import { limitError } from './connection-source.ts';
 import { selectList, type EntityTable } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
+import { indexedChains, metadataValues } from './indexed-chains.ts';
 import type { QueryContext } from './query-context.ts';
 import { SqlParams } from './sql-params.ts';
 
@@ -170,22 +170,16 @@ function decodeChangeCursor(cursor: string): [string, string] {
  * which runs ahead of what is committed. With `--multi-chain`, the lowest of the chains'.
  */
 async function settledHeight(ctx: QueryContext): Promise<number> {
-  const tables = await ctx.sql<{ name: string }>(
-    `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind = 'r' and (c.relname = '_metadata' or c.relname like '\\_metadata\\_%')`,
-    [ctx.schema],
+  const sql = ctx.sql.bind(ctx);
+  const chains = await indexedChains(sql, ctx.schema);
+  const heights = await Promise.all(
+    chains.map(async ({ metadata }) => {
+      const m = await metadataValues(sql, ctx.schema, metadata, ['lastProcessedHeight', 'unfinalizedBlocks']);
+      if (typeof m.lastProcessedHeight !== 'number') return undefined;
+      const unfinalized = fromStoredUnfinalized(m.unfinalizedBlocks);
+      return unfinalized.length > 0 ? Math.min(m.lastProcessedHeight, unfinalized[0]!.height - 1) : m.lastProcessedHeight;
+    }),
   );
-  if (tables.length === 0) return -1;
-  const union = tables.map(
-    (x) => `select ${quoteLiteral(x.name)} as t, key, value from ${qualified(ctx.schema, x.name)} where key in ('lastProcessedHeight', 'unfinalizedBlocks')`,
-  );
-  const rows = await ctx.sql<{ t: string; key: string; value: unknown }>(union.join(' union all '), []);
-  let settled: number | undefined;
-  for (const name of new Set(rows.map((r) => r.t))) {
-    const last = rows.find((r) => r.t === name && r.key === 'lastProcessedHeight')?.value;
-    if (typeof last !== 'number') continue;
-    const unfinalized = fromStoredUnfinalized(rows.find((r) => r.t === name && r.key === 'unfinalizedBlocks')?.value);
-    const chain = unfinalized.length > 0 ? Math.min(last, unfinalized[0]!.height - 1) : last;
-    settled = settled === undefined ? chain : Math.min(settled, chain);
-  }
-  return settled ?? -1;
+  const known = heights.filter((h): h is number => h !== undefined);
+  return known.length > 0 ? Math.min(...known) : -1;
 }

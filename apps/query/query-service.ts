@@ -2,8 +2,8 @@ import type { Db } from '../../infra/postgres/create-db.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { readStoredProject } from '../../infra/postgres/read-stored-project.ts';
 import { execute, qualified } from '../../infra/postgres/sql.ts';
-import { CHAIN_METADATA_PREFIX } from '../../domain/entities/chain-tables.ts';
 import { buildSchema, type BuiltSchema, type SchemaExtension } from './build-schema.ts';
+import { indexedChains } from './indexed-chains.ts';
 import { DocumentCache, executeRequest, type GraphqlRequest, type GraphqlResponse } from './execute-request.ts';
 import { createQueryContext, type MetadataSource, type QueryContext, type QuerySettings } from './query-context.ts';
 
@@ -95,13 +95,8 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
   const metadata: MetadataSource = {
     async chains() {
       // --multi-chain: a metadata table per chain; else the schema's own
-      const perChain = await execute<{ name: string }>(
-        db.kysely,
-        `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = $1 and c.relkind = 'r' and c.relname like $2 order by c.relname`,
-        [schema, `${CHAIN_METADATA_PREFIX.replace(/_/g, '\\_')}%`],
-      );
-      const metas = perChain.length > 0 ? await Promise.all(perChain.map((t) => readMetadata(t.name))) : [await readMetadata('_metadata')];
+      const chains = await indexedChains((text, params) => execute(db.kysely, text, params), schema);
+      const metas = chains.length > 0 ? await Promise.all(chains.map((c) => readMetadata(c.metadata))) : [await readMetadata('_metadata')];
       if (options.indexer !== undefined) {
         // The node's live figures are newer than its last flush (for the chain it indexes).
         const [live, health] = await Promise.all([fetchJson(`${options.indexer}/meta`).catch(() => undefined), indexerHealth()]);

@@ -28,7 +28,11 @@ t.test('related orderBy values named as pg-order-by-related names them', async (
     'lists and JSON order nothing; rows pointing back are counted',
   );
   const balance = relatedOrders(tables.get('Transfer')!, tables).get('ACCOUNT_BY_FROM_ID__BALANCE')!;
-  t.equal(balance.sql('t', 12n), '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and r.__block_range @> 12::int8)', 'read at the height');
+  t.equal(
+    balance.sql('t', 12n),
+    '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and r.__block_range @> (12::int8))',
+    'read at the height',
+  );
   t.equal(balance.sql('t', undefined), '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and upper_inf(r.__block_range))');
   t.equal(balance.column.nullable, true, 'a missing related row orders as NULL');
 });

@@ -1,7 +1,7 @@
 import pluralize from 'pluralize';
-import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import { versionAt } from './sql-params.ts';
 
 /**
  * An `orderBy` value on a related entity, as `@graphile-contrib/pg-order-by-related` (in SubQuery's
@@ -22,11 +22,8 @@ const COUNT: Omit<QueryColumn, 'name' | 'column' | 'upper'> = { kind: 'int', lis
 /** PostGraphile's constantCase: `account-by-from_id` → `ACCOUNT_BY_FROM_ID` */
 const constantCase = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
 
-function versionAt(other: EntityTable, alias: string, height: bigint | undefined): string {
-  if (!other.historical) return '';
-  // a validated block height: written as a literal, so that keys need no statement parameters
-  return height === undefined ? ` and upper_inf(${alias}.${BLOCK_RANGE})` : ` and ${alias}.${BLOCK_RANGE} @> ${height.toString()}::int8`;
-}
+/** the related rows alive at `height`; a validated block height, written as a literal so that keys need no statement parameters */
+const aliveAt = (other: EntityTable, height: bigint | undefined) => versionAt(other, 'r', height === undefined ? undefined : { sql: `${height}::int8` });
 
 const cache = new WeakMap<EntityTable, Map<string, RelatedOrder>>();
 
@@ -46,7 +43,7 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
         // no related row reads as NULL, whatever the column says
         column: { ...c, name: stem, column: stem, upper: stem, nullable: true },
         sql: (alias, height) =>
-          `(select r.${quoteIdent(c.column)} from ${other.table} r where r.id = ${alias}.${quoteIdent(r.column)}${versionAt(other, 'r', height)})`,
+          `(select r.${quoteIdent(c.column)} from ${other.table} r where r.id = ${alias}.${quoteIdent(r.column)} and ${aliveAt(other, height)})`,
       });
     }
   }
@@ -56,7 +53,7 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
     out.set(stem, {
       stem,
       column: { ...COUNT, name: stem, column: stem, upper: stem },
-      sql: (alias, height) => `(select count(*) from ${other.table} r where r.${quoteIdent(r.column)} = ${alias}.id${versionAt(other, 'r', height)})`,
+      sql: (alias, height) => `(select count(*) from ${other.table} r where r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)})`,
     });
   }
   cache.set(t, out);

@@ -39,10 +39,14 @@ export type Height = bigint | { sql: string };
  * (`__block_range @> height`); tables without history have one version per id.
  */
 export function versionCondition(t: EntityTable, alias: string, height: Height | undefined, params: SqlParams): string {
+  return versionAt(t, alias, typeof height === 'bigint' ? { sql: params.add(height.toString(), 'int8') } : height);
+}
+
+/** {@link versionCondition} with the height as SQL already (an expression, a parameter or a literal). */
+export function versionAt(t: EntityTable, alias: string, height: { sql: string } | undefined): string {
   if (!t.historical) return 'true';
   if (height === undefined) return `upper_inf(${alias}.${BLOCK_RANGE})`;
-  if (typeof height === 'object') return `${alias}.${BLOCK_RANGE} @> (${height.sql})`;
-  return `${alias}.${BLOCK_RANGE} @> ${params.add(height.toString(), 'int8')}`;
+  return `${alias}.${BLOCK_RANGE} @> (${height.sql})`;
 }
 
 /** `%`, `_` and `\` taken literally inside a LIKE pattern */

@@ -1,10 +1,9 @@
 import { GraphQLError } from 'graphql';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import { fromStoredUnfinalized } from '../../../domain/blocks/unfinalized-blocks.ts';
-import { CHAIN_METADATA_PREFIX } from '../../../domain/entities/chain-tables.ts';
 import { qualified } from '../../../infra/postgres/sql.ts';
+import { indexedChains, metadataValues } from '../indexed-chains.ts';
 import type { QueryContext } from '../query-context.ts';
-import { SqlParams } from '../sql-params.ts';
 import type { BlockLookup } from './block-constraint.ts';
 
 /** What is known of an indexed block, for `_meta { block }`. */
@@ -63,7 +62,7 @@ export function createChainView(ctx: QueryContext, deployment: string): ChainVie
       const kept = recent.find((b) => b.hash.toLowerCase() === hash);
       if (kept !== undefined) return kept.height;
       if (poi === undefined || !/^0x[0-9a-f]*$/.test(hash)) return undefined;
-      // `_poi` has no index on the hash: this reads the table (one row per block that wrote entities)
+      // one probe of the chain_block_hash index (migrations/0002_poi_block_hash.sql)
       const [row] = await ctx.sql<{ id: string }>(`select id::text as id from ${poi} where chain_block_hash = decode($1, 'hex') limit 1`, [hash.slice(2)]);
       return row === undefined ? undefined : Number(row.id);
     },
@@ -87,31 +86,14 @@ export function createChainView(ctx: QueryContext, deployment: string): ChainVie
 const asInt = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
 
 async function readState(ctx: QueryContext): Promise<ChainState> {
-  const params = new SqlParams();
-  const tables = (
-    await ctx.sql<{ name: string }>(
-      `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = ${params.add(ctx.schema, 'text')} and c.relkind = 'r'
-          and (c.relname in ('_metadata', '_poi') or c.relname like ${params.add(`${CHAIN_METADATA_PREFIX.replace(/_/g, '\\_')}%`, 'text')}
-               or c.relname like '\\_poi\\_%')
-        order by c.relname`,
-      params.values,
-    )
-  ).map((r) => r.name);
-  // --multi-chain: each chain has `_metadata_<key>` and `_poi_<key>`
-  const perChain = tables.find((n) => n.startsWith(CHAIN_METADATA_PREFIX));
-  const metadata = perChain ?? (tables.includes('_metadata') ? '_metadata' : undefined);
-  if (metadata === undefined) return { head: undefined, headTimestamp: undefined, recent: [], poi: undefined };
-  const poi = perChain === undefined ? '_poi' : `_poi_${perChain.slice(CHAIN_METADATA_PREFIX.length)}`;
-  const rows = await ctx.sql<{ key: string; value: unknown }>(
-    `select key, value from ${qualified(ctx.schema, metadata)} where key in ('lastProcessedHeight', 'lastProcessedBlockTimestamp', 'unfinalizedBlocks')`,
-    [],
-  );
-  const value = (key: string) => rows.find((r) => r.key === key)?.value;
+  const sql = ctx.sql.bind(ctx);
+  const [chain] = await indexedChains(sql, ctx.schema);
+  if (chain === undefined) return { head: undefined, headTimestamp: undefined, recent: [], poi: undefined };
+  const m = await metadataValues(sql, ctx.schema, chain.metadata, ['lastProcessedHeight', 'lastProcessedBlockTimestamp', 'unfinalizedBlocks']);
   return {
-    head: asInt(value('lastProcessedHeight')),
-    headTimestamp: asInt(value('lastProcessedBlockTimestamp')),
-    recent: fromStoredUnfinalized(value('unfinalizedBlocks')),
-    poi: tables.includes(poi) ? qualified(ctx.schema, poi) : undefined,
+    head: asInt(m.lastProcessedHeight),
+    headTimestamp: asInt(m.lastProcessedBlockTimestamp),
+    recent: fromStoredUnfinalized(m.unfinalizedBlocks),
+    poi: chain.poi === undefined ? undefined : qualified(ctx.schema, chain.poi),
   };
 }
