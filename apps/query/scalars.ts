@@ -2,7 +2,8 @@ import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): string {
+/** A literal of one of `kinds` as its text; anything else is refused in the scalar's name. */
+export function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): string {
   if (!kinds.includes(ast.kind)) throw new GraphQLError(`${name} cannot represent a ${ast.kind} value`, { nodes: [ast] });
   return (ast as { value: string }).value;
 }
@@ -10,12 +11,20 @@ function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): string {
 /** far beyond uint256 (78 digits); PostgreSQL's numeric overflows at a size no block data has */
 const MAX_DECIMAL_CHARS = 1000;
 
-function decimal(name: string, v: unknown): string {
+/**
+ * An exact number given as a string (or a JS number), as its trimmed text: `shape` says which
+ * (a decimal by default), `what` and `example` how the error names it.
+ */
+export function numberText(
+  name: string,
+  v: unknown,
+  { shape = DECIMAL, what = 'a decimal number', example = '1000000000000000000' }: { shape?: RegExp; what?: string; example?: string } = {},
+): string {
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
   if (typeof s === 'string' && s.length > MAX_DECIMAL_CHARS)
-    throw new GraphQLError(`${name} must be a decimal number of at most ${MAX_DECIMAL_CHARS} characters; got one of ${s.length}`);
-  if (typeof s !== 'string' || !DECIMAL.test(s.trim()))
-    throw new GraphQLError(`${name} must be a decimal number in a string, e.g. "1000000000000000000"; got ${JSON.stringify(v)}`);
+    throw new GraphQLError(`${name} must be ${what} of at most ${MAX_DECIMAL_CHARS} characters; got one of ${s.length}`);
+  if (typeof s !== 'string' || !shape.test(s.trim()))
+    throw new GraphQLError(`${name} must be ${what} in a string, e.g. "${example}"; got ${JSON.stringify(v)}`);
   return s.trim();
 }
 
@@ -24,8 +33,8 @@ export const GraphQLBigFloat = new GraphQLScalarType({
   name: 'BigFloat',
   description: 'A floating point number that requires more precision than IEEE 754 binary 64; sent as a string',
   serialize: (v) => (typeof v === 'string' ? v : String(v)),
-  parseValue: (v) => decimal('BigFloat', v),
-  parseLiteral: (ast) => decimal('BigFloat', literal(ast, 'BigFloat', [Kind.STRING, Kind.INT, Kind.FLOAT])),
+  parseValue: (v) => numberText('BigFloat', v),
+  parseLiteral: (ast) => numberText('BigFloat', literal(ast, 'BigFloat', [Kind.STRING, Kind.INT, Kind.FLOAT])),
 });
 
 /** PostGraphile's `BigInt`: 64-bit counts as strings (distinctCount). */

@@ -1,31 +1,18 @@
-import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { literal, numberText } from '../scalars.ts';
 
-/** far beyond uint256 (78 digits), as for the SubQuery dialect's BigFloat */
-const MAX_DIGITS = 1000;
 const INTEGER = /^[+-]?\d+$/;
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const HEX = /^(0x)?((?:[0-9a-fA-F]{2})*)$/;
 
-function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): unknown {
-  if (!kinds.includes(ast.kind)) throw new GraphQLError(`${name} cannot represent a ${ast.kind} value`, { nodes: [ast] });
-  return (ast as { value: string }).value;
-}
-
-function numberText(name: string, shape: RegExp, example: string, v: unknown): string {
-  const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
-  if (typeof s === 'string' && s.length > MAX_DIGITS) throw new GraphQLError(`${name} must have at most ${MAX_DIGITS} characters; got one of ${s.length}`);
-  if (typeof s !== 'string' || !shape.test(s.trim()))
-    throw new GraphQLError(`${name} must be a number in a string, e.g. "${example}"; got ${JSON.stringify(v)}`);
-  return s.trim();
-}
+const WHOLE = { shape: INTEGER, what: 'a number' };
 
 /** graph-node's `BigInt`: an integer of any size, as a decimal string. */
 export const GraphQLGraphBigInt = new GraphQLScalarType({
   name: 'BigInt',
   description: 'An integer of any size, as a decimal string',
   serialize: (v) => String(v),
-  parseValue: (v) => numberText('BigInt', INTEGER, '1000000000000000000', v),
-  parseLiteral: (ast) => numberText('BigInt', INTEGER, '1000000000000000000', literal(ast, 'BigInt', [Kind.STRING, Kind.INT])),
+  parseValue: (v) => numberText('BigInt', v, WHOLE),
+  parseLiteral: (ast) => numberText('BigInt', literal(ast, 'BigInt', [Kind.STRING, Kind.INT]), WHOLE),
 });
 
 /** graph-node's `BigDecimal`: an exact decimal number, as a string. */
@@ -33,8 +20,8 @@ export const GraphQLGraphBigDecimal = new GraphQLScalarType({
   name: 'BigDecimal',
   description: 'An exact decimal number, as a string',
   serialize: (v) => String(v),
-  parseValue: (v) => numberText('BigDecimal', DECIMAL, '1.5', v),
-  parseLiteral: (ast) => numberText('BigDecimal', DECIMAL, '1.5', literal(ast, 'BigDecimal', [Kind.STRING, Kind.INT, Kind.FLOAT])),
+  parseValue: (v) => numberText('BigDecimal', v, { what: 'a number', example: '1.5' }),
+  parseLiteral: (ast) => numberText('BigDecimal', literal(ast, 'BigDecimal', [Kind.STRING, Kind.INT, Kind.FLOAT]), { what: 'a number', example: '1.5' }),
 });
 
 /** Bytes as idx stores them: lowercase `0x` hex, whatever case the query used. */
