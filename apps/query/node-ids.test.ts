@@ -1,22 +1,15 @@
 import { isObjectType } from 'graphql';
 import t from 'tap';
-import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { buildSchema } from './build-schema.ts';
 import { entityTables } from './entity-tables.ts';
 import { nodeIdOf, parseNodeId } from './node-ids.ts';
+import { storedProjectOf } from '../../test/support/stored-project.ts';
 
-const model = parseSchema(`
+const project = storedProjectOf(`
   type StarterEntity @entity { id: ID!, blockHeight: BigInt! }
   type Sheep @entity { id: ID! }
   type Legacy @entity { id: ID!, nodeId: String! }
 `);
-const project = {
-  schema: 'app',
-  model,
-  historicalTables: new Set(['starter_entities', 'sheep', 'legacies']),
-  changesTables: new Set<string>(),
-  fingerprint: '',
-};
 const tables = entityTables(project);
 
 t.test("PostGraphile's node ids: base64 of [pluralized table, id]", async (t) => {

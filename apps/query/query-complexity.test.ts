@@ -1,15 +1,14 @@
 import { parse } from 'graphql';
 import t from 'tap';
-import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { buildSchema } from './build-schema.ts';
 import { complexityError, queryComplexity } from './query-complexity.ts';
+import { storedProjectOf } from '../../test/support/stored-project.ts';
 
-const model = parseSchema(`
+const { schema } = buildSchema({
+  project: storedProjectOf(`
   type Account @entity { id: ID!, balance: BigInt!, sent: [Transfer] @derivedFrom(field: "from") }
   type Transfer @entity { id: ID!, value: BigInt!, from: Account!, to: Account! }
-`);
-const { schema } = buildSchema({
-  project: { schema: 'app', model, historicalTables: new Set(['accounts', 'transfers']), changesTables: new Set<string>(), fingerprint: '' },
+`),
   settings: { aggregate: true, unsafe: false, queryLimit: 100, queryTimeoutMs: 1000 },
   version: 'test',
 });

@@ -1,20 +1,15 @@
 import t from 'tap';
-import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { entityTables } from './entity-tables.ts';
 import { relatedOrders } from './related-orders.ts';
+import { storedProjectOf } from '../../test/support/stored-project.ts';
 
-const model = parseSchema(`
+const tables = entityTables(
+  storedProjectOf(`
   type StarterEntity @entity { id: ID!, owner: Account, field1: Int!, tags: [String], meta: JSON }
   type Account @entity { id: ID!, balance: BigInt!, starters: [StarterEntity] @derivedFrom(field: "owner"), sent: [Transfer] @derivedFrom(field: "from") }
   type Transfer @entity { id: ID!, from: Account!, to: Account! }
-`);
-const tables = entityTables({
-  schema: 'app',
-  model,
-  historicalTables: new Set(['starter_entities', 'accounts', 'transfers']),
-  changesTables: new Set<string>(),
-  fingerprint: '',
-});
+`),
+);
 
 t.test('related orderBy values named as pg-order-by-related names them', async (t) => {
   t.same([...relatedOrders(tables.get('StarterEntity')!, tables).keys()], ['ACCOUNT_BY_OWNER_ID__ID', 'ACCOUNT_BY_OWNER_ID__BALANCE']);

@@ -1,19 +1,12 @@
 import { getNamedType, isEnumType, parse, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import t from 'tap';
-import { parseSchema } from '../../../domain/entities/parse-schema.ts';
 import { entityTables } from '../entity-tables.ts';
 import { queryComplexity } from '../query-complexity.ts';
 import { buildSubgraphSchema } from './build-subgraph-schema.ts';
+import { storedProjectOf } from '../../../test/support/stored-project.ts';
 
 const build = (text: string, flat = false): GraphQLSchema => {
-  const model = parseSchema(text);
-  const project = {
-    schema: 'app',
-    model,
-    historicalTables: new Set(flat ? [] : model.entities.map((e) => e.table)),
-    changesTables: new Set<string>(),
-    fingerprint: '',
-  };
+  const project = storedProjectOf(text, { historical: !flat });
   return buildSubgraphSchema({ project, tables: entityTables(project) });
 };
 

@@ -1,11 +1,10 @@
 import t from 'tap';
-import { parseSchema } from '../../../domain/entities/parse-schema.ts';
 import { entityTables } from '../entity-tables.ts';
 import { connectionArgs } from './collection-args.ts';
 import { wherePlans } from './where-plan.ts';
+import { storedProjectOf } from '../../../test/support/stored-project.ts';
 
-const model = parseSchema(`type Transfer @entity { id: ID!, value: BigInt!, memo: String }`);
-const plans = wherePlans(entityTables({ schema: 'app', model, historicalTables: new Set(['transfers']), changesTables: new Set<string>(), fingerprint: '' }));
+const plans = wherePlans(entityTables(storedProjectOf(`type Transfer @entity { id: ID!, value: BigInt!, memo: String }`)));
 const args = (a: Parameters<typeof connectionArgs>[2], max = 1000) => connectionArgs(plans, 'Transfer', a, max);
 
 t.test("graph-node's defaults: 100 rows, id ascending", async (t) => {

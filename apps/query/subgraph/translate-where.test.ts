@@ -1,12 +1,12 @@
 import t from 'tap';
-import { parseSchema } from '../../../domain/entities/parse-schema.ts';
 import { compileFilter } from '../compile-filter.ts';
 import { entityTables } from '../entity-tables.ts';
 import { SqlParams } from '../sql-params.ts';
 import { translateWhere } from './translate-where.ts';
 import { wherePlans, type WhereField } from './where-plan.ts';
+import { storedProjectOf } from '../../../test/support/stored-project.ts';
 
-const model = parseSchema(`
+const project = storedProjectOf(`
   enum Kind { MINT, TRANSFER }
   type Account @entity {
     id: ID!
@@ -34,7 +34,6 @@ const model = parseSchema(`
     amounts: [BigInt!]
   }
 `);
-const project = { schema: 'app', model, historicalTables: new Set(model.entities.map((e) => e.table)), changesTables: new Set<string>(), fingerprint: '' };
 const tables = entityTables(project);
 const plans = wherePlans(tables);
 const tr = (entity: string, where: Record<string, unknown>) => translateWhere(plans, entity, where);
