@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,11 @@ import { buildProject } from './build-project.ts';
 import type { BuildMode } from './build-mode.ts';
 import type { Reporter } from './reporter.ts';
 import { evaluateBundle } from '../../test/support/evaluate-bundle.ts';
+import { decodeAddress, encodeAddress, blake2AsHex } from '@polkadot/util-crypto';
+import { u8aToHex, stringToU8a } from '@polkadot/util';
+import { createPreludeCache } from '../../infra/sandbox/create-prelude-cache.ts';
+import { createSandbox } from '../../infra/sandbox/create-sandbox.ts';
+import { block, createFakeHost } from '../../infra/sandbox/fixtures/fake-host.ts';
 
 function collecting(): Reporter & { infos: string[]; warnings: string[] } {
   const infos: string[] = [];
@@ -260,4 +265,47 @@ t.test('code without visible side effects runs as written: a busy-wait loop is k
     t.equal((exports.handle as (ms: number) => string)(40), 'done');
     t.ok(performance.now() - started >= 79, `${mode}: both loops waited (${Math.round(performance.now() - started)} ms)`);
   }
+});
+
+t.test('packages whose exports offer only node/browser entries (@polkadot/util-crypto) build as SubQuery builds them, and run in the sandbox', async (t) => {
+  const dir = await project(t, {
+    'src/index.ts': [
+      'import { decodeAddress, encodeAddress, blake2AsHex } from "@polkadot/util-crypto";',
+      'import { u8aToHex, stringToU8a } from "@polkadot/util";',
+      'export async function handle(): Promise<void> {',
+      '  const address = "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY";',
+      '  const key = u8aToHex(decodeAddress(address));',
+      '  await store.set("A", "a", { id: "a", key, kusama: encodeAddress(key, 2), hash: blake2AsHex(stringToU8a("idx")) });',
+      '}',
+    ].join('\n'),
+  });
+  // the project's own node_modules, as `npm install` leaves it: this repository's @polkadot packages
+  await symlink(resolve('node_modules'), join(dir, 'node_modules'), 'dir');
+  await buildProject({ location: dir, reporter: collecting() });
+  const fake = createFakeHost();
+  const sb = await createSandbox({
+    code: await readFile(join(dir, 'dist', 'index.js'), 'utf8'),
+    fileName: join(dir, 'dist', 'index.js'),
+    prelude: createPreludeCache(),
+    timeoutMs: 5000,
+    host: fake.host,
+  });
+  t.teardown(() => sb.dispose());
+  await sb.runBlock({ block: block(1), logs: [] }, [{ handler: 'handle', kind: 'block' }]);
+  const key = u8aToHex(decodeAddress('5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY'));
+  t.same(fake.calls.at(-1), ['set', 'A', 'a', { id: 'a', key, kusama: encodeAddress(key, 2), hash: blake2AsHex(stringToU8a('idx')) }]);
+});
+
+t.test('an installed package whose exports lack the conditions idx build resolves with: the message names them', async (t) => {
+  const dir = await project(t, {
+    'src/index.ts': 'import { x } from "browser-only";\nexport const y = x;\n',
+    'node_modules/browser-only/package.json': JSON.stringify({ name: 'browser-only', exports: { '.': { browser: './b.js', 'react-native': './rn.js' } } }),
+    'node_modules/browser-only/b.js': 'export const x = 1;\n',
+  });
+  const err = await failure(buildProject({ location: dir, reporter: collecting() }));
+  t.equal(err.code, 'BUILD_IMPORT_NOT_FOUND');
+  t.match(
+    err.message,
+    /^src\/index\.ts imports "browser-only", which cannot be resolved: the package browser-only is installed but its package\.json "exports" offers "\." only under the conditions browser, react-native, none of which idx build resolves with \(default, module, import, require, node\)$/,
+  );
 });

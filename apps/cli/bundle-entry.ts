@@ -1,5 +1,5 @@
 import { SANDBOX_MODULES } from '../../domain/mapping/sandbox-modules.ts';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import commonjsModule from '@rollup/plugin-commonjs';
@@ -33,6 +33,9 @@ const json = interopDefault(jsonModule as unknown as typeof jsonModule.default);
 
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.mjs', '.js', '.cjs', '.json'];
 const BUILTINS = new Set(builtinModules);
+/** the package.json `exports` conditions imports resolve with (beside default, import/require and module) */
+const EXPORT_CONDITIONS = ['node'];
+const RESOLVED_CONDITIONS = ['default', 'module', 'import', 'require', ...EXPORT_CONDITIONS];
 
 /**
  * Bundles one entry into ONE self-contained CommonJS file (no chunks): the sandbox evaluates it as
@@ -53,7 +56,9 @@ export async function bundleEntry(options: BundleEntryOptions): Promise<void> {
         builtinsPlugin(root, reporter),
         tsExtensionPlugin(),
         tsconfigPathsPlugin(root),
-        nodeResolve({ extensions: EXTENSIONS, preferBuiltins: true, rootDir: root }),
+        // the conditions webpack's `target: 'node'` (SubQuery's build) resolves with: packages such as
+        // @polkadot/x-randomvalues offer only node/browser/react-native entries
+        nodeResolve({ extensions: EXTENSIONS, preferBuiltins: true, rootDir: root, exportConditions: EXPORT_CONDITIONS }),
         commonjs({ extensions: ['.js', '.cjs'] }),
         json({ preferConst: true }),
         nodeEnvPlugin(mode),
@@ -216,8 +221,43 @@ function unresolvedMessage(root: string, log: RollupLog): string {
   const hint =
     source.startsWith('.') || source.startsWith('/')
       ? 'no such file (tried the extensions .ts, .js, .json and index files)'
-      : `the package is not installed: run npm install ${packageName(source)} in ${root}`;
+      : (exportsHint(source, log.id ?? root) ?? `the package is not installed: run npm install ${packageName(source)} in ${root}`);
   return `${rel(root, log.id)} imports "${source}", which cannot be resolved: ${hint}`;
+}
+
+/**
+ * When the package is installed but its package.json `exports` has no entry for the import under
+ * the conditions idx build resolves with, says which conditions it offers.
+ */
+function exportsHint(specifier: string, importer: string): string | undefined {
+  const name = packageName(specifier);
+  let manifest: string | undefined;
+  for (let dir = dirname(importer); ; dir = dirname(dir)) {
+    const candidate = resolve(dir, 'node_modules', name, 'package.json');
+    if (isFile(candidate)) {
+      manifest = candidate;
+      break;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+  let exports: unknown;
+  try {
+    exports = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: unknown }).exports;
+  } catch {
+    return undefined;
+  }
+  if (exports === undefined || exports === null) return `the package ${name} is installed (${manifest}) but has no file for "${specifier}"`;
+  const subpath = `.${specifier.slice(name.length)}`;
+  const entry =
+    typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith('.'))
+      ? (exports as Record<string, unknown>)[subpath]
+      : exports;
+  if (entry === undefined) return `the package ${name} is installed but its package.json "exports" has no entry "${subpath}"`;
+  const offered = typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? Object.keys(entry) : [];
+  return (
+    `the package ${name} is installed but its package.json "exports" offers "${subpath}" only under the conditions ${offered.join(', ') || '(none)'}, ` +
+    `none of which idx build resolves with (${RESOLVED_CONDITIONS.join(', ')})`
+  );
 }
 
 function buildError(root: string, input: string, err: unknown): IdxError {
