@@ -6,13 +6,21 @@ import { envFor, nodeOptions, openDb, type BackendKind } from './erc20-chain.ts'
 import type { Teardown } from './local-rpc-server.ts';
 
 /**
- * Indexes the project in `dir` with idx-node in this test's own process, quietly, until
+ * Indexes the project in `dir` with idx-node in this test's own process, quietly (but for `log`), until
  * `stopAtHeight`. The caller's test file loads isolated-vm then: it must call `exitWhenDone()`.
  */
-export function indexInProcess(kind: BackendKind, dir: string, endpoint: string, args: readonly string[], stopAtHeight: number): Promise<void> {
+export function indexInProcess(
+  kind: BackendKind,
+  dir: string,
+  endpoint: string,
+  args: readonly string[],
+  stopAtHeight: number,
+  /** the node's warnings and errors, a line each */
+  log: (line: string) => void = () => {},
+): Promise<void> {
   return runNode({
     options: nodeOptions(dir, endpoint, args),
-    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} }),
+    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: log }),
     version: 'test',
     env: envFor(kind),
     signal: new AbortController().signal,

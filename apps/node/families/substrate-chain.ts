@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { IdxError } from '../../../domain/errors.ts';
-import { checkSubstrateFilters } from '../../../domain/chains/substrate/check-substrate-filters.ts';
+import { unknownFilterNames } from '../../../domain/chains/substrate/unknown-filter-names.ts';
 import { createSubstrateSource } from '../../../infra/chains/substrate/create-substrate-source.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
@@ -53,10 +53,16 @@ export async function connectSubstrateChain(
       `${project.manifestPath}: network.chainId is ${network.chainId}, but ${client.endpoints.join(', ')} serves the chain with genesis hash ${identity.genesisHash}; set network.chainId to the genesis hash of the chain you mean to index, or point network.endpoint at that chain`,
     );
   }
-  // filters naming what the runtime lacks would never match: refused now
+  // filters naming what the head's runtime lacks match nothing in its blocks: said once, then indexed as
+  // SubQuery does (an earlier or later runtime may have the pallet)
   const runtime = await withFetchRetry({ label: 'reading the runtime metadata' }, () => source.runtimeNamesAtHead(), DEFAULT_FETCH_RETRY, log, signal);
-  checkSubstrateFilters(project.manifestPath, project.manifest.dataSources, runtime, 'dataSources');
-  checkSubstrateFilters(project.manifestPath, project.manifest.templates, runtime, 'templates');
+  for (const p of [
+    ...unknownFilterNames(project.manifest.dataSources, runtime, 'dataSources'),
+    ...unknownFilterNames(project.manifest.templates, runtime, 'templates'),
+  ])
+    log.warn(
+      `${project.manifestPath}: ${p.path}: ${p.message} (spec version ${identity.specVersion} at the head): the handler matches no block of that runtime`,
+    );
   if (options.workers > 0) log.warn('--workers applies to EVM chains: Substrate blocks are fetched in this thread');
   const family = createSubstrateFamily(identity.specName);
   const properties = source.properties();

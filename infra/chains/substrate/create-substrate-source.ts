@@ -1,7 +1,7 @@
 import { expandMetadata, Tuple, type GenericExtrinsic, type Metadata, type TypeRegistry } from '@polkadot/types';
 import type { EventRecord } from '@polkadot/types/interfaces';
 import type { Codec, CodecClass } from '@polkadot/types/types';
-import type { RuntimeNames } from '../../../domain/chains/substrate/check-substrate-filters.ts';
+import type { RuntimeNames } from '../../../domain/chains/substrate/unknown-filter-names.ts';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chains/substrate/substrate-block.ts';
 import { compactFromU8a, hexToU8a } from '@polkadot/util';

@@ -1,4 +1,4 @@
-import { ValidationError, type Problem } from '../../errors.ts';
+import type { Problem } from '../../errors.ts';
 import type { DataSource, Template } from '../../project/project-model.ts';
 
 /** What a runtime has, by pallet (as mappings name them: `balances`): its event names and its call names. */
@@ -8,15 +8,12 @@ export interface RuntimeNames {
 }
 
 /**
- * Event and call filters that name a pallet, event or call the chain's runtime does not have would
- * never match: refused before indexing, naming the field and what the runtime has instead.
+ * Event and call filters that name a pallet, event or call a runtime does not have: they match
+ * nothing in that runtime's blocks. Not an error (SubQuery's node starts and indexes nothing for
+ * them, and a project may span a runtime upgrade that adds the pallet), but worth a warning that
+ * names the field and what the runtime has instead, since a typo looks the same.
  */
-export function checkSubstrateFilters(
-  manifestPath: string,
-  dataSources: readonly (DataSource | Template)[],
-  runtime: RuntimeNames,
-  where: 'dataSources' | 'templates',
-): void {
+export function unknownFilterNames(dataSources: readonly (DataSource | Template)[], runtime: RuntimeNames, where: 'dataSources' | 'templates'): Problem[] {
   const problems: Problem[] = [];
   dataSources.forEach((ds, d) =>
     ds.mapping.handlers.forEach((h, i) => {
@@ -40,7 +37,7 @@ export function checkSubstrateFilters(
       }
     }),
   );
-  if (problems.length > 0) throw new ValidationError(manifestPath, problems);
+  return problems;
 }
 
 const list = (names: readonly string[]) => (names.length > 12 ? `${names.slice(0, 12).join(', ')}, …` : names.join(', '));
