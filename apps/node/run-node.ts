@@ -182,7 +182,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       dataSources: project.manifest.dataSources,
       templates: project.manifest.templates,
       ...(bypassed !== undefined && { bypassed }),
-      family: chain.family(files),
+      family: chain.family(files, mapping.processors),
       logger,
       status,
       ...(opened.exporter !== undefined && { exporter: opened.exporter }),

@@ -1,6 +1,6 @@
 import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import type { EntityStore } from '../../domain/entities/entity-store.ts';
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError, ValidationError } from '../../domain/errors.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../infra/project/read-project-files.ts';
@@ -39,6 +39,7 @@ export async function startMapping(input: {
     // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
     ...(options.multiChain && { readCacheSize: 0 }),
     family: chain.sandboxFamily,
+    ...(chain.sandboxCustom !== undefined && { custom: chain.sandboxCustom }),
     host: chain.mappingHost({
       cache,
       logger: input.logger,
@@ -57,6 +58,15 @@ export async function startMapping(input: {
       `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
     );
   }
+  if (sandbox.customProblems.length > 0) {
+    sandbox.dispose();
+    throw new ValidationError(project.manifestPath, [...sandbox.customProblems]);
+  }
   chain.warmUp?.(sandbox);
-  return { cache, runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)), dispose: () => sandbox.dispose() };
+  return {
+    cache,
+    runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)),
+    processors: sandbox.processors,
+    dispose: () => sandbox.dispose(),
+  };
 }

@@ -3,9 +3,6 @@ import type { DataSource } from '../project/project-model.ts';
 
 export type ChainFamilyName = 'ethereum' | 'substrate';
 
-/** The manifest's `dataSources[].kind` that names each family. */
-export const RUNTIME_KINDS: Readonly<Record<ChainFamilyName, string>> = { ethereum: 'ethereum/Runtime', substrate: 'substrate/Runtime' };
-
 /** What every family's fetched range has: its blocks by height (those the plan fetched), and how many events it holds. */
 export interface FetchedBlocks {
   blocks: Map<number, { height: number; hash: string; timestamp: number }>;
@@ -38,7 +35,8 @@ export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Cont
  * folder gives each chain its own project). `idx-node-ethereum` runs EVM projects only.
  */
 export function familyOfKinds(kinds: readonly string[], manifestPath: string, program: 'idx-node' | 'idx-node-ethereum' = 'idx-node'): ChainFamilyName {
-  const names = new Set(kinds.map((k) => (Object.entries(RUNTIME_KINDS).find(([, kind]) => kind === k)?.[0] as ChainFamilyName | undefined) ?? 'ethereum'));
+  // custom data sources (`substrate/FrontierEvm`, …) belong to their runtime's family
+  const names = new Set(kinds.map((k): ChainFamilyName => (k.startsWith('substrate/') ? 'substrate' : 'ethereum')));
   if (names.size > 1)
     throw new IdxError(
       'CHAIN_FAMILY_MIXED',

@@ -30,3 +30,18 @@ t.test('an unknown template names the ones there are', async (t) => {
     message: 'createDynamicDatasource("Pair"): no such template in the manifest; templates: Pool',
   });
 });
+
+t.test("a custom data source's template: the arguments go to its processor's options, as SubQuery's node merges them", async (t) => {
+  const template: Template = {
+    name: 'Token',
+    kind: 'substrate/FrontierEvm',
+    assets: { erc20: { file: './erc20.abi.json' } },
+    processor: { file: './node_modules/@subql/frontier-evm-processor/dist/bundle.js', options: { abi: 'erc20' } },
+    mapping: { file: './dist/index.js', handlers: [{ kind: 'custom', processorKind: 'substrate/FrontierEvmEvent', handler: 'h' }] },
+  };
+  const ds = instantiateTemplate([template], { templateName: 'Token', startBlock: 9, args: { address: '0xAB' } });
+  t.same(ds.processor, { file: './node_modules/@subql/frontier-evm-processor/dist/bundle.js', options: { abi: 'erc20', address: '0xAB' } });
+  t.equal(ds.startBlock, 9);
+  t.equal(ds.options, undefined, 'the runtime options are left alone');
+  t.same(template.processor!.options, { abi: 'erc20' }, 'the template is not changed');
+});

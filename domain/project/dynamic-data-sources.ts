@@ -20,6 +20,9 @@ export function instantiateTemplate(templates: readonly Template[], record: Dyna
     );
   }
   const { name: _name, ...rest } = template;
+  // a custom data source's arguments go to its processor, as SubQuery's node merges them
+  if (rest.processor !== undefined)
+    return { ...rest, startBlock: record.startBlock, processor: { ...rest.processor, options: { ...rest.processor.options, ...record.args } } };
   const options = { ...template.options, ...(record.args as DataSource['options']) };
   if (options.address !== undefined && typeof options.address === 'string') options.address = options.address.toLowerCase();
   return { ...rest, startBlock: record.startBlock, options };

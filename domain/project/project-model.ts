@@ -7,6 +7,11 @@ export type EthereumHandlerKind = 'ethereum/BlockHandler' | 'ethereum/Transactio
 export type SubstrateHandlerKind = 'substrate/BlockHandler' | 'substrate/EventHandler' | 'substrate/CallHandler';
 export type HandlerKind = EthereumHandlerKind | SubstrateHandlerKind;
 export type DataSourceKind = 'ethereum/Runtime' | 'substrate/Runtime';
+/**
+ * A custom Substrate data source (SubQuery's `substrate/FrontierEvm`, `substrate/Wasm`, …): its
+ * `processor` file turns the runtime's blocks, extrinsics or events into what its handlers receive.
+ */
+export type CustomDataSourceKind = `substrate/${string}`;
 /** The handler kinds each data-source kind allows. */
 export const HANDLER_KINDS: Readonly<Record<DataSourceKind, readonly HandlerKind[]>> = {
   'ethereum/Runtime': ['ethereum/BlockHandler', 'ethereum/TransactionHandler', 'ethereum/LogHandler'],
@@ -52,7 +57,25 @@ export type Handler =
   | { kind: 'ethereum/LogHandler'; handler: string; filter?: LogFilter }
   | { kind: 'substrate/BlockHandler'; handler: string; filter?: BlockFilter }
   | { kind: 'substrate/EventHandler'; handler: string; filter?: SubstrateEventFilter }
-  | { kind: 'substrate/CallHandler'; handler: string; filter?: SubstrateCallFilter };
+  | { kind: 'substrate/CallHandler'; handler: string; filter?: SubstrateCallFilter }
+  | CustomHandler;
+
+/**
+ * A handler of a custom data source: `processorKind` is the manifest's `kind` (one of the processor's
+ * `handlerProcessors`, e.g. `substrate/FrontierEvmEvent`); its filter is the processor's to check.
+ */
+export interface CustomHandler {
+  kind: 'custom';
+  processorKind: string;
+  handler: string;
+  filter?: Record<string, unknown>;
+}
+
+/** A custom data source's `processor`: a built plug-in (`file`, relative to the project root) and its `options`. */
+export interface DataSourceProcessor {
+  file: string;
+  options?: Record<string, unknown>;
+}
 
 export interface Mapping {
   /** built entry, e.g. `./dist/index.js` */
@@ -61,13 +84,20 @@ export interface Mapping {
 }
 
 export interface DataSource {
-  kind: DataSourceKind;
+  kind: DataSourceKind | CustomDataSourceKind;
   startBlock: number;
   endBlock?: number;
   options?: { abi?: string; address?: string };
   /** name → file (relative to the project root) */
   assets: Record<string, { file: string }>;
+  /** custom data sources only */
+  processor?: DataSourceProcessor;
   mapping: Mapping;
+}
+
+/** SubQuery's rule: a data source is custom when its kind is not a runtime kind (it then has a processor). */
+export function isCustomDataSource(ds: Pick<DataSource, 'kind'>): boolean {
+  return ds.kind !== 'ethereum/Runtime' && ds.kind !== 'substrate/Runtime';
 }
 
 export interface Template extends Omit<DataSource, 'startBlock' | 'endBlock'> {

@@ -291,7 +291,7 @@ t.test('data sources', async (t) => {
   );
   t.same(
     problemsOf((m) => (m.dataSources[0].kind = 'ethereum/FrontierEvm')),
-    ['dataSources[0].kind: expected ethereum/Runtime or substrate/Runtime'],
+    ['dataSources[0].kind: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)'],
   );
   t.same(
     problemsOf((m) => (m.dataSources[0].startBlock = '4719568')),
@@ -507,7 +507,7 @@ t.test('templates: like data sources, with a name and no startBlock', async (t) 
   );
   t.same(
     problemsOf((m) => (m.templates = [{ ...template(), kind: 'ethereum/Custom' }])),
-    ['templates[0].kind: expected ethereum/Runtime or substrate/Runtime'],
+    ['templates[0].kind: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)'],
   );
   t.same(
     problemsOf((m) => (m.templates = [{ ...template(), options: { abi: 'nope' } }])),
@@ -655,4 +655,85 @@ t.test('Substrate manifests: substrate/Runtime data sources, their handler kinds
     problems((m) => ((m.dataSources[0]!.mapping.handlers[1]!.filter as Record<string, unknown>).topics = [])),
     ['dataSources[0].mapping.handlers[1].filter.topics: unknown filter key for substrate/EventHandler; expected module or method'],
   );
+});
+
+t.test('custom Substrate data sources: a processor file and options, assets, handler kinds and filters left to the processor', async (t) => {
+  const frontier = () => ({
+    kind: 'substrate/FrontierEvm',
+    startBlock: 7,
+    processor: {
+      file: './node_modules/@subql/frontier-evm-processor/dist/bundle.js',
+      options: { abi: 'erc20', address: '0x0000000000000000000100000000000000000000' },
+    },
+    assets: new Map([['erc20', { file: './erc20.abi.json' }]]),
+    mapping: {
+      file: './dist/index.js',
+      handlers: [
+        { kind: 'substrate/FrontierEvmEvent', handler: 'handleLog', filter: { topics: ['Transfer(address indexed from,address indexed to,uint256 value)'] } },
+        { kind: 'substrate/FrontierEvmCall', handler: 'handleCall' },
+      ],
+    },
+  });
+  const manifest = (ds: Record<string, unknown>) => ({
+    specVersion: '1.0.0',
+    schema: { file: './schema.graphql' },
+    network: { chainId: `0x${'ab'.repeat(32)}`, endpoint: 'wss://rpc.example.org' },
+    dataSources: [ds],
+  });
+  const m = validateManifest(manifest(frontier()), 'project.ts');
+  t.same(m.dataSources[0], {
+    kind: 'substrate/FrontierEvm',
+    startBlock: 7,
+    assets: { erc20: { file: './erc20.abi.json' } },
+    processor: {
+      file: './node_modules/@subql/frontier-evm-processor/dist/bundle.js',
+      options: { abi: 'erc20', address: '0x0000000000000000000100000000000000000000' },
+    },
+    mapping: {
+      file: './dist/index.js',
+      handlers: [
+        {
+          kind: 'custom',
+          processorKind: 'substrate/FrontierEvmEvent',
+          handler: 'handleLog',
+          filter: { topics: ['Transfer(address indexed from,address indexed to,uint256 value)'] },
+        },
+        { kind: 'custom', processorKind: 'substrate/FrontierEvmCall', handler: 'handleCall' },
+      ],
+    },
+  });
+  const problems = (ds: Record<string, unknown>) => {
+    try {
+      validateManifest(manifest(ds), 'project.ts');
+      return [];
+    } catch (err) {
+      return (err as ValidationError).problems.map((p) => `${p.path}: ${p.message}`);
+    }
+  };
+  t.same(problems({ ...frontier(), processor: undefined }), [
+    'dataSources[0].processor: required for a custom data source: an object with file (the processor, e.g. ./node_modules/@subql/frontier-evm-processor/dist/bundle.js) and options',
+  ]);
+  t.same(problems({ ...frontier(), processor: { options: {} } }), ['dataSources[0].processor.file: required']);
+  t.same(problems({ ...frontier(), processor: { file: './p.js', options: 3 } }), ['dataSources[0].processor.options: expected an object']);
+  t.same(problems({ ...frontier(), processor: './p.js' }), [
+    'dataSources[0].processor: expected an object with file (the processor, e.g. ./node_modules/@subql/frontier-evm-processor/dist/bundle.js) and options',
+  ]);
+  t.same(problems({ ...frontier(), options: { abi: 'erc20' } }), ['dataSources[0].options: a custom data source takes its options under processor.options']);
+  t.equal(
+    problems({ ...frontier(), kind: 'substrate/' })[0],
+    'dataSources[0].kind: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)',
+  );
+  const runtime = {
+    kind: 'substrate/Runtime',
+    processor: { file: './p.js' },
+    mapping: { file: './dist/index.js', handlers: [{ kind: 'substrate/BlockHandler', handler: 'b' }] },
+  };
+  t.same(problems(runtime), ['dataSources[0].processor: only custom data sources take a processor; substrate/Runtime does not']);
+  const handlers = frontier().mapping.handlers;
+  t.same(problems({ ...frontier(), mapping: { file: './dist/index.js', handlers: [{ ...handlers[0], kind: undefined }] } }), [
+    'dataSources[0].mapping.handlers[0].kind: required',
+  ]);
+  t.same(problems({ ...frontier(), mapping: { file: './dist/index.js', handlers: [{ ...handlers[0], filter: 'x' }] } }), [
+    'dataSources[0].mapping.handlers[0].filter: expected an object',
+  ]);
 });

@@ -4,8 +4,11 @@ import { parseBypassEntry } from './bypass-blocks.ts';
 import { cronExpressionProblem } from './cron-expression.ts';
 import {
   HANDLER_KINDS,
+  isCustomDataSource,
   type BlockFilter,
+  type CustomHandler,
   type DataSource,
+  type DataSourceProcessor,
   type DataSourceKind,
   type EndpointConfig,
   type Handler,
@@ -61,6 +64,8 @@ const FILTER_KEYS: Record<HandlerKind, readonly string[]> = {
   'substrate/CallHandler': ['module', 'method', 'success', 'isSigned'],
 };
 const SUBSTRATE_KIND = 'substrate/Runtime';
+// SubQuery's custom data source kinds: `substrate/FrontierEvm`, `substrate/Wasm`, …
+const CUSTOM_KIND = /^substrate\/[A-Za-z][A-Za-z0-9_-]*$/;
 const DATASOURCE_KINDS: readonly DataSourceKind[] = [RUNTIME_DATASOURCE_KIND, SUBSTRATE_KIND];
 // A Substrate chain is named by its genesis hash.
 const GENESIS_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -102,7 +107,9 @@ export function validateManifest(raw: unknown, source: string, options: Validate
   const schemaRec = requiredRecord(c, ['schema'], root.schema, 'expected an object with file');
   const schemaFile = schemaRec && requiredString(c, ['schema', 'file'], schemaRec.file);
   // The network's chain id is read as the data sources' family names chains (the family itself is checked in load-project).
-  const substrate = [root.dataSources, root.templates].some((list) => Array.isArray(list) && list.some((d) => asRecord(d)?.kind === SUBSTRATE_KIND));
+  const substrate = [root.dataSources, root.templates].some(
+    (list) => Array.isArray(list) && list.some((d) => typeof asRecord(d)?.kind === 'string' && (asRecord(d)!.kind as string).startsWith('substrate/')),
+  );
   const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network, substrate));
   const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));
   const templates =
@@ -338,7 +345,15 @@ function checkDataSource(c: Checker, path: FieldPath, v: unknown): DataSource | 
     }
   });
   const common = checkDataSourceCommon(c, path, rec, kind);
-  return definedOnly({ kind: common.kind, startBlock, endBlock, options: common.options, assets: common.assets, mapping: common.mapping }) as DataSource;
+  return definedOnly({
+    kind: common.kind,
+    startBlock,
+    endBlock,
+    options: common.options,
+    assets: common.assets,
+    processor: common.processor,
+    mapping: common.mapping,
+  }) as DataSource;
 }
 
 function checkTemplate(c: Checker, path: FieldPath, v: unknown): Template | undefined {
@@ -365,11 +380,29 @@ function checkUniqueTemplateNames(c: Checker, templates: unknown): void {
   });
 }
 
-function checkKind(c: Checker, path: FieldPath, kind: unknown): DataSourceKind | undefined {
+function checkKind(c: Checker, path: FieldPath, kind: unknown): DataSource['kind'] | undefined {
   if (kind === undefined) c.report([...path, 'kind'], 'required');
-  else if (!DATASOURCE_KINDS.includes(kind as DataSourceKind)) c.report([...path, 'kind'], `expected ${DATASOURCE_KINDS.join(' or ')}`);
-  else return kind as DataSourceKind;
+  else if (DATASOURCE_KINDS.includes(kind as DataSourceKind) || (typeof kind === 'string' && CUSTOM_KIND.test(kind))) return kind as DataSource['kind'];
+  else c.report([...path, 'kind'], `expected ${DATASOURCE_KINDS.join(' or ')}, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)`);
   return undefined;
+}
+
+/** A custom data source's `processor: { file, options }` (SubQuery's custom data source processors). */
+function checkProcessor(c: Checker, path: FieldPath, v: unknown): DataSourceProcessor | undefined {
+  const expected = 'an object with file (the processor, e.g. ./node_modules/@subql/frontier-evm-processor/dist/bundle.js) and options';
+  if (v === undefined || v === null) {
+    c.report(path, `required for a custom data source: ${expected}`);
+    return undefined;
+  }
+  const rec = requiredRecord(c, path, v, `expected ${expected}`);
+  if (rec === undefined) return undefined;
+  const file = requiredString(c, [...path, 'file'], rec.file);
+  let options: Record<string, unknown> | undefined;
+  if (rec.options !== undefined && rec.options !== null) {
+    options = asRecord(rec.options);
+    if (options === undefined) c.report([...path, 'options'], 'expected an object');
+  }
+  return file === undefined ? undefined : (definedOnly({ file, options: options && { ...options } }) as DataSourceProcessor);
 }
 
 /** What data sources and templates share: kind, options, assets, mapping. */
@@ -377,8 +410,8 @@ function checkDataSourceCommon(
   c: Checker,
   path: FieldPath,
   rec: Record<string, unknown>,
-  kind: DataSourceKind | undefined,
-): Pick<DataSource, 'kind' | 'options' | 'assets' | 'mapping'> {
+  kind: DataSource['kind'] | undefined,
+): Pick<DataSource, 'kind' | 'options' | 'assets' | 'processor' | 'mapping'> {
   const assets: Record<string, { file: string }> = {};
   if (rec.assets !== undefined && rec.assets !== null) {
     const assetsRec = asRecord(rec.assets);
@@ -392,8 +425,16 @@ function checkDataSourceCommon(
     }
   }
 
+  const custom = kind !== undefined && isCustomDataSource({ kind });
+  let processor: DataSourceProcessor | undefined;
+  if (custom) processor = checkProcessor(c, [...path, 'processor'], rec.processor);
+  else if (kind !== undefined && rec.processor !== undefined && rec.processor !== null)
+    c.report([...path, 'processor'], `only custom data sources take a processor; ${kind} does not`);
+
   let options: DataSource['options'];
-  if (rec.options !== undefined && rec.options !== null) {
+  if (custom && rec.options !== undefined && rec.options !== null)
+    c.report([...path, 'options'], 'a custom data source takes its options under processor.options');
+  else if (rec.options !== undefined && rec.options !== null) {
     const opts = asRecord(rec.options);
     if (opts === undefined) c.report([...path, 'options'], 'expected an object with abi and address');
     else {
@@ -416,13 +457,13 @@ function checkDataSourceCommon(
   }
 
   const mapping = checkMapping(c, [...path, 'mapping'], rec.mapping, kind ?? RUNTIME_DATASOURCE_KIND);
-  return definedOnly({ kind: kind ?? RUNTIME_DATASOURCE_KIND, options, assets, mapping: mapping! }) as Pick<
+  return definedOnly({ kind: kind ?? RUNTIME_DATASOURCE_KIND, options, assets, processor, mapping: mapping! }) as Pick<
     DataSource,
-    'kind' | 'options' | 'assets' | 'mapping'
+    'kind' | 'options' | 'assets' | 'processor' | 'mapping'
   >;
 }
 
-function checkMapping(c: Checker, path: FieldPath, v: unknown, kind: DataSourceKind): Mapping | undefined {
+function checkMapping(c: Checker, path: FieldPath, v: unknown, kind: DataSource['kind']): Mapping | undefined {
   const rec = requiredRecord(c, path, v, 'expected an object with file and handlers');
   if (rec === undefined) return undefined;
   const file = requiredString(c, [...path, 'file'], rec.file);
@@ -431,18 +472,31 @@ function checkMapping(c: Checker, path: FieldPath, v: unknown, kind: DataSourceK
   return { file: file!, handlers };
 }
 
-function checkHandler(c: Checker, path: FieldPath, v: unknown, dsKind: DataSourceKind): Handler | undefined {
+function checkHandler(c: Checker, path: FieldPath, v: unknown, dsKind: DataSource['kind']): Handler | undefined {
   const rec = requiredRecord(c, path, v, 'expected an object with kind and handler');
   if (rec === undefined) return undefined;
   const handler = requiredString(c, [...path, 'handler'], rec.handler);
+  if (isCustomDataSource({ kind: dsKind })) return checkCustomHandler(c, path, rec, handler);
+  const allowed = HANDLER_KINDS[dsKind as DataSourceKind];
   let kind: HandlerKind | undefined;
   if (rec.kind === undefined) c.report([...path, 'kind'], 'required');
-  else if (!HANDLER_KINDS[dsKind].includes(rec.kind as HandlerKind)) c.report([...path, 'kind'], `expected one of ${HANDLER_KINDS[dsKind].join(', ')}`);
+  else if (!allowed.includes(rec.kind as HandlerKind)) c.report([...path, 'kind'], `expected one of ${allowed.join(', ')}`);
   else kind = rec.kind as HandlerKind;
 
   if (rec.filter === undefined || rec.filter === null || kind === undefined) return { kind: kind!, handler: handler! } as Handler;
   const filter = c.nodeOnly(() => checkFilter(c, [...path, 'filter'], kind, rec.filter));
   return (filter === undefined ? { kind, handler: handler! } : { kind, handler: handler!, filter }) as Handler;
+}
+
+/** A custom data source's handler: its kind and filter are the processor's to check (when the node loads it). */
+function checkCustomHandler(c: Checker, path: FieldPath, rec: Record<string, unknown>, handler: string | undefined): CustomHandler | undefined {
+  const processorKind = requiredString(c, [...path, 'kind'], rec.kind);
+  let filter: Record<string, unknown> | undefined;
+  if (rec.filter !== undefined && rec.filter !== null) {
+    filter = asRecord(rec.filter);
+    if (filter === undefined) c.report([...path, 'filter'], 'expected an object');
+  }
+  return definedOnly({ kind: 'custom', processorKind: processorKind!, handler: handler!, filter: filter && structuredClone(filter) }) as CustomHandler;
 }
 
 function checkFilter(

@@ -4,7 +4,7 @@ import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { IdxError, type ErrorCode } from '../../domain/errors.ts';
 import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
-import type { DataSource, Template } from '../../domain/project/project-model.ts';
+import { isCustomDataSource, type DataSource, type Template } from '../../domain/project/project-model.ts';
 import type { LoadedProject } from './load-project.ts';
 
 /** What the node needs from a project's files besides the manifest. */
@@ -35,6 +35,8 @@ export async function readProjectFiles(project: LoadedProject): Promise<ProjectF
 
   const abis = new Map<string, JsonAbi>();
   for (const ds of [...manifest.dataSources, ...manifest.templates] as (DataSource | Template)[]) {
+    // a custom data source's assets are its processor's (an ink! contract's metadata, say), not ABIs
+    if (isCustomDataSource(ds)) continue;
     for (const [name, asset] of Object.entries(ds.assets)) {
       const file = resolve(root, asset.file);
       if (abis.has(file)) continue;

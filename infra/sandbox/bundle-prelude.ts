@@ -33,9 +33,13 @@ export async function bundlePrelude(which: SandboxBundle = 'prelude'): Promise<s
             // the npm `buffer` package, not Node's: the isolate has no Node
             nodeResolve({ preferBuiltins: false, browser: true }),
             commonjs(),
-            // the isolate's own sources, and the one domain module it shares with idx build (the allowed modules)
+            // the isolate's own sources, and the domain modules it shares with the host (the allowed modules, custom data sources)
             swc({
-              include: [`${isolateDir}/**`, resolve(dirname(here), '../../domain/mapping/sandbox-modules' + ext)],
+              include: [
+                `${isolateDir}/**`,
+                resolve(dirname(here), '../../domain/mapping/sandbox-modules' + ext),
+                resolve(dirname(here), '../../domain/chains/substrate/custom-data-source' + ext),
+              ],
               swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
             }),
           ],

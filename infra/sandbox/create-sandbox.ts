@@ -12,7 +12,8 @@ import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
 import type { SandboxLimits } from './isolate/limits.ts';
-import type { BlockExtrasWire, BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
+import type { BlockExtrasWire, BlockOutcome, BlockPayload, CustomSourcesInstall, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
+import type { ProcessorDataSource, ProcessorShape } from '../../domain/chains/substrate/custom-data-source.ts';
 import { mapStack } from './map-stack.ts';
 import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
 import { SandboxError } from './sandbox-error.ts';
@@ -46,11 +47,17 @@ export interface SandboxOptions {
   prelude?: PreludeCache;
   /** the chain family (default ethereum): Substrate sandboxes decode blocks with `@polkadot/types` and get its `api` */
   family?: 'ethereum' | 'substrate';
+  /** Substrate: the custom data sources' processors (loaded with the project) and assets, and the manifest's sources to check */
+  custom?: CustomSourcesInstall;
 }
 
 export interface Sandbox {
   /** names of the functions the bundle exports (the handlers a manifest may name) */
   readonly handlers: readonly string[];
+  /** the custom data source processors loaded (`custom`), by file */
+  readonly processors: Readonly<Record<string, ProcessorShape>>;
+  /** what the processors refused of the manifest's custom data sources, by field path */
+  readonly customProblems: readonly { path: string; message: string }[];
   /**
    * Runs the calls of one block strictly in order, each awaited. Rejects with a `SandboxError`
    * (`HANDLER_FAILED`, `SANDBOX_TIMEOUT`, `SANDBOX_MEMORY_LIMIT`, `HANDLER_NOT_FOUND`, …); the block's
@@ -102,6 +109,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     unsafe: options.unsafe === true,
     logLevel: options.host.logLevel ?? 'trace',
     limits: { ...options.limits },
+    ...(options.custom !== undefined && { custom: options.custom }),
   };
   const runtime: MappingRuntime = options.unsafe
     ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })
@@ -117,9 +125,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // whether the last block completed: when not, its writes never reached the store for good
   let lastCompleted = true;
 
-  const ready = async (): Promise<readonly string[]> => {
+  const ready = async () => {
     const load = await runtime.ready();
-    if (load.ok) return load.handlers;
+    if (load.ok) return load;
     runtime.reset();
     const { stack, location } = mapStack(load.error.stack ?? '', options.fileName, sourceMap);
     const code = load.error.name === 'ModuleNotAllowedError' ? 'MODULE_NOT_ALLOWED' : 'SANDBOX_LOAD_FAILED';
@@ -224,7 +232,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     logs: [],
     logsComplete: true,
     calls: calls.map((c, i): WireCall => {
-      if (c.kind === 'block') return [c.handler, 0, 0];
+      const through = c.custom && ([c.custom.source, c.custom.position] as [number, number]);
+      if (c.kind === 'block') return through === undefined ? [c.handler, 0, 0] : [c.handler, 0, 0, undefined, undefined, through];
       const count = c.kind === 'call' ? block.extrinsics.length : block.events.length;
       if (!Number.isInteger(c.index) || c.index < 0 || c.index >= count) {
         throw new SandboxError(
@@ -233,7 +242,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           { handler: c.handler, height: block.height },
         );
       }
-      return [c.handler, c.kind === 'call' ? 3 : 4, c.index];
+      return through === undefined
+        ? [c.handler, c.kind === 'call' ? 3 : 4, c.index]
+        : [c.handler, c.kind === 'call' ? 3 : 4, c.index, undefined, undefined, through];
     }),
     substrate: {
       signedBlock: block.raw.signedBlock,
@@ -244,13 +255,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       timestampMs: block.raw.timestampMs,
       specVersion: block.raw.specVersion,
       hash: block.hash,
+      ...customSourcesOf(calls),
     },
   });
 
-  const handlers = await ready();
+  const loaded = await ready();
 
   return {
-    handlers,
+    handlers: loaded.handlers,
+    processors: loaded.processors ?? {},
+    customProblems: loaded.customProblems ?? [],
 
     runBlock: (content, calls) =>
       calls.length === 0 ? Promise.resolve() : run(content.block.height, calls, () => payloadOf(content, calls), { content, calls }),
@@ -348,6 +362,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       lastCompleted = completed;
     }
   }
+}
+
+/** The custom data sources a block's calls go through, for the processors inside. */
+function customSourcesOf(calls: readonly SubstrateHandlerCall[]): { customSources?: Record<number, ProcessorDataSource> } {
+  let out: Record<number, ProcessorDataSource> | undefined;
+  for (const c of calls) if (c.custom !== undefined) (out ??= {})[c.custom.source] ??= c.custom.ds;
+  return out === undefined ? {} : { customSources: out };
 }
 
 function readSourceMap(map: string | object | undefined, fileName: string): SourceMap | undefined {

@@ -5,6 +5,8 @@ import type { MappingHost } from '../../../domain/mapping/mapping-host.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import type { Sandbox } from '../../../infra/sandbox/create-sandbox.ts';
+import type { CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
+import type { ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
 
 /** What the mapping host of every family shares: the store, the log, the block's height, data-source creation. */
@@ -37,7 +39,10 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   };
   /** a stored genesis hash must be this chain's */
   checkStoredGenesis(stored: string): void;
-  family(files: ProjectFiles): ChainFamily<Compiled, Plan, Fetched, Content, Call>;
+  /** `processors`: the custom data source processors the sandbox loaded (Substrate), by file */
+  family(files: ProjectFiles, processors: Readonly<Record<string, ProcessorShape>>): ChainFamily<Compiled, Plan, Fetched, Content, Call>;
+  /** what the sandbox loads beside the project: the custom data sources' processors and assets (Substrate) */
+  readonly sandboxCustom?: CustomSourcesInstall;
   /** ranges fetched as the family plans them, through the first dictionary that answers */
   fetcher(dictionaries: readonly string[], logger: Logger, onUseDictionary: (using: boolean) => void): RangeFetcher<Plan, Fetched>;
   /** the sandbox's view of the node: store calls, chain reads */

@@ -13,6 +13,7 @@ import type { NodeOptions } from '../node-options.ts';
 import type { NodeChain } from './node-chain.ts';
 import { chainClients, chainUnreachable } from './chain-clients.ts';
 import { createSubstrateFamily, type SubstrateFetched, type SubstratePlan } from './substrate-family.ts';
+import { readCustomSources } from '../../../infra/project/read-custom-sources.ts';
 import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../domain/chains/substrate/match-substrate-handlers.ts';
 import type { SubstrateBlock } from '../../../domain/chains/substrate/substrate-block.ts';
 
@@ -64,8 +65,8 @@ export async function connectSubstrateChain(
       `${project.manifestPath}: ${p.path}: ${p.message} (spec version ${identity.specVersion} at the head): the handler matches no block of that runtime`,
     );
   if (options.workers > 0) log.warn('--workers applies to EVM chains: Substrate blocks are fetched in this thread');
-  const family = createSubstrateFamily(identity.specName);
   const properties = source.properties();
+  const sandboxCustom = await readCustomSources(project);
 
   return {
     genesisHash: identity.genesisHash,
@@ -74,7 +75,9 @@ export async function connectSubstrateChain(
     sandboxFamily: 'substrate',
     source,
     checkStoredGenesis: (stored) => checkStoredGenesis(stored, identity.genesisHash, client.endpoints.join(', ')),
-    family: () => family,
+    family: (_files, processors) =>
+      createSubstrateFamily(identity.specName, { shapeOf: (file) => processors[file], absolute: (file) => resolve(project.root, file) }),
+    ...(sandboxCustom !== undefined && { sandboxCustom }),
     fetcher(dictionaries) {
       if (dictionaries.length > 0) log.warn('dictionaries are not used for Substrate chains yet: fetching everything from the chain');
       return {

@@ -2,6 +2,7 @@ import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-fa
 import {
   compileSubstrateSource,
   matchSubstrateHandlers,
+  type CustomSourceContext,
   type SubstrateCompiledSource,
   type SubstrateHandlerCall,
 } from '../../../domain/chains/substrate/match-substrate-handlers.ts';
@@ -21,13 +22,14 @@ export type SubstrateFamily = ChainFamily<SubstrateCompiledSource, SubstratePlan
 
 /**
  * The Substrate family (`substrate/Runtime`): block, call and event handlers matched by SubQuery's
- * filters (`modulo`/`timestamp`, `module`/`method`/`success`/`isSigned`) in SubQuery's order.
+ * filters (`modulo`/`timestamp`, `module`/`method`/`success`/`isSigned`) in SubQuery's order; and
+ * custom data sources (`substrate/FrontierEvm`, …), matched by their processors' base filters.
  */
-export function createSubstrateFamily(specName: string): SubstrateFamily {
+export function createSubstrateFamily(specName: string, custom?: CustomSourceContext): SubstrateFamily {
   return {
     name: 'substrate',
     specName,
-    compile: (ds, index) => compileSubstrateSource(ds, index),
+    compile: (ds, index) => compileSubstrateSource(ds, index, custom),
     plan: (_sources, from, to) => ({ from, to }),
     blockCalls(sources, fetched, height) {
       const block = fetched.blocks.get(height);

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { DataSource } from '../../project/project-model.ts';
 import { compileSubstrateSource, matchSubstrateHandlers } from './match-substrate-handlers.ts';
 import type { SubstrateBlockSummary } from './substrate-block.ts';
+import type { ProcessorShape } from './custom-data-source.ts';
 
 const ds = (handlers: DataSource['mapping']['handlers'], startBlock = 1, endBlock?: number): DataSource => ({
   kind: 'substrate/Runtime',
@@ -66,3 +67,79 @@ t.test('a timestamp (cron) block filter runs once per tick, from the block times
   t.equal(matchSubstrateHandlers(source, { ...block, timestamp: hour + 12 }, hour).length, 0, 'the next block');
   t.equal(matchSubstrateHandlers(source, { ...block, timestamp: hour + 3 }, hour - 9).length, 1, 'the first block past the tick');
 });
+
+t.test(
+  "custom data sources: a processor's handlers ride on event, call and block handlers, matched by any of its base filters, in SubQuery's order",
+  async (t) => {
+    const custom: DataSource = {
+      kind: 'substrate/Moves',
+      startBlock: 1,
+      assets: { labels: { file: './labels.json' } },
+      processor: { file: './processors/moves.js', options: { minimum: '1' } },
+      mapping: {
+        file: './dist/index.js',
+        handlers: [
+          { kind: 'custom', processorKind: 'substrate/Move', handler: 'move', filter: { to: 'x' } },
+          { kind: 'custom', processorKind: 'substrate/Batch', handler: 'batch' },
+          { kind: 'custom', processorKind: 'substrate/Any', handler: 'any' },
+          { kind: 'custom', processorKind: 'substrate/Tenth', handler: 'tenth' },
+        ],
+      },
+    };
+    const shape: ProcessorShape = {
+      kind: 'substrate/Moves',
+      handlers: {
+        'substrate/Move': { base: 'event', filters: [{ module: 'balances', method: 'Transfer' }] },
+        'substrate/Batch': { base: 'call', filters: [{ module: 'balances' }, { module: 'utility', method: 'batchAll' }] },
+        'substrate/Any': { base: 'event', filters: [] },
+        'substrate/Tenth': { base: 'block', filters: [{ modulo: 10 }] },
+      },
+    };
+    const context = { shapeOf: (file: string) => (file === '/p/processors/moves.js' ? shape : undefined), absolute: (file: string) => `/p/${file.slice(2)}` };
+    const sources = [
+      compileSubstrateSource(ds([{ kind: 'substrate/EventHandler', handler: 'transfer', filter: { module: 'balances', method: 'Transfer' } }]), 0),
+      compileSubstrateSource(custom, 1, context),
+    ];
+    t.same(sources[1]!.custom, {
+      kind: 'substrate/Moves',
+      startBlock: 1,
+      processor: { file: '/p/processors/moves.js', options: { minimum: '1' } },
+      assets: [['labels', { file: '/p/labels.json' }]],
+      mapping: {
+        file: './dist/index.js',
+        handlers: [
+          { kind: 'substrate/Move', handler: 'move', filter: { to: 'x' } },
+          { kind: 'substrate/Batch', handler: 'batch' },
+          { kind: 'substrate/Any', handler: 'any' },
+          { kind: 'substrate/Tenth', handler: 'tenth' },
+        ],
+      },
+    });
+    const calls = matchSubstrateHandlers(sources, block, block.timestamp - 12).map(
+      (c) => `${c.handler}${'index' in c ? `:${c.index}` : ''}${c.custom ? `@${c.custom.source}.${c.custom.position}` : ''}`,
+    );
+    t.same(calls, [
+      'tenth@1.3',
+      'transfer:0',
+      'move:0@1.0',
+      'any:0@1.2',
+      'any:1@1.2',
+      'batch:1@1.1',
+      'transfer:2',
+      'move:2@1.0',
+      'any:2@1.2',
+      'any:3@1.2',
+      'batch:2@1.1',
+      'any:4@1.2',
+      'transfer:5',
+      'move:5@1.0',
+      'any:5@1.2',
+    ]);
+    t.equal(
+      matchSubstrateHandlers(sources, block, 0).find((c) => c.custom !== undefined)!.custom!.ds,
+      sources[1]!.custom,
+      'a call carries the data source its processor is handed',
+    );
+    t.throws(() => compileSubstrateSource(custom, 1, { ...context, shapeOf: () => undefined }), /its processor \/p\/processors\/moves\.js is not loaded/);
+  },
+);

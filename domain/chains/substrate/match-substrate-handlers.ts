@@ -1,24 +1,57 @@
 import { compileBlockHandler } from '../../project/compile-block-handler.ts';
 import { cronDue } from '../../project/cron-schedule.ts';
-import type { DataSource, SubstrateCallFilter, SubstrateEventFilter } from '../../project/project-model.ts';
+import { isCustomDataSource, type DataSource, type SubstrateCallFilter, type SubstrateEventFilter } from '../../project/project-model.ts';
+import { processorDataSourceOf, type BaseHandlerKind, type ProcessorDataSource, type ProcessorShape } from './custom-data-source.ts';
 import type { SubstrateBlockSummary } from './substrate-block.ts';
 
+type BlockHandler = { kind: 'block'; handler: string; modulo?: number; cron?: string };
+
 export type SubstrateCompiledHandler =
-  | { kind: 'block'; handler: string; modulo?: number; cron?: string }
+  | BlockHandler
   | { kind: 'event'; handler: string; filter: SubstrateEventFilter }
-  | { kind: 'call'; handler: string; filter: SubstrateCallFilter };
+  | { kind: 'call'; handler: string; filter: SubstrateCallFilter }
+  | CompiledCustomHandler;
+
+/**
+ * A custom data source's handler, matched as the runtime handler it rides on by any of its base
+ * filters (none: every item), then filtered and transformed by its processor in the sandbox.
+ */
+export interface CompiledCustomHandler {
+  kind: 'custom';
+  handler: string;
+  /** its position in the data source's handlers */
+  position: number;
+  base: BaseHandlerKind;
+  filters: (BlockHandler | { kind: 'event'; filter: SubstrateEventFilter } | { kind: 'call'; filter: SubstrateCallFilter })[];
+}
 
 export interface SubstrateCompiledSource {
   index: number;
   startBlock: number;
   endBlock?: number;
   handlers: SubstrateCompiledHandler[];
+  /** custom data sources: what their processor is handed */
+  custom?: ProcessorDataSource;
 }
 
-/** One handler call: the block, an extrinsic (by index) or an event (by index in `System.Events`). */
-export type SubstrateHandlerCall = { handler: string; kind: 'block' } | { handler: string; kind: 'call' | 'event'; index: number };
+/** One handler call: the block, an extrinsic (by index) or an event (by index in `System.Events`); `custom`, through a processor. */
+export type SubstrateHandlerCall = ({ handler: string; kind: 'block' } | { handler: string; kind: 'call' | 'event'; index: number }) & {
+  custom?: { source: number; position: number; ds: ProcessorDataSource };
+};
 
-export function compileSubstrateSource(ds: Pick<DataSource, 'startBlock' | 'endBlock' | 'mapping'>, index: number): SubstrateCompiledSource {
+/** What compiling a custom data source needs: the loaded processors' shapes, and files made absolute. */
+export interface CustomSourceContext {
+  shapeOf(file: string): ProcessorShape | undefined;
+  absolute(file: string): string;
+}
+
+export function compileSubstrateSource(
+  ds: Pick<DataSource, 'startBlock' | 'endBlock' | 'mapping'> & Partial<Pick<DataSource, 'kind' | 'assets' | 'processor'>>,
+  index: number,
+  custom?: CustomSourceContext,
+): SubstrateCompiledSource {
+  const range = { index, startBlock: ds.startBlock, ...(ds.endBlock !== undefined && { endBlock: ds.endBlock }) };
+  if (ds.kind !== undefined && isCustomDataSource({ kind: ds.kind })) return { ...range, ...compileCustomSource(ds as DataSource, custom) };
   const handlers = ds.mapping.handlers.map((h): SubstrateCompiledHandler => {
     switch (h.kind) {
       case 'substrate/BlockHandler':
@@ -31,7 +64,23 @@ export function compileSubstrateSource(ds: Pick<DataSource, 'startBlock' | 'endB
         throw new Error(`${h.kind} is not a Substrate handler kind`);
     }
   });
-  return { index, startBlock: ds.startBlock, ...(ds.endBlock !== undefined && { endBlock: ds.endBlock }), handlers };
+  return { ...range, handlers };
+}
+
+function compileCustomSource(ds: DataSource, custom: CustomSourceContext | undefined) {
+  if (custom === undefined) throw new Error(`${ds.kind}: custom data sources need their processors loaded`);
+  const described = processorDataSourceOf(ds, custom.absolute);
+  const shape = custom.shapeOf(described.processor.file);
+  if (shape === undefined) throw new Error(`${ds.kind}: its processor ${described.processor.file} is not loaded`);
+  const handlers = described.mapping.handlers.map((h, position): CompiledCustomHandler => {
+    const own = shape.handlers[h.kind];
+    if (own === undefined) throw new Error(`${ds.kind}: handler kind ${h.kind} is not one of ${Object.keys(shape.handlers).join(', ')}`);
+    const filters = own.filters.map((f) =>
+      own.base === 'block' ? compileBlockHandler(h.handler, f as never) : { kind: own.base, filter: f as SubstrateEventFilter & SubstrateCallFilter },
+    );
+    return { kind: 'custom', handler: h.handler, position, base: own.base, filters };
+  });
+  return { handlers, custom: described };
 }
 
 const eventMatches = (f: SubstrateEventFilter, e: SubstrateBlockSummary['events'][number]) =>
@@ -55,27 +104,41 @@ export function matchSubstrateHandlers(
   previousTimestamp: number,
 ): SubstrateHandlerCall[] {
   const active = sources.filter((s) => s.startBlock <= block.height && (s.endBlock === undefined || block.height <= s.endBlock));
+  const blockDue = (h: BlockHandler) =>
+    (h.modulo === undefined || block.height % h.modulo === 0) && (h.cron === undefined || cronDue(h.cron, previousTimestamp, block.timestamp));
+  const viaProcessor = (s: SubstrateCompiledSource, h: CompiledCustomHandler) => ({ custom: { source: s.index, position: h.position, ds: s.custom! } });
   const calls: SubstrateHandlerCall[] = [];
   for (const s of active) {
     for (const h of s.handlers) {
-      if (h.kind !== 'block') continue;
-      if (h.modulo !== undefined && block.height % h.modulo !== 0) continue;
-      if (h.cron !== undefined && !cronDue(h.cron, previousTimestamp, block.timestamp)) continue;
-      calls.push({ handler: h.handler, kind: 'block' });
+      if (h.kind === 'block' && blockDue(h)) calls.push({ handler: h.handler, kind: 'block' });
+      else if (h.kind === 'custom' && h.base === 'block' && anyMatches(h, (f) => blockDue(f as BlockHandler)))
+        calls.push({ handler: h.handler, kind: 'block', ...viaProcessor(s, h) });
     }
   }
   const event = (index: number) => {
     const e = block.events[index]!;
     for (const s of active)
-      for (const h of s.handlers) if (h.kind === 'event' && eventMatches(h.filter, e)) calls.push({ handler: h.handler, kind: 'event', index });
+      for (const h of s.handlers) {
+        if (h.kind === 'event' && eventMatches(h.filter, e)) calls.push({ handler: h.handler, kind: 'event', index });
+        else if (h.kind === 'custom' && h.base === 'event' && anyMatches(h, (f) => eventMatches((f as { filter: SubstrateEventFilter }).filter, e)))
+          calls.push({ handler: h.handler, kind: 'event', index, ...viaProcessor(s, h) });
+      }
   };
   const byPhase = (phase: 'initialization' | 'finalization') => block.events.forEach((e, i) => e.extrinsic === phase && event(i));
   byPhase('initialization');
   block.extrinsics.forEach((x, xi) => {
     for (const s of active)
-      for (const h of s.handlers) if (h.kind === 'call' && callMatches(h.filter, x)) calls.push({ handler: h.handler, kind: 'call', index: xi });
+      for (const h of s.handlers) {
+        if (h.kind === 'call' && callMatches(h.filter, x)) calls.push({ handler: h.handler, kind: 'call', index: xi });
+        else if (h.kind === 'custom' && h.base === 'call' && anyMatches(h, (f) => callMatches((f as { filter: SubstrateCallFilter }).filter, x)))
+          calls.push({ handler: h.handler, kind: 'call', index: xi, ...viaProcessor(s, h) });
+      }
     block.events.forEach((e, i) => e.extrinsic === xi && event(i));
   });
   byPhase('finalization');
   return calls;
 }
+
+/** SubQuery's rule for a processor's base filters: none matches everything, else any one must match. */
+const anyMatches = (h: CompiledCustomHandler, matches: (f: CompiledCustomHandler['filters'][number]) => boolean) =>
+  h.filters.length === 0 || h.filters.some(matches);

@@ -12,6 +12,7 @@ import { buildChainObjects, setArgs } from './chain-objects.ts';
 import { createEthProvider } from './eth-provider.ts';
 import { buildSubstrateObjects, createSubstrateApi, createSubstrateRuntimes, type SubstrateLib } from './substrate-objects.ts';
 import { createReadCache } from './create-read-cache.ts';
+import { checkCustomSource, createProcessorRunner, loadProcessors } from './ds-processors.ts';
 import { createStore, type Write } from './create-store.ts';
 import { createBlockEntropy, installDeterministicTime } from './deterministic.ts';
 import { createLogBudget, createWriteBudget, DEFAULT_LIMITS, formatSize, measure, truncateText } from './limits.ts';
@@ -211,6 +212,15 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   const loadExtras =
     callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
 
+  // custom data sources' processors: loaded with the project, run for the calls that go through them
+  let runThroughProcessor: ReturnType<typeof createProcessorRunner> | undefined;
+  const loadCustom = (custom: NonNullable<InstallOptions['custom']>) => {
+    const { plugins, shapes } = loadProcessors(custom.processors, require);
+    runThroughProcessor = createProcessorRunner(plugins, custom.assets, () => g.api);
+    const problems = custom.sources.flatMap(({ path, ds }) => checkCustomSource(plugins, path, ds, custom.assets));
+    return { processors: shapes, customProblems: problems };
+  };
+
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describe(err).message}`, undefined);
   return withTimers(
     bridge,
@@ -224,7 +234,13 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
           return { ok: false, error: describe(err) };
         }
         handlers = (module.exports ?? {}) as Record<string, unknown>;
-        return { ok: true, handlers: Object.keys(handlers).filter((k) => typeof handlers[k] === 'function') };
+        const names = Object.keys(handlers).filter((k) => typeof handlers[k] === 'function');
+        if (options.custom === undefined) return { ok: true, handlers: names };
+        try {
+          return { ok: true, handlers: names, ...loadCustom(options.custom) };
+        } catch (err) {
+          return { ok: false, error: describe(err) };
+        }
       },
 
       /** Substrate: makes the runtime of a spec version (its registry, its decorated storage) before a block needs it. */
@@ -254,7 +270,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
           substrateAt = { hash: payload.substrate.hash, height: payload.height, specVersion: payload.substrate.specVersion };
         } else chain = buildChainObjects(payload, fetchReceipt, loadExtras);
         for (let i = 0; i < payload.calls.length; i++) {
-          const [name, kind, index, args] = payload.calls[i]!;
+          const [name, kind, index, args, , custom] = payload.calls[i]!;
           current = i;
           progress[0] = i;
           // own properties only: a manifest naming `toString` must not reach Object.prototype
@@ -279,7 +295,8 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
             setArgs(arg, args);
           }
           try {
-            await (fn as (a: unknown) => unknown)(arg);
+            if (custom === undefined) await (fn as (a: unknown) => unknown)(arg);
+            else await runThroughProcessor!(payload.substrate!.customSources![custom[0]]!, custom[1], arg, fn as (a: unknown) => unknown);
           } catch (err) {
             pending = [];
             readCache.clear();

@@ -1,3 +1,4 @@
+import type { ProcessorDataSource, ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
 import type { SandboxLimits } from './limits.ts';
 
 /**
@@ -19,8 +20,18 @@ export interface WireIndexed {
 
 /** 0 block, 1 log, 2 transaction; Substrate: 3 extrinsic (call handlers), 4 event */
 export type WireCallKind = 0 | 1 | 2 | 3 | 4;
-/** handler, kind, index, decoded args, and for transactions the decoded args of its logs by log position */
-export type WireCall = [handler: string, kind: WireCallKind, index: number, args?: WireResult, txLogArgs?: [number, WireResult][]];
+/**
+ * handler, kind, index, decoded args, and for transactions the decoded args of its logs by log
+ * position; Substrate calls through a custom data source's processor: its source and the handler's position there
+ */
+export type WireCall = [
+  handler: string,
+  kind: WireCallKind,
+  index: number,
+  args?: WireResult,
+  txLogArgs?: [number, WireResult][],
+  custom?: [source: number, position: number],
+];
 
 export type WireRecord = Record<string, unknown>;
 
@@ -57,6 +68,8 @@ export interface SubstratePayload {
   timestampMs: number | null;
   specVersion: number;
   hash: string;
+  /** the custom data sources the calls go through, by source index */
+  customSources?: Record<number, ProcessorDataSource>;
 }
 
 /** The answer to `blockExtras`: what the running block lacked, and the args of its transaction calls' logs. */
@@ -83,7 +96,23 @@ export interface ThrownError {
 
 export type BlockOutcome = { ok: true; writes: WriteOp[] } | { ok: false; call: number; error: ThrownError };
 
-export type LoadOutcome = { ok: true; handlers: string[] } | { ok: false; error: ThrownError };
+export type LoadOutcome =
+  | {
+      ok: true;
+      handlers: string[];
+      /** the custom data source processors loaded, by file */
+      processors?: Record<string, ProcessorShape>;
+      /** what the processors refused of the manifest's custom data sources */
+      customProblems?: { path: string; message: string }[];
+    }
+  | { ok: false; error: ThrownError };
+
+/** Substrate projects with custom data sources: their processors' code and assets by file, and the manifest's sources to check. */
+export interface CustomSourcesInstall {
+  processors: Record<string, string>;
+  assets: Record<string, string>;
+  sources: { path: string; ds: ProcessorDataSource }[];
+}
 
 /** Awaited host operations; `writes` are the store writes buffered since the last crossing, applied first. */
 export type HostOp =
@@ -114,6 +143,8 @@ export interface InstallOptions {
   /** the chain family: what `api` is and what blocks hold */
   family: 'ethereum' | 'substrate';
   unsafe: boolean;
+  /** custom data sources (Substrate) */
+  custom?: CustomSourcesInstall;
   /** Int32Array[0] = index of the call running now; the host reads it when a block times out */
   progress: SharedArrayBuffer;
 }
