@@ -39,6 +39,7 @@ export async function startMapping(input: {
     // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
     ...(options.multiChain && { readCacheSize: 0 }),
     family: chain.sandboxFamily,
+    ...(chain.sandboxChainTypes !== undefined && { chainTypes: chain.sandboxChainTypes }),
     host: chain.mappingHost({
       cache,
       logger: input.logger,

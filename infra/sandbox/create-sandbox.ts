@@ -12,7 +12,7 @@ import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
 import type { SandboxLimits } from './isolate/limits.ts';
-import type { BlockExtrasWire, BlockOutcome, BlockPayload, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
+import type { BlockExtrasWire, BlockOutcome, BlockPayload, ChainTypesSource, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
 import { mapStack } from './map-stack.ts';
 import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
 import { SandboxError } from './sandbox-error.ts';
@@ -46,6 +46,8 @@ export interface SandboxOptions {
   prelude?: PreludeCache;
   /** the chain family (default ethereum): Substrate sandboxes decode blocks with `@polkadot/types` and get its `api` */
   family?: 'ethereum' | 'substrate';
+  /** Substrate: the project's chain types, as the node loaded them (infra/chains/substrate/load-chain-types.ts) */
+  chainTypes?: ChainTypesSource;
 }
 
 export interface Sandbox {
@@ -102,6 +104,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     unsafe: options.unsafe === true,
     logLevel: options.host.logLevel ?? 'trace',
     limits: { ...options.limits },
+    ...(options.chainTypes !== undefined && { chainTypes: options.chainTypes }),
   };
   const runtime: MappingRuntime = options.unsafe
     ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })
