@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiPromise, HttpProvider } from '@polkadot/api';
 import { TypeRegistry } from '@polkadot/types';
 import type { RegisteredTypes } from '@polkadot/types/types';
-import { hexToU8a } from '@polkadot/util';
+import { hexToU8a, u8aToHex } from '@polkadot/util';
 import { keccakAsU8a, sha256AsU8a } from '@polkadot/util-crypto';
 import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
@@ -18,7 +18,12 @@ import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { createPreludeCache } from '../infra/sandbox/create-prelude-cache.ts';
 import { createSandbox } from '../infra/sandbox/create-sandbox.ts';
 import { createFakeHost } from '../infra/sandbox/fixtures/fake-host.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { PROGRAM_BACKEND } from './support/erc20-chain.ts';
+import { idxCli, REPO } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
 
 // The registries idx makes with a project's chain types, on the node (which matches handlers with it) and in
 // the sandbox (which hands mappings their values), against @polkadot/api's: an ApiPromise created with the same
@@ -287,3 +292,139 @@ for (const config of CONFIGS) {
     }
   });
 }
+
+// A project as a SubQuery user writes one: its chain types a TypeScript file exported through package.json
+// "exports", which idx build bundles (with the @polkadot/util-crypto it imports) into dist/chaintypes.js, the file
+// the manifest names. Its typesBundle makes statemine hash with keccak and defines a type for spec versions from
+// 900 on: the mappings see both.
+const PROJECT: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'chaintypes-project', version: '0.0.1', private: true, exports: { chaintypes: 'src/chaintypes.ts' } }),
+  'project.yaml': `specVersion: 1.0.0
+name: chaintypes-project
+runner: { node: { name: "@subql/node", version: ">=3.0.0" }, query: { name: "@subql/query", version: "*" } }
+schema: { file: ./schema.graphql }
+network:
+  chainId: "0x${'45'.repeat(32)}"
+  endpoint: [ws://127.0.0.1:8000]
+  chaintypes: { file: ./dist/chaintypes.js }
+dataSources:
+  - kind: substrate/Runtime
+    startBlock: 1
+    mapping:
+      file: ./dist/index.js
+      handlers:
+        - { kind: substrate/BlockHandler, handler: handleBlock }
+        - { kind: substrate/CallHandler, handler: handleCall }
+        - { kind: substrate/EventHandler, handler: handleTransfer, filter: { module: balances, method: Transfer } }
+`,
+  'schema.graphql': `type Seen @entity {
+  id: ID!
+  headerHash: String!
+  probeType: String!
+  probe: String!
+}
+type Call @entity {
+  "block height and the extrinsic's index"
+  id: ID!
+  hash: String!
+}
+type Transfer @entity {
+  id: ID!
+  extrinsicHash: String
+}
+`,
+  'src/chaintypes.ts': `import type { OverrideBundleDefinition } from "@polkadot/types/types";
+import { keccakAsU8a } from "@polkadot/util-crypto";
+
+const statemine: OverrideBundleDefinition = {
+  hasher: keccakAsU8a,
+  types: [
+    { minmax: [0, 899], types: { IdxProbe: "u8" } },
+    { minmax: [900, undefined], types: { IdxProbe: { who: "AccountId", amount: "Compact<Balance>" } } },
+  ],
+};
+
+export default { typesBundle: { spec: { statemine } } };
+`,
+  'src/index.ts': `import type { SubstrateBlock, SubstrateEvent, SubstrateExtrinsic } from "@subql/types";
+import { Call, Seen, Transfer } from "./types";
+
+export async function handleBlock(block: SubstrateBlock): Promise<void> {
+  const probe = api.registry.createType("IdxProbe" as never, { who: "${w.accounts.alice}", amount: 5 });
+  await Seen.create({
+    id: block.block.header.number.toString(),
+    headerHash: block.block.header.hash.toHex(),
+    probeType: probe.toRawType(),
+    probe: JSON.stringify(probe.toJSON()),
+  }).save();
+}
+
+export async function handleCall(call: SubstrateExtrinsic): Promise<void> {
+  await Call.create({ id: call.block.block.header.number.toString() + "-" + call.idx, hash: call.extrinsic.hash.toHex() }).save();
+}
+
+export async function handleTransfer(event: SubstrateEvent): Promise<void> {
+  await Transfer.create({ id: event.block.block.header.number.toString() + "-" + event.idx, extrinsicHash: event.extrinsic?.extrinsic.hash.toHex() }).save();
+}
+`,
+};
+
+t.test('a project whose chain types are a TypeScript file built by idx build indexes with them: its mappings see their typesBundle', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'idx-chaintypes-project-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  for (const [path, text] of Object.entries(PROJECT)) {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  // the project's own node_modules, as npm install leaves it: this repository's @polkadot packages
+  await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await idxCli(dir, 'codegen');
+  await idxCli(dir, 'build');
+  const schema = uniqueSchemaName('idx_chaintypes');
+  await indexInProcess(PROGRAM_BACKEND, dir, chain.wsUrl, ['--db-schema', schema], END);
+  const db = await openIndexedDb(t, PROGRAM_BACKEND, dir, [schema]);
+
+  const seen = await execute<{ id: string; header_hash: string; probe_type: string; probe: string }>(
+    db.kysely,
+    `select id, header_hash, probe_type, probe from ${quoteIdent(schema)}.seens order by id`,
+  );
+  const calls = await execute<{ id: string; hash: string }>(db.kysely, `select id, hash from ${quoteIdent(schema)}.calls`);
+  const callHash = new Map(calls.map((c) => [c.id, c.hash]));
+  t.same(
+    seen.map((s) => s.id),
+    ['1', '2', '3'],
+  );
+  const keccak = (bytes: Uint8Array) => u8aToHex(keccakAsU8a(bytes));
+  for (const row of seen) {
+    const hash = await w.api.rpc.chain.getBlockHash(Number(row.id));
+    const { block } = await w.api.rpc.chain.getBlock(hash);
+    t.equal(row.header_hash, keccak(block.header.toU8a()), `block ${row.id}: the header hashed with the bundle's keccak`);
+    t.not(row.header_hash, hash.toHex(), "(not the chain's own blake2 hash)");
+    t.same(
+      block.extrinsics.map((_, i) => callHash.get(`${row.id}-${i}`)),
+      block.extrinsics.map((x) => keccak(x.toU8a())),
+      `block ${row.id}: so are the extrinsics`,
+    );
+    t.equal(row.probe_type, '{"who":"AccountId","amount":"Compact<Balance>"}', "the bundle's type for spec versions from 900");
+    t.same(JSON.parse(row.probe), { who: w.api.createType('AccountId', w.accounts.alice).toString(), amount: 5 });
+  }
+  const transfers = await execute<{ id: string; extrinsic_hash: string | null }>(
+    db.kysely,
+    `select id, extrinsic_hash from ${quoteIdent(schema)}.transfers order by id`,
+  );
+  const { block } = await w.api.rpc.chain.getBlock(await w.api.rpc.chain.getBlockHash(2));
+  const transfer = block.extrinsics.findIndex((x) => x.method.section === 'balances');
+  t.ok(
+    transfers.some((r) => r.id.startsWith('2-') && r.extrinsic_hash === keccak(block.extrinsics[transfer]!.toU8a())),
+    "the transfer of block 2 names its extrinsic by the bundle's hash",
+  );
+
+  // versioned types where types go: SubQuery refuses them, and so does the node, before indexing anything
+  await writeFile(join(dir, 'array.json'), JSON.stringify({ types: [{ minmax: [0, null], types: { IdxProbe: 'u8' } }] }));
+  await writeFile(join(dir, 'project.yaml'), PROJECT['project.yaml']!.replace('./dist/chaintypes.js', './array.json'));
+  const refused = await indexInProcess(PROGRAM_BACKEND, dir, chain.wsUrl, ['--db-schema', `${schema}_array`], END).then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
+  t.match(refused?.message, /^array\.json \(.*project\.yaml: network\.chaintypes\.file\) is invalid:\n {2}- types: must be an object, not an array/);
+});
