@@ -214,24 +214,32 @@ for (const config of CONFIGS) {
     const blocks = await source.getBlocks(1, END);
     const nodeRegistry = await source.registryOf(900);
 
-    // the sandbox: a mapping that probes api.registry, the registry of the block's runtime
-    const fake = createFakeHost({
-      request: (method, params) => client.request(method, params as unknown[]),
-      substrateRuntime: (v: number) => source.runtimeInputs(v),
-    });
-    const sb = await createSandbox({
-      code: MAPPING,
-      fileName: join(dir, 'dist', 'index.js'),
-      family: 'substrate',
-      host: fake.host,
-      prelude,
-      ...(chainTypes && { chainTypes: chainTypes.sandbox }),
-    });
-    t.teardown(() => sb.dispose());
-    for (const block of blocks) await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, 0));
-    const inSandbox = new Map(
-      fake.calls.filter((c) => c[0] === 'set').map((c) => [Number(c[2]), JSON.parse((c[3] as { json: string }).json) as Record<string, unknown>]),
-    );
+    // the sandbox, in an isolate and with --unsafe (node:vm): a mapping that probes api.registry, the registry of the block's runtime
+    const probedIn = async (unsafe: boolean) => {
+      const fake = createFakeHost({
+        request: (method, params) => client.request(method, params as unknown[]),
+        substrateRuntime: (v: number) => source.runtimeInputs(v),
+      });
+      const sb = await createSandbox({
+        code: MAPPING,
+        fileName: join(dir, 'dist', 'index.js'),
+        family: 'substrate',
+        host: fake.host,
+        prelude,
+        unsafe,
+        ...(chainTypes && { chainTypes: chainTypes.sandbox }),
+      });
+      try {
+        for (const block of blocks) await sb.runSubstrateBlock(block, matchSubstrateHandlers(sources, block, 0));
+      } finally {
+        sb.dispose();
+      }
+      return new Map(
+        fake.calls.filter((c) => c[0] === 'set').map((c) => [Number(c[2]), JSON.parse((c[3] as { json: string }).json) as Record<string, unknown>]),
+      );
+    };
+    // --unsafe only where the chain types are code (its own require, functions that stay in the context)
+    const sandboxes = { isolate: await probedIn(false), ...(config.file.endsWith('.js') && { '--unsafe': await probedIn(true) }) };
 
     const expected = await byApi(config.file === '' ? {} : config.options(file), customRpc);
     for (const block of blocks) {
@@ -251,10 +259,12 @@ for (const config of CONFIGS) {
         want.matched,
         `block ${block.height}: what the node matches handlers with`,
       );
-      const { custom, ...sandboxProbe } = inSandbox.get(block.height)!;
-      t.same(sandboxProbe, want.probe, `block ${block.height}: the sandbox's registry`);
-      if (customRpc) t.same(custom, want.custom, `block ${block.height}: the bundle's JSON-RPC method in the sandbox`);
-      else t.match(custom, /api\.rpc\.idx\.header is not a JSON-RPC method/, 'no bundle, no such method');
+      for (const [mode, probed] of Object.entries(sandboxes)) {
+        const { custom, ...sandboxProbe } = probed.get(block.height)!;
+        t.same(sandboxProbe, want.probe, `block ${block.height}: the sandbox's registry (${mode})`);
+        if (customRpc) t.same(custom, want.custom, `block ${block.height}: the bundle's JSON-RPC method in the sandbox (${mode})`);
+        else t.match(custom, /api\.rpc\.idx\.header is not a JSON-RPC method/, 'no bundle, no such method');
+      }
     }
 
     // not only equal: the chain types took effect (each of these is what the library's own rules give)
