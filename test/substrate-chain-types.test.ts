@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiPromise, HttpProvider } from '@polkadot/api';
 import { TypeRegistry } from '@polkadot/types';
@@ -22,6 +21,7 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { PROGRAM_BACKEND } from './support/erc20-chain.ts';
 import { idxCli, REPO } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
+import { projectFolder } from './support/idx-cli.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 
@@ -198,15 +198,9 @@ async function byApi(options: RegisteredTypes, customRpc: boolean) {
 
 for (const config of CONFIGS) {
   t.test(`${config.name}: the node's and the sandbox's registries decode and create what @polkadot/api's do`, async (t) => {
-    const dir = await mkdtemp(join(tmpdir(), 'idx-chaintypes-'));
-    t.teardown(() => rm(dir, { recursive: true, force: true }));
-    let chainTypes: Awaited<ReturnType<typeof loadChainTypes>> | undefined;
+    const dir = await projectFolder(t, config.file === '' ? {} : { [config.file]: config.text }, 'idx-chaintypes-');
     const file = join(dir, config.file);
-    if (config.file !== '') {
-      await mkdir(join(file, '..'), { recursive: true });
-      await writeFile(file, config.text);
-      chainTypes = await loadChainTypes({ root: dir, manifestPath: join(dir, 'project.yaml') }, config.file, { prelude });
-    }
+    const chainTypes = config.file === '' ? undefined : await loadChainTypes({ root: dir, manifestPath: join(dir, 'project.yaml') }, config.file, { prelude });
     const customRpc = config.text.includes('rpc:');
 
     // the node: its registry for the runtime, made when it fetched the blocks
@@ -380,12 +374,7 @@ export async function handleTransfer(event: SubstrateEvent): Promise<void> {
 };
 
 t.test('a project whose chain types are a TypeScript file built by idx build indexes with them: its mappings see their typesBundle', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'idx-chaintypes-project-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(PROJECT)) {
-    await mkdir(join(dir, path, '..'), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
+  const dir = await projectFolder(t, PROJECT, 'idx-chaintypes-project-');
   // the project's own node_modules, as npm install leaves it: this repository's @polkadot packages
   await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await idxCli(dir, 'codegen');

@@ -1,36 +1,18 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { keccakAsU8a } from '@polkadot/util-crypto';
 import t, { type Test } from 'tap';
-import { IdxError } from '../../../domain/errors.ts';
 import { exitWhenDone } from '../../../test/support/exit-when-done.ts';
+import { projectFolder } from '../../../test/support/idx-cli.ts';
 import { createPreludeCache } from '../../sandbox/create-prelude-cache.ts';
 import { loadChainTypes } from './load-chain-types.ts';
 
 exitWhenDone();
 const prelude = createPreludeCache();
 
-async function project(t: Test, files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'idx-chaintypes-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(resolve(dir, path, '..'), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+const project = (t: Test, files: Record<string, string>) => projectFolder(t, files, 'idx-chaintypes-');
 
 const load = (root: string, file: string, timeoutMs = 5000) => loadChainTypes({ root, manifestPath: 'project.yaml' }, file, { prelude, timeoutMs });
-
-async function failure(promise: Promise<unknown>): Promise<IdxError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof IdxError)) throw new Error(`expected an IdxError, got ${String(err)}`);
-  return err;
-}
 
 const TYPES = { types: { Foo: 'u32' }, typesAlias: { balances: { Status: 'u8' } } };
 
@@ -147,17 +129,12 @@ t.test('what SubQuery refuses, and what cannot load, is refused naming the file 
     ['throws.js', 'CHAIN_TYPES_INVALID', /^project\.yaml: network\.chaintypes\.file throws\.js failed to load: boom\n {4}at .*throws\.js:2/],
     ['loops.js', 'CHAIN_TYPES_INVALID', /^project\.yaml: network\.chaintypes\.file loops\.js failed to load: Script execution timed out/],
   ];
-  for (const [file, code, message] of cases) {
-    const err = await failure(load(dir, file, 1000));
-    t.equal(err.code, code, file);
-    t.match(err.message, message, file);
-  }
+  for (const [file, code, message] of cases) await t.rejects(load(dir, file, 1000), { name: /Error$/, code, message }, file);
   // a file outside the project that exists is refused as such, not merely not found
   await writeFile(join(dir, '..', `${dir.split('/').pop()}-elsewhere.js`), 'exports.x = 1;\n');
   t.teardown(() => rm(join(dir, '..', `${dir.split('/').pop()}-elsewhere.js`), { force: true }));
   await writeFile(join(dir, 'outside2.js'), `require('../${dir.split('/').pop()}-elsewhere.js');\nexports.default = { types: {} };\n`);
-  t.match(
-    (await failure(load(dir, 'outside2.js'))).message,
-    /outside the project folder .*: chain types may require only the project's files and its node_modules/,
-  );
+  await t.rejects(load(dir, 'outside2.js'), {
+    message: /outside the project folder .*: chain types may require only the project's files and its node_modules/,
+  });
 });
