@@ -270,7 +270,7 @@ async function sandboxOverChain(t: { teardown(fn: () => unknown): void }, url: s
     request: (method, params) => client.request(method, params as unknown[]),
     substrateRuntime: async (v: number) => {
       runtimesAsked.push(v);
-      return { metadata: await source.metadataOf(v), properties: await source.properties() };
+      return source.runtimeInputs(v);
     },
   });
   const sb = await createSandbox({ code, fileName, family: 'substrate', host: fake.host });

@@ -40,6 +40,7 @@ export async function startMapping(input: {
     ...(options.multiChain && { readCacheSize: 0 }),
     family: chain.sandboxFamily,
     ...(chain.sandboxCustom !== undefined && { custom: chain.sandboxCustom }),
+    ...(chain.sandboxChainTypes !== undefined && { chainTypes: chain.sandboxChainTypes }),
     host: chain.mappingHost({
       cache,
       logger: input.logger,

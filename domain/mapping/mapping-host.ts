@@ -54,8 +54,12 @@ export interface MappingHost {
   getReceipt(transactionHash: string): Promise<EthReceipt>;
   /** `createDynamicDatasource(templateName, args)`: args merge into the template's `options` */
   createDynamicDatasource(template: string, args: Record<string, unknown>): Promise<void>;
-  /** Substrate chains: what the sandbox needs to decode a runtime's blocks (its metadata, the chain's properties, the project's chain types) */
-  substrateRuntime?(specVersion: number): Promise<{ metadata: string; properties: Record<string, unknown>; types?: Record<string, unknown> }>;
+  /**
+   * Substrate chains: what the sandbox makes a runtime's registry of (with the project's chain types,
+   * which it is given at its creation): the runtime's metadata (hex), the chain's properties
+   * (`system_properties`) and name (`system_chain`), the runtime's spec name
+   */
+  substrateRuntime?(specVersion: number): Promise<{ metadata: string; properties: Record<string, unknown>; chain: string; specName: string }>;
   /** the manifest's `network.chainId`, the `chainId` global */
   chainId: string;
 }

@@ -94,7 +94,10 @@ function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] 
       },
       nodeResolve({ preferBuiltins: false, browser: true }),
       commonjs(),
-      swc({ include: [`${dir}/substrate-lib/**`], swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } } }),
+      swc({
+        include: [`${dir}/substrate-lib/**`, resolve(dir, `../chains/substrate/create-runtime-registry${ext}`)],
+        swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
+      }),
     ],
     onwarn(warning, warn) {
       if (!['CIRCULAR_DEPENDENCY', 'THIS_IS_UNDEFINED', 'INVALID_ANNOTATION'].includes(warning.code ?? '')) warn(warning);

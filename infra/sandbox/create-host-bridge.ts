@@ -86,27 +86,30 @@ export function createHostBridge(host: MappingHost): HostBridge {
           throw new Error(`unknown sandbox operation ${String(op)}`);
       }
     },
-    callSync(op, args) {
-      switch (op) {
-        case 'hash': {
-          const [algorithm, key, data] = args as [string, Uint8Array | null, Uint8Array];
-          const h = key === null ? createHash(algorithm) : createHmac(algorithm, key);
-          return new Uint8Array(h.update(data).digest());
-        }
-        case 'randomBytes': {
-          const size = args[0];
-          if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 65536)
-            throw new RangeError(`randomBytes: size must be an integer from 0 to 65536, got ${String(size)}`);
-          return new Uint8Array(randomBytes(size));
-        }
-        case 'randomUUID':
-          return randomUUID();
-        default:
-          throw new Error(`unknown sandbox operation ${String(op)}`);
-      }
-    },
+    callSync: hostSyncCall,
     log(level, message, fields) {
       host.logger(LEVELS.has(level as MappingLogLevel) ? (level as MappingLogLevel) : 'info', message, fields);
     },
   };
+}
+
+/** The sandbox's synchronous host operations: its `crypto` module's hashing and, under --unsafe, randomness. */
+export function hostSyncCall(op: HostSyncOp, args: unknown[]): unknown {
+  switch (op) {
+    case 'hash': {
+      const [algorithm, key, data] = args as [string, Uint8Array | null, Uint8Array];
+      const h = key === null ? createHash(algorithm) : createHmac(algorithm, key);
+      return new Uint8Array(h.update(data).digest());
+    }
+    case 'randomBytes': {
+      const size = args[0];
+      if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 65536)
+        throw new RangeError(`randomBytes: size must be an integer from 0 to 65536, got ${String(size)}`);
+      return new Uint8Array(randomBytes(size));
+    }
+    case 'randomUUID':
+      return randomUUID();
+    default:
+      throw new Error(`unknown sandbox operation ${String(op)}`);
+  }
 }

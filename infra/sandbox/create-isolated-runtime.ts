@@ -2,7 +2,7 @@ import ivm from 'isolated-vm';
 import type { PreludeCache } from './create-prelude-cache.ts';
 import { createTimerHost } from './create-timer-host.ts';
 import type { HostBridge } from './create-host-bridge.ts';
-import type { BlockOutcome, BlockPayload, InstallOptions, LoadOutcome } from './isolate/wire.ts';
+import type { BlockOutcome, BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, ThrownError } from './isolate/wire.ts';
 import type { TimedBlockOutcome } from './isolate/timers.ts';
 import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
@@ -22,8 +22,11 @@ interface Live {
   isolate: ivm.Isolate;
   runBlock: ivm.Reference<(payload: unknown) => Promise<TimedBlockOutcome>>;
   prepare: ivm.Reference<(specVersion: number) => Promise<void>>;
+  chainTypes: ivm.Reference<() => ChainTypesOutcome>;
   load: LoadOutcome;
 }
+
+type ChainTypesOutcome = { ok: true; loaded: LoadedChainTypes } | { ok: false; error: ThrownError };
 
 // Runs inside the isolate: turns the host's References into the plain functions the prelude takes,
 // so no isolated-vm object is ever reachable from mapping code. Awaited host calls use
@@ -49,7 +52,7 @@ return preludeExports.deref().install(bridge, options, undefined, substrateLib =
  * enters with one ExternalCopy; store reads cross back per call; writes travel in batches. The
  * host never waits on the isolate's thread, so a stuck handler can be cut off by disposing it.
  */
-export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingRuntime {
+export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingRuntime & { chainTypes(): Promise<ChainTypesOutcome> } {
   const progressBuffer = new SharedArrayBuffer(4);
   const progress = new Int32Array(progressBuffer);
   const { bridge } = options;
@@ -96,6 +99,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       const load = await runtime.get('load', { reference: true });
       const runBlock = await runtime.get('runBlock', { reference: true });
       const prepare = await runtime.get('prepare', { reference: true });
+      const chainTypes = await runtime.get('chainTypes', { reference: true });
       let outcome: LoadOutcome;
       try {
         // the line break keeps the bundle's own line numbers (lineOffset -1) for stack traces
@@ -105,7 +109,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       } catch (err) {
         outcome = { ok: false, error: toThrownError(err) };
       }
-      return { isolate, runBlock, prepare, load: outcome };
+      return { isolate, runBlock, prepare, chainTypes, load: outcome };
     } catch (err) {
       isolate.dispose();
       throw err;
@@ -149,6 +153,16 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     async prepare(specVersion) {
       if (current === undefined) throw new Error('runtime not ready');
       await current.prepare.apply(undefined, [specVersion], { result: { promise: true } });
+    },
+
+    /** The chain types the isolate was installed with, evaluated (bounded as the bundle's top level is). */
+    async chainTypes() {
+      if (current === undefined) throw new Error('runtime not ready');
+      try {
+        return (await current.chainTypes.apply(undefined, [], { result: { copy: true }, timeout: options.loadTimeoutMs })) as ChainTypesOutcome;
+      } catch (err) {
+        return { ok: false, error: toThrownError(err) };
+      }
     },
 
     progress: () => progress[0]!,

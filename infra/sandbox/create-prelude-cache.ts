@@ -58,13 +58,15 @@ async function loadBundle(which: 'prelude' | 'substrate'): Promise<string> {
   return readFile(file, 'utf8');
 }
 
-/** The Substrate library's bundle depends on its sources, the bundler and the installed `@polkadot/types`. */
+/** The Substrate library's bundle depends on its sources (with the registry making it shares with the node), the bundler and the installed `@polkadot/types`. */
 async function substrateHash(dir: string, ext: string): Promise<string> {
   const hash = createHash('sha256');
   const files = (await readdir(join(dir, 'substrate-lib'))).filter((f) => f.endsWith(ext)).sort();
   for (const f of files) hash.update(f).update(await readFile(join(dir, 'substrate-lib', f)));
+  hash.update(await readFile(join(dir, '..', 'chains', 'substrate', `create-runtime-registry${ext}`)));
   hash.update(await readFile(join(dir, `bundle-prelude${ext}`)));
   hash.update(await readFile(fileURLToPath(import.meta.resolve('@polkadot/types/package.json'))));
+  hash.update(await readFile(fileURLToPath(import.meta.resolve('@polkadot/types-known/package.json'))));
   return hash.digest('hex').slice(0, 16);
 }
 

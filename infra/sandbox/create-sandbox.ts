@@ -12,7 +12,7 @@ import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
 import type { SandboxLimits } from './isolate/limits.ts';
-import type { BlockExtrasWire, BlockOutcome, BlockPayload, CustomSourcesInstall, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
+import type { BlockExtrasWire, BlockOutcome, BlockPayload, ChainTypesSource, CustomSourcesInstall, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
 import type { ProcessorDataSource, ProcessorShape } from '../../domain/chains/substrate/custom-data-source.ts';
 import { mapStack } from './map-stack.ts';
 import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
@@ -49,6 +49,8 @@ export interface SandboxOptions {
   family?: 'ethereum' | 'substrate';
   /** Substrate: the custom data sources' processors (loaded with the project) and assets, and the manifest's sources to check */
   custom?: CustomSourcesInstall;
+  /** Substrate: the project's chain types, as the node loaded them (infra/chains/substrate/load-chain-types.ts) */
+  chainTypes?: ChainTypesSource;
 }
 
 export interface Sandbox {
@@ -110,6 +112,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     logLevel: options.host.logLevel ?? 'trace',
     limits: { ...options.limits },
     ...(options.custom !== undefined && { custom: options.custom }),
+    ...(options.chainTypes !== undefined && { chainTypes: options.chainTypes }),
   };
   const runtime: MappingRuntime = options.unsafe
     ? createNodeVmRuntime({ code: options.code, fileName: options.fileName, timeoutMs, install, prelude, bridge })

@@ -5,7 +5,7 @@ import type { MappingHost } from '../../../domain/mapping/mapping-host.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import type { Sandbox } from '../../../infra/sandbox/create-sandbox.ts';
-import type { CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
+import type { ChainTypesSource, CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
 import type { ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
 
@@ -31,6 +31,8 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   readonly chainSdkVersion: string;
   /** the sandbox's family: what `api` is, how blocks are handed over */
   readonly sandboxFamily: 'ethereum' | 'substrate';
+  /** Substrate: the project's chain types (`network.chaintypes`), which the sandbox makes its registries with */
+  readonly sandboxChainTypes?: ChainTypesSource;
   /** heads, finality and block identities for the indexing loop (retried there) */
   readonly source: {
     bestHeight(): Promise<number>;

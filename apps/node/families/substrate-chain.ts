@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { IdxError } from '../../../domain/errors.ts';
 import { unknownFilterNames } from '../../../domain/chains/substrate/unknown-filter-names.ts';
 import { createSubstrateSource } from '../../../infra/chains/substrate/create-substrate-source.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
-import { parseJsonText, parseYamlText } from '../../../infra/project/parse-data-file.ts';
+import { loadChainTypes } from '../../../infra/chains/substrate/load-chain-types.ts';
 import { checkStoredGenesis } from '../../../infra/rpc/verify-chain.ts';
 import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../fetch-retry.ts';
 import { mappingStoreOf } from '../create-mapping-host.ts';
@@ -39,8 +38,8 @@ export async function connectSubstrateChain(
   signal: AbortSignal,
 ): Promise<NodeChain<SubstrateCompiledSource, SubstratePlan, SubstrateFetched, SubstrateBlock, SubstrateHandlerCall>> {
   const { client, handlerClient } = chainClients(network, httpEndpointOf);
-  const chainTypes = network.chaintypes === undefined ? undefined : await readChainTypes(project, network.chaintypes.file);
-  const source = createSubstrateSource(client, { ...(chainTypes && { chainTypes }) });
+  const chainTypes = network.chaintypes === undefined ? undefined : await loadChainTypes(project, network.chaintypes.file, { timeoutMs: options.timeout });
+  const source = createSubstrateSource(client, { ...(chainTypes && { chainTypes: chainTypes.registry }) });
   const identify = async () => {
     const [genesisHash, version] = await Promise.all([source.genesisHash(), source.runtimeVersion()]);
     return { genesisHash: genesisHash.toLowerCase(), specName: version.specName, specVersion: version.specVersion };
@@ -65,7 +64,6 @@ export async function connectSubstrateChain(
       `${project.manifestPath}: ${p.path}: ${p.message} (spec version ${identity.specVersion} at the head): the handler matches no block of that runtime`,
     );
   if (options.workers > 0) log.warn('--workers applies to EVM chains: Substrate blocks are fetched in this thread');
-  const properties = source.properties();
   const sandboxCustom = await readCustomSources(project);
 
   return {
@@ -73,6 +71,7 @@ export async function connectSubstrateChain(
     specName: identity.specName,
     chainSdkVersion: POLKADOT_TYPES_VERSION,
     sandboxFamily: 'substrate',
+    ...(chainTypes && { sandboxChainTypes: chainTypes.sandbox }),
     source,
     checkStoredGenesis: (stored) => checkStoredGenesis(stored, identity.genesisHash, client.endpoints.join(', ')),
     family: (_files, processors) =>
@@ -102,11 +101,7 @@ export async function connectSubstrateChain(
         blockExtras: evmOnly('blockExtras'),
         getReceipt: evmOnly('a transaction receipt'),
         createDynamicDatasource: async (template, args) => common.createDynamicDatasource(template, args),
-        async substrateRuntime(specVersion) {
-          const metadata = await source.metadataOf(specVersion);
-          const types = chainTypes?.types as Record<string, unknown> | undefined;
-          return { metadata, properties: await properties, ...(types !== undefined && { types }) };
-        },
+        substrateRuntime: (specVersion) => source.runtimeInputs(specVersion),
       };
     },
     runBlock: (sandbox, block, calls) => sandbox.runSubstrateBlock(block, calls),
@@ -116,20 +111,4 @@ export async function connectSubstrateChain(
         .prepareSubstrateRuntime(identity.specVersion)
         .catch((err: unknown) => log.debug(`the mappings' runtime was not made ahead: ${(err as Error).message}; the first block makes it`)),
   };
-}
-
-/** The manifest's `network.chaintypes` file (JSON or YAML): `types` and `typesAlias` for the registry. */
-async function readChainTypes(project: LoadedProject, file: string) {
-  const path = resolve(project.root, file);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new IdxError('PROJECT_INCOMPLETE', `${project.manifestPath}: network.chaintypes.file ${file} cannot be read: ${(err as Error).message}`);
-  }
-  const data = (/\.json$/i.test(path) ? parseJsonText(text, path) : parseYamlText(text, path)).value as {
-    types?: Record<string, unknown>;
-    typesAlias?: Record<string, Record<string, string>>;
-  };
-  return { ...(data.types && { types: data.types as never }), ...(data.typesAlias && { typesAlias: data.typesAlias }) };
 }

@@ -7,7 +7,8 @@ import type { SubstrateBlock, SubstrateBlockSummary } from '../../../domain/chai
 import { compactFromU8a, hexToU8a } from '@polkadot/util';
 import { IdxError } from '../../../domain/errors.ts';
 import type { RpcClient } from '../../rpc/create-rpc-client.ts';
-import { createSubstrateRegistry, type RegistryInputs } from './substrate-registry.ts';
+import type { RegisteredTypes } from '@polkadot/types/types';
+import { createRuntimeRegistry } from './create-runtime-registry.ts';
 
 type EventPhase = SubstrateBlockSummary['events'][number]['extrinsic'];
 interface EventKind {
@@ -96,11 +97,17 @@ export type SubstrateSource = ReturnType<typeof createSubstrateSource>;
 /**
  * A Substrate chain over its JSON-RPC (batched, failed over by the client): heads, finality, block
  * identities, and ranges of blocks with their events, decoded with the metadata of the runtime
- * each block ran (a registry per spec version, so an upgrade mid-range decodes right).
+ * each block ran (a registry per spec version, so an upgrade mid-range decodes right), made as
+ * @polkadot/api makes it with the project's chain types (`network.chaintypes`, plain data: a
+ * bundle's hasher function stays in the sandbox, and this registry never hashes: block hashes come
+ * from the chain).
  */
-export function createSubstrateSource(client: RpcClient, options: { chainTypes?: RegistryInputs['chainTypes'] } = {}) {
-  const registries = new Map<number, Promise<{ registry: TypeRegistry; decoded: Metadata; metadata: string }>>();
+export function createSubstrateSource(client: RpcClient, options: { chainTypes?: RegisteredTypes } = {}) {
+  const registries = new Map<number, Promise<{ registry: TypeRegistry; decoded: Metadata; metadata: string; specName: string }>>();
   let properties: Promise<Record<string, unknown>> | undefined;
+  let chainName: Promise<string> | undefined;
+  const chain = () => (chainName ??= client.request<string>('system_chain'));
+  const chainProperties = () => (properties ??= client.request<Record<string, unknown>>('system_properties'));
 
   const hashesOf = async (heights: readonly number[]): Promise<string[]> => {
     const hashes = await client.batch<string | null>(heights.map((h) => ({ method: 'chain_getBlockHash', params: [h] })));
@@ -112,14 +119,20 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
   };
 
   /** The registry of the runtime a block ran, made once per spec version. */
-  function runtimeOf(specVersion: number, atHash: string) {
+  function runtimeOf({ specName, specVersion }: RuntimeVersion, atHash: string) {
     let entry = registries.get(specVersion);
     if (entry === undefined) {
       entry = (async () => {
-        properties ??= client.request<Record<string, unknown>>('system_properties');
-        const [metadata, props] = await Promise.all([client.request<string>('state_getMetadata', [atHash]), properties]);
-        const made = createSubstrateRegistry(metadata, { properties: props, ...(options.chainTypes && { chainTypes: options.chainTypes }) });
-        return { registry: made.registry, decoded: made.metadata, metadata };
+        const [metadata, props, chainName] = await Promise.all([client.request<string>('state_getMetadata', [atHash]), chainProperties(), chain()]);
+        const made = createRuntimeRegistry({
+          metadata,
+          properties: props,
+          chain: chainName,
+          specName,
+          specVersion,
+          ...(options.chainTypes && { chainTypes: options.chainTypes }),
+        });
+        return { registry: made.registry, decoded: made.metadata, metadata, specName };
       })();
       entry.catch(() => registries.delete(specVersion));
       registries.set(specVersion, entry);
@@ -175,7 +188,7 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
   return {
     genesisHash: async () => (await hashesOf([0]))[0]!,
     runtimeVersion: () => client.request<RuntimeVersion & { implName: string }>('state_getRuntimeVersion'),
-    chainName: () => client.request<string>('system_chain'),
+    chainName: chain,
     bestHeight: async () => Number((await client.request<Header>('chain_getHeader')).number),
     async finalizedHeight(): Promise<number | null> {
       const hash = await client.request<string>('chain_getFinalizedHead');
@@ -201,7 +214,7 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
         if (bodies[i] === null)
           throw new IdxError('CHAIN_BLOCK_NOT_FOUND', `the endpoint has no block ${hashes[i]} (height ${heights[i]})`, { retryable: true });
         const specVersion = versions[i]!.specVersion;
-        const { registry } = await runtimeOf(specVersion, hashes[i]!);
+        const { registry } = await runtimeOf(versions[i]!, hashes[i]!);
         out.push(summarise(registry, heights[i]!, hashes[i]!, bodies[i], events[i]!, specVersion));
       }
       return out;
@@ -210,19 +223,29 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     /** The pallets' event and call names of the runtime at the chain's head. */
     async runtimeNamesAtHead(): Promise<RuntimeNames> {
       const hash = await client.request<string>('chain_getBlockHash');
-      const { specVersion } = await client.request<RuntimeVersion>('state_getRuntimeVersion', [hash]);
-      const { registry, decoded } = await runtimeOf(specVersion, hash);
+      const version = await client.request<RuntimeVersion>('state_getRuntimeVersion', [hash]);
+      const { registry, decoded } = await runtimeOf(version, hash);
       const expanded = expandMetadata(registry, decoded);
       const names = (sections: Record<string, object>) => Object.fromEntries(Object.entries(sections).map(([pallet, items]) => [pallet, Object.keys(items)]));
       return { events: names(expanded.events), calls: names(expanded.tx) };
     },
 
-    /** The metadata (hex) of a spec version seen in a fetched block, for the sandbox's own registry. */
-    async metadataOf(specVersion: number): Promise<string> {
+    /**
+     * What the sandbox makes its own registry of, for a spec version seen in a fetched block: the
+     * metadata (hex), the chain's properties and name, the runtime's spec name.
+     */
+    async runtimeInputs(specVersion: number): Promise<{ metadata: string; properties: Record<string, unknown>; chain: string; specName: string }> {
       const entry = registries.get(specVersion);
       if (entry === undefined) throw new IdxError('RPC_BAD_RESPONSE', `no block of spec version ${specVersion} has been fetched: its metadata is unknown`);
-      return (await entry).metadata;
+      const [{ metadata, specName }, props, chainName] = await Promise.all([entry, chainProperties(), chain()]);
+      return { metadata, properties: props, chain: chainName, specName };
     },
-    properties: () => (properties ??= client.request<Record<string, unknown>>('system_properties')),
+    /** The registry the node decodes blocks of a spec version with (made when such a block was fetched). */
+    async registryOf(specVersion: number): Promise<TypeRegistry> {
+      const entry = registries.get(specVersion);
+      if (entry === undefined) throw new IdxError('RPC_BAD_RESPONSE', `no block of spec version ${specVersion} has been fetched: its registry is not made`);
+      return (await entry).registry;
+    },
+    properties: chainProperties,
   };
 }

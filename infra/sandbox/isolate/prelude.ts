@@ -11,6 +11,7 @@ import { util } from './builtins/util.ts';
 import { buildChainObjects, setArgs } from './chain-objects.ts';
 import { createEthProvider } from './eth-provider.ts';
 import { buildSubstrateObjects, createSubstrateApi, createSubstrateRuntimes, type SubstrateLib } from './substrate-objects.ts';
+import { createChainTypes } from './chain-types.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { checkCustomSource, createProcessorRunner, loadProcessors } from './ds-processors.ts';
 import { createStore, type Write } from './create-store.ts';
@@ -24,6 +25,7 @@ import type {
   Bridge,
   HostOp,
   InstallOptions,
+  LoadedChainTypes,
   LoadOutcome,
   ThrownError,
   UnsafeExtras,
@@ -96,9 +98,9 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     util,
     'util/types': util.types,
   };
-  const require = (name: string): unknown => {
+  // the modules of the sandbox, --unsafe or not: chain types get only these, as in SubQuery's sandbox for them
+  const sandboxRequire = (name: string): unknown => {
     if (typeof name !== 'string') throw new TypeError('require: the module name must be a string');
-    if (unsafe !== undefined) return unsafe.require(name);
     const bare = name.startsWith('node:') ? name.slice(5) : name;
     if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
     const err = new Error(
@@ -108,6 +110,18 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     err.name = 'ModuleNotAllowedError';
     throw err;
   };
+  const require = (name: string): unknown => (unsafe !== undefined && typeof name === 'string' ? unsafe.require(name) : sandboxRequire(name));
+  const chainTypesSource = options.chainTypes;
+  const chainTypes =
+    chainTypesSource === undefined
+      ? undefined
+      : createChainTypes(
+          chainTypesSource,
+          sandboxRequire,
+          'readFromHost' in chainTypesSource && chainTypesSource.readFromHost === true
+            ? (specifier, from) => bridge.callSync('chainTypesModule', [specifier, from]) as never
+            : undefined,
+        );
 
   // Lines the node would not print never cross: formatting and copying them is all a flood costs.
   const threshold = options.logLevel === 'silent' ? -1 : LEVELS.indexOf(options.logLevel ?? 'trace');
@@ -165,7 +179,14 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   const substrate =
     options.family === 'substrate' && substrateLib !== undefined
       ? (() => {
-          const runtimes = createSubstrateRuntimes(substrateLib, async (v) => (await call('substrateRuntime', [v])) as never);
+          const chainTypesValue = () => {
+            try {
+              return chainTypes?.value();
+            } catch (err) {
+              throw new Error(`the chain types (${chainTypesSource!.file}) failed to load in the sandbox: ${describe(err).message}`);
+            }
+          };
+          const runtimes = createSubstrateRuntimes(substrateLib, chainTypesValue, async (v) => (await call('substrateRuntime', [v])) as never);
           const api = createSubstrateApi(
             substrateLib,
             runtimes,
@@ -238,6 +259,16 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
         if (options.custom === undefined) return { ok: true, handlers: names };
         try {
           return { ok: true, handlers: names, ...loadCustom(options.custom) };
+        } catch (err) {
+          return { ok: false, error: describe(err) };
+        }
+      },
+
+      /** The chain types evaluated, for the host (infra/sandbox/evaluate-chain-types.ts): their plain data and the modules they read. */
+      chainTypes(): { ok: true; loaded: LoadedChainTypes } | { ok: false; error: ThrownError } {
+        if (chainTypes === undefined) return { ok: false, error: { name: 'Error', message: 'this sandbox was given no chain types' } };
+        try {
+          return { ok: true, loaded: chainTypes.loaded() };
         } catch (err) {
           return { ok: false, error: describe(err) };
         }

@@ -2,12 +2,22 @@ import type { SubstratePayload } from './wire.ts';
 
 /** The part of `@polkadot/types` the sandbox loads for Substrate projects (substrate-lib/index.ts), typed loosely. */
 export interface SubstrateLib {
-  TypeRegistry: new () => Registry;
-  Metadata: new (registry: Registry, hex: string) => unknown;
   expandMetadata: (registry: Registry, metadata: unknown) => Expanded;
   unwrapStorageType: (registry: Registry, type: unknown, isOptional?: boolean) => string;
   hexToU8a: (hex: string) => Uint8Array;
   rpcDefinitions: Record<string, Record<string, RpcDefinition>>;
+  /** the node's own registry making (infra/chains/substrate/create-runtime-registry.ts) */
+  createRuntimeRegistry: (inputs: RuntimeInputs & { specVersion: number; chainTypes?: unknown }) => { registry: Registry; metadata: unknown };
+  runtimeRpc: (registry: Registry, chain: string, specName: string) => Record<string, Record<string, RpcDefinition>>;
+  withHashers: (chainTypes: unknown) => unknown;
+}
+
+/** What the host tells of a runtime: its metadata (hex), the chain's properties and name, the spec name. */
+interface RuntimeInputs {
+  metadata: string;
+  properties: Rec;
+  chain: string;
+  specName: string;
 }
 
 interface RpcDefinition {
@@ -27,9 +37,6 @@ interface Expanded {
 interface Registry {
   findMetaCall(callIndex: Uint8Array): unknown;
   findMetaError(errorIndex: Uint8Array): unknown;
-  setMetadata(metadata: unknown): void;
-  setChainProperties(properties: unknown): void;
-  register(types: Record<string, unknown>): void;
   createType(type: string, value?: unknown): Codec;
   hash(data: Uint8Array): Codec;
 }
@@ -42,23 +49,26 @@ interface StorageEntry {
 type Rec = Record<string, unknown>;
 
 /**
- * Runtimes by spec version: a registry per runtime the chain ran, made from its metadata (asked of
- * the host once), with the chain's properties and the project's chain types.
+ * Runtimes by spec version: a registry per runtime the chain ran, made from its metadata, the chain's
+ * properties and name and the runtime's spec name (asked of the host once), with the project's chain
+ * types, as @polkadot/api makes it; and the JSON-RPC methods the chain types' bundle adds for it.
  */
-export function createSubstrateRuntimes(lib: SubstrateLib, metadataOf: (specVersion: number) => Promise<{ metadata: string; properties: Rec; types?: Rec }>) {
-  type Runtime = { registry: Registry; metadata: unknown; expanded?: ReturnType<SubstrateLib['expandMetadata']> };
+export function createSubstrateRuntimes(lib: SubstrateLib, chainTypes: () => unknown, runtimeOf: (specVersion: number) => Promise<RuntimeInputs>) {
+  type Runtime = {
+    registry: Registry;
+    metadata: unknown;
+    rpc: Record<string, Record<string, RpcDefinition>>;
+    expanded?: ReturnType<SubstrateLib['expandMetadata']>;
+  };
   const made = new Map<number, Runtime>();
   // one making per spec version, shared by a warm-up and the first block that needs it
   const making = new Map<number, Promise<Runtime>>();
+  let prepared: { types: unknown } | undefined;
   const make = async (specVersion: number): Promise<Runtime> => {
-    const got = await metadataOf(specVersion);
-    const registry = new lib.TypeRegistry();
-    if (got.types !== undefined) registry.register(got.types);
-    // properties first: the metadata's own SS58 prefix then wins, as with @polkadot/api
-    registry.setChainProperties(registry.createType('ChainProperties', got.properties));
-    const metadata = new lib.Metadata(registry, got.metadata);
-    registry.setMetadata(metadata);
-    const r = { registry, metadata };
+    const got = await runtimeOf(specVersion);
+    prepared ??= { types: lib.withHashers(chainTypes()) };
+    const { registry, metadata } = lib.createRuntimeRegistry({ ...got, specVersion, ...(prepared.types !== undefined && { chainTypes: prepared.types }) });
+    const r = { registry, metadata, rpc: lib.runtimeRpc(registry, got.chain, got.specName) };
     made.set(specVersion, r);
     return r;
   };
@@ -79,6 +89,10 @@ export function createSubstrateRuntimes(lib: SubstrateLib, metadataOf: (specVers
     expanded(specVersion: number) {
       const r = made.get(specVersion)!;
       return (r.expanded ??= lib.expandMetadata(r.registry, r.metadata));
+    },
+    /** the JSON-RPC methods the chain types add for a runtime already made */
+    rpc(specVersion: number) {
+      return made.get(specVersion)?.rpc ?? {};
     },
   };
 }
@@ -248,7 +262,8 @@ export function createSubstrateApi(
   const bytes = (index: Uint8Array | string) => (typeof index === 'string' ? lib.hexToU8a(index) : index);
   const rpc = byName((section) =>
     byName((method) => {
-      const def = lib.rpcDefinitions[section]?.[method];
+      // @polkadot/api's own definitions first, then those the chain types' bundle adds (rpc-core's addUserInterfaces)
+      const def = lib.rpcDefinitions[section]?.[method] ?? runtimes.rpc(current().specVersion)[section]?.[method];
       const name = `api.rpc.${section}.${method}`;
       if (def === undefined) return () => Promise.reject(new Error(`${name} is not a JSON-RPC method @polkadot/api knows`));
       return rpcAt(name, def.endpoint ?? `${section}_${method}`, def);

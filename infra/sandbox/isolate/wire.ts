@@ -117,7 +117,8 @@ export interface CustomSourcesInstall {
 /** Awaited host operations; `writes` are the store writes buffered since the last crossing, applied first. */
 export type HostOp =
   'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource' | 'blockExtras' | 'substrateRuntime';
-export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID';
+/** `chainTypesModule`: only while the node first loads a JavaScript chain-types file (infra/sandbox/evaluate-chain-types.ts) */
+export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID' | 'chainTypesModule';
 
 export interface Bridge {
   call(op: HostOp, args: unknown[], writes: WriteOp[]): Promise<unknown>;
@@ -147,6 +148,39 @@ export interface InstallOptions {
   custom?: CustomSourcesInstall;
   /** Int32Array[0] = index of the call running now; the host reads it when a block times out */
   progress: SharedArrayBuffer;
+  /** Substrate: the project's chain types (`network.chaintypes`), evaluated inside */
+  chainTypes?: ChainTypesSource;
+}
+
+/** A module file of JavaScript chain types, as the host read it from the project. */
+export interface ChainTypesModule {
+  path: string;
+  kind: 'js' | 'json';
+  text: string;
+}
+
+/**
+ * The project's chain types as they cross: a JSON or YAML file's value, or a JavaScript file (`entry`)
+ * with the modules it requires and how each `require` resolved (`<from>\n<specifier>` → a path in
+ * `modules`, or `builtin:<name>`).
+ */
+export type ChainTypesSource =
+  | { file: string; value: unknown }
+  | {
+      file: string;
+      entry: string;
+      modules: Record<string, ChainTypesModule>;
+      resolutions: Record<string, string>;
+      /** while the node first loads them: a module not in the record is asked of the host (`chainTypesModule`) */
+      readFromHost?: boolean;
+    };
+
+/** JavaScript chain types once evaluated: their value as plain data (the functions it held left out, listed by path) and the modules read. */
+export interface LoadedChainTypes {
+  value: unknown;
+  functions: string[];
+  modules: Record<string, ChainTypesModule>;
+  resolutions: Record<string, string>;
 }
 
 /** Only in --unsafe mode (node:vm): the real `require` and extra globals such as `fetch`. */
