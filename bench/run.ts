@@ -3,7 +3,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compileIfStale } from '../scripts/compile.ts';
 
 /**
- * `npm run bench [filter]`: runs every `bench/*.bench.ts` whose name contains the filter.
+ * `npm run bench [filter]`: runs every `bench/*.bench.ts` whose name contains the filter, or only
+ * `<filter>.bench.ts` when there is such a file.
  * A benchmark module default-exports `{ name, run }`; it prints its own figures and asserts nothing.
  */
 
@@ -16,7 +17,10 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 // The programs benchmarked are the compiled ones users run: dist/, compiled first if older than the sources.
 if (!compileIfStale()) process.exit(1);
 const filter = process.argv[2];
-const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort();
+const all = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort();
+// a filter naming a benchmark file exactly runs that file alone (`substrate` is not also `substrate-projects`)
+const exact = all.filter((f) => f === `${filter}.bench.ts`);
+const files = exact.length > 0 ? exact : all;
 let ran = 0;
 for (const file of files) {
   const mod = (await import(pathToFileURL(`${dir}/${file}`).href)) as { default?: Benchmark | Benchmark[] };

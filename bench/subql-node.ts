@@ -7,6 +7,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { measureIndexing, type IndexingRun } from './index-once.ts';
+import { runUntilCommitted, type IndexerRun } from './run-until-committed.ts';
 
 /**
  * SubQuery's own Substrate node, the reference the Substrate bench compares idx with: same project
@@ -65,4 +66,25 @@ export async function subqlIndexOnce(
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Runs @subql/node on a manifest into `schema` as a user runs it (its runner options as the manifest
+ * sets them) until it has committed `toBlock`, or it stops on its own (an error), or `timeoutMs`
+ * passes; then stops it. Its log is read (JSON) for the error lines.
+ */
+export async function runSubqlNode(
+  manifest: string,
+  dbEnv: Record<string, string | undefined>,
+  schema: string,
+  toBlock: number,
+  timeoutMs = 120_000,
+): Promise<IndexerRun> {
+  const bin = await subqlNodeBin();
+  const port = await deadPort();
+  const child = spawn(process.execPath, [bin, '-f', manifest, '--db-schema', schema, '--port', String(port), '--output-fmt', 'json', '--log-level', 'info'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...dbEnv, DB_PASS: dbEnv.DB_PASS ?? 'postgres' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return runUntilCommitted(child, dbEnv, schema, toBlock, timeoutMs);
 }

@@ -27,7 +27,20 @@ export interface SubstrateDevChain {
  * A real Substrate runtime (Rococo Asset Hub, a FRAME parachain runtime) run by chopsticks in this
  * process: blocks only when asked (`newBlocks`), dev accounts funded. For tests, benchmarks and the demo.
  */
-export async function startSubstrateChain(options: { port?: number } = {}): Promise<SubstrateDevChain> {
+export interface SubstrateChainOptions {
+  port?: number;
+  /**
+   * Makes the chain reproducible: block 1 is rebuilt on a genesis whose clock reads this time (ms),
+   * so every block's timestamp, slot and hash is the same on every run (chopsticks otherwise takes
+   * the wall clock for block 1, and every later block builds on it). Signed extrinsics must be
+   * deterministic too: ed25519 signers with explicit nonces and immortal eras.
+   */
+  genesisTimestamp?: number;
+  /** more accounts (SS58 addresses) funded at genesis, beside the dev accounts */
+  fund?: readonly string[];
+}
+
+export async function startSubstrateChain(options: SubstrateChainOptions = {}): Promise<SubstrateDevChain> {
   // a line per block (pretty-printed in a worker thread) is noise and CPU in tests and benchmarks; chopsticks
   // reads its level from the environment once, when first loaded (its CommonJS and ESM builds each keep their own)
   const level = process.env.LOG_LEVEL;
@@ -43,13 +56,21 @@ export async function startSubstrateChain(options: { port?: number } = {}): Prom
   const spec = join(dir, 'spec.json');
   await writeFile(spec, chainSpec);
   const funded = { providers: 1, data: { free: 10n ** 18n } };
+  const accounts = [...Object.values(DEV_ACCOUNTS), ...(options.fund ?? [])];
   const context = await setupWithServer({
     genesis: spec,
     host: '127.0.0.1',
     port: options.port ?? 0,
     'build-block-mode': BuildBlockMode.Manual,
-    'import-storage': { System: { Account: Object.values(DEV_ACCOUNTS).map((a) => [[a], funded]) } },
+    'import-storage': { System: { Account: accounts.map((a) => [[a], funded]) } },
   } as never);
+  if (options.genesisTimestamp !== undefined) {
+    const { chain } = context;
+    await chain.setHead((await chain.getBlockAt(0))!);
+    await core.timeTravel(chain, options.genesisTimestamp);
+    await core.setStorage(chain, { System: { Account: accounts.map((a) => [[a], funded]) } });
+    await chain.newBlock();
+  }
   const port = Number(String(context.addr).split(':').pop());
   return {
     wsUrl: `ws://127.0.0.1:${port}`,
