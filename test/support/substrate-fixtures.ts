@@ -40,11 +40,6 @@ export interface KnownDifference {
 
 /** idx's known differences from @subql/node 6.4.6 that fixtures expose (issue 26 numbers them). */
 export const DIFFERS = {
-  timestampFields: {
-    says: 'idx adds created_at/updated_at columns to every entity table; @subql/node 6.4.6 does not (its --timestamp-field is off by default)',
-    shows: 'tables',
-    lines: /^\w+: column (created|updated)_at \([^)]*\): SubQuery has no such column$/,
-  },
   tableNames: {
     says:
       'entity names with runs of capitals: idx names ERC20TokenTransfer’s table erc20_token_transfers, @subql/node e_r_c20_token_transfers ' +
@@ -67,18 +62,6 @@ export const DIFFERS = {
     shows: 'tables',
     lines: /^extrinsics: /,
   },
-  jsChainTypes: { says: 'idx-node refuses chain types in JS (dist/chaintypes.js is invalid); @subql/node loads them (issue 26, item 2)', shows: 'run' },
-  absentPallet: { says: 'idx-node refuses a filter naming a pallet the runtime lacks; @subql/node indexes the rest (issue 26, item 5)', shows: 'run' },
-  flatChainTypes: {
-    says:
-      'a chain-types JSON file holding type definitions directly (no types/typesBundle/… key): @subql/node refuses it (chainTypes is not valid); ' +
-      'idx-node ignores it without a word and indexes',
-    shows: 'run',
-  },
-  customDatasource: {
-    says: 'idx codegen and build refuse custom data sources (substrate/Wasm, substrate/AcalaEvm), so no reference can be recorded with idx build (issue 26, item 4)',
-    shows: 'build',
-  },
 } as const satisfies Record<string, KnownDifference>;
 
 /** What a fixture's known differences say about where they show, for a test's todo (undefined when none). */
@@ -96,28 +79,28 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Polkadot/Polkadot-starter' },
     exercises: 'balances.Transfer event handler; sender from the extrinsic signer (asserted); decodeAddress; Transfer→Account relations, Date',
-    differs: [DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'statemine-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Statemine/statemine-starter' },
     exercises: 'balances.Transfer event handler with sender from the event data; decodeAddress; relations, Date (the local runtime is statemine)',
-    differs: [DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'acurast-canary-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Acurast/acurast-canary-starter' },
     exercises: 'the starter with a required Date (date: Date!)',
-    differs: [DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'energy-web-x-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Energy Web X/energy-web-x-starter' },
     exercises: 'a mapping that reads Transfer data as [to, amount]: fails on a chain whose Transfer is [from, to, amount]',
-    differs: [DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'acala-starter',
@@ -125,7 +108,7 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Acala/acala-starter' },
     exercises: 'chain types in JS: typesBundle from @acala-network/type-definitions and a top-level types override',
     needs: ['@acala-network/type-definitions@5.1.2'],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'moonbeam-starter',
@@ -133,7 +116,7 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Moonbeam/Moonbeam-starter' },
     exercises: 'chain types in JS: typesBundle from moonbeam-types-bundle',
     needs: ['moonbeam-types-bundle@2.0.10'],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'kilt-spiritnet-starter',
@@ -141,7 +124,7 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Kilt/kilt-spiritnet-starter' },
     exercises: 'chain types in JS: typesBundle from @kiltprotocol/type-definitions',
     needs: ['@kiltprotocol/type-definitions@1.11502.1'],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'kilt-credentials-example',
@@ -149,21 +132,21 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Kilt/kilt-spiritnet-credentials-example' },
     exercises: 'event handlers on attestation.*, a pallet the local runtime lacks: nothing to index',
     needs: ['@kiltprotocol/type-definitions@1.11502.1'],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.absentPallet, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'astar-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Astar/astar-starter' },
     exercises: 'chain types in JS: an inline typesBundle.spec for astar',
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'basilisk-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Basilisk/basilisk-starter' },
     exercises: 'chain types in JS: an inline typesBundle.spec with an alias and an Address override',
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'bajun-starter',
@@ -176,14 +159,13 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Avail/avail-starter' },
     exercises: 'chain types in JS for avail (header extension types), network.bypassBlocks',
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'reef-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Reef/reef-starter' },
     exercises: 'chain types as a JSON file (src/chaintypes.json)',
-    differs: [DIFFERS.flatChainTypes],
   },
   {
     name: 'frequency-starter',
@@ -191,7 +173,7 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Frequency/frequency-starter' },
     exercises: 'chain types in JS built from @frequency-chain/api-augment (an ESM package with exports conditions)',
     needs: ['@frequency-chain/api-augment@2.0.1'],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'zeitgeist-starter',
@@ -206,7 +188,7 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Quartz/quartz-subql-starter' },
     exercises: 'chain types in JS importing a package subpath (@unique-nft/types/definitions)',
     needs: ['@unique-nft/types@0.2.0'],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.timestampFields, DIFFERS.dateType],
+    differs: [DIFFERS.dateType],
   },
   {
     name: 'subsocial-starter',
@@ -224,7 +206,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     exercises:
       'a custom data source (substrate/Wasm, processor from @subql/substrate-wasm-processor) beside event handlers on dappsStaking, which the local runtime lacks',
     needs: ['@subql/substrate-wasm-processor@1.0.0'],
-    differs: [DIFFERS.customDatasource, DIFFERS.absentPallet],
   },
   {
     name: 'acala-evm-starter',
@@ -232,7 +213,9 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Acala/acala-evm-starter' },
     exercises: 'a custom data source (substrate/AcalaEvm, processor from @subql/acala-evm-processor), ethers in the mapping, Acala chain types',
     needs: ['@acala-network/type-definitions@4.1.5', '@subql/acala-evm-processor@1.0.1', 'ethers@5.8.0'],
-    differs: [DIFFERS.customDatasource],
+    cannot:
+      '@subql/acala-evm-processor installs @acala-network/eth-providers and ethers 5 (about 90 MB) for a processor whose bundle needs neither: not a dependency of idx; ' +
+      'astar-wasm-starter and test/node-substrate-custom.test.ts cover custom data sources',
   },
   {
     name: 'humanode-starter',
@@ -241,28 +224,28 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     exercises:
       'a multichain project (subquery-multichain.yaml: a Substrate and an EVM manifest, one schema); its Substrate half run alone: ' +
       'event handlers on bioauth and imOnline, pallets the local runtime lacks; a [String]! list and Dates; @polkadot/api-augment',
-    differs: [DIFFERS.absentPallet, DIFFERS.tableNames, DIFFERS.timestampFields, DIFFERS.dateType, DIFFERS.listType],
+    differs: [DIFFERS.tableNames, DIFFERS.dateType, DIFFERS.listType],
   },
   {
     name: 'polkadot-dictionary',
     manifest: 'project.yaml',
     source: { ...DICTIONARY, path: 'polkadot' },
     exercises: 'a block handler over every event and extrinsic (with its hash and success), historical off, a parent project',
-    differs: [DIFFERS.emptyExtrinsics, DIFFERS.timestampFields],
+    differs: [DIFFERS.emptyExtrinsics],
   },
   {
     name: 'statemine-dictionary',
     manifest: 'project.yaml',
     source: { ...DICTIONARY, path: 'statemine' },
     exercises: 'a block handler over every event and extrinsic, historical on, entities made with Entity.create',
-    differs: [DIFFERS.emptyExtrinsics, DIFFERS.timestampFields],
+    differs: [DIFFERS.emptyExtrinsics],
   },
   {
     name: 'aleph-zero-dictionary',
     manifest: 'project.yaml',
     source: { ...DICTIONARY, path: 'aleph-zero' },
     exercises: 'a block handler over every event and extrinsic, historical off, chain types in JS',
-    differs: [DIFFERS.jsChainTypes, DIFFERS.emptyExtrinsics, DIFFERS.timestampFields],
+    differs: [DIFFERS.emptyExtrinsics],
   },
   {
     name: 'nova-history',
@@ -290,7 +273,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
       '@zeroio/type-definitions@0.0.14',
       'moonbeam-types-bundle@2.0.10',
     ],
-    differs: [DIFFERS.jsChainTypes, DIFFERS.absentPallet, DIFFERS.timestampFields],
   },
   {
     name: 'nova-accounts',
