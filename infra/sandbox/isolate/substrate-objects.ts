@@ -32,6 +32,9 @@ interface Registry {
   register(types: Record<string, unknown>): void;
   createType(type: string, value?: unknown): Codec;
   hash(data: Uint8Array): Codec;
+  readonly metadata: {
+    pallets: { name: Codec; storage: { unwrapOr(fallback: undefined): { items: { name: Codec; type: unknown }[] } | undefined } }[];
+  };
 }
 type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string; toU8a(): Uint8Array; toJSON(): unknown };
 interface StorageEntry {
@@ -87,11 +90,17 @@ export type SubstrateRuntimes = ReturnType<typeof createSubstrateRuntimes>;
 
 /**
  * SubQuery's SubstrateBlock, SubstrateExtrinsic and SubstrateEvent, as `@subql/node` builds them
- * (the decoded SignedBlock with `timestamp`, `specVersion` and `events`; per extrinsic its `idx`,
- * `events`, `success` and `block`; per event record its `idx`, `block` and `extrinsic`), decoded
- * as they are read: a handler of one event decodes that record and, when it reads `event.extrinsic`,
- * that extrinsic, not the whole block. Whatever is read is one object however reached
- * (`block.events[e.idx] === e`, `e.extrinsic.extrinsic === block.block.extrinsics[x]`).
+ * (utils/substrate.ts: the SignedBlock of `chain_getBlock` with `timestamp`, `specVersion` and
+ * `events`, a plain array of the System.Events records, merged in; per extrinsic `{ idx, extrinsic,
+ * block, events, success }`; per event record `idx`, `block` and `extrinsic`), decoded as they are
+ * read: a handler of one event decodes that record and, when it reads `event.extrinsic`, that
+ * extrinsic, not the whole block. The laziness is in values only, never in shape: the SignedBlock's
+ * `extrinsics` entry is a real Vec of the block's length whose elements decode on first read, and
+ * `events`, `extrinsic.events` and `event.extrinsic` are properties in their places that turn into
+ * plain ones on first read, so every path (getters, `get`, iteration, index, encoding, JSON, spread,
+ * `Object.keys`) reads what @polkadot/api gives (proven by test/substrate-objects-differential.test.ts).
+ * Whatever is read is one object however reached (`block.events[e.idx] === e`,
+ * `e.extrinsic.extrinsic === block.block.extrinsics[x]`).
  */
 export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: SubstrateRuntimes, payload: SubstratePayload) {
   const { registry } = await runtimes.get(payload.specVersion);
@@ -105,39 +114,39 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
     let codec = extrinsicCodecs[x];
     if (codec === undefined) {
       const made = registry.createType('Extrinsic', extrinsicsHex[x]);
-      // its own `hash` re-encodes it and hashes that at every read (the handlers of each of its events
-      // read it): the bytes it was decoded from are that encoding, hashed once
+      // its own `hash` re-encodes it to hash it: the bytes it was decoded from are that encoding
       let hash: unknown;
       Object.defineProperty(made, 'hash', { get: () => (hash ??= registry.hash(lib.hexToU8a(extrinsicsHex[x]!))), configurable: true });
       codec = extrinsicCodecs[x] = made;
     }
     return codec;
   };
-  // the header now; the extrinsics when the block's are first read (the Vec then holds the codecs decoded so far)
+  // as @polkadot/api's chain.getBlock: decoded from the JSON, and made at the block's hash
   const block = registry.createType('SignedBlock', { ...signed, block: { ...signed.block, extrinsics: [] } }) as unknown as Rec & {
     block: Map<string, unknown>;
   };
-  lazyEntry(block.block, 'extrinsics', () =>
-    registry.createType(
-      'Vec<Extrinsic>',
-      extrinsicsHex.map((_, x) => extrinsicCodec(x)),
-    ),
+  block.createdAtHash = registry.createType('BlockHash', payload.hash);
+  Map.prototype.set.call(
+    block.block,
+    'extrinsics',
+    lazyElements(registry.createType('Vec<Extrinsic>') as unknown as unknown[], extrinsicsHex.length, extrinsicCodec),
   );
 
+  // each record decoded as the element of System.Events' storage type, as @polkadot/api reads it
+  const recordType = eventRecordType(lib, registry);
   const records: Rec[] = [];
   const event = (i: number): Rec => {
     let record = records[i];
     if (record === undefined) {
-      record = registry.createType('EventRecord', eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
+      record = registry.createType(recordType, eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
       Object.assign(record, { idx: i, block });
       const x = eventExtrinsics[i]!;
-      if (x >= 0) Object.defineProperty(record, 'extrinsic', { get: () => extrinsic(x), enumerable: true, configurable: true });
+      if (x >= 0) lazyProperty(record, 'extrinsic', () => extrinsic(x));
       records[i] = record;
     }
     return record;
   };
   const eventCount = eventOffsets.length - 1;
-  let allEvents: unknown;
   const wrappers: Rec[] = [];
   // each extrinsic's events, found in one pass when first asked (a block may hold thousands of both)
   let byExtrinsic: Map<number, number[]> | undefined;
@@ -155,51 +164,50 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
   const extrinsic = (x: number): Rec => {
     let wrapper = wrappers[x];
     if (wrapper === undefined) {
-      let own: Rec[] | undefined;
-      wrapper = { idx: x, extrinsic: extrinsicCodec(x), block, success: extrinsicSuccess[x] === true };
-      Object.defineProperty(wrapper, 'events', {
-        get: () => (own ??= eventsOf(x)),
-        enumerable: true,
-        configurable: true,
-      });
+      // its keys in @subql/node's order
+      wrapper = { idx: x, extrinsic: extrinsicCodec(x), block, events: undefined, success: extrinsicSuccess[x] === true };
+      lazyProperty(wrapper, 'events', () => eventsOf(x));
       wrappers[x] = wrapper;
     }
     return wrapper;
   };
   const timestamp = payload.timestampMs === null ? undefined : new Date(payload.timestampMs);
-  Object.assign(block, { timestamp, specVersion: payload.specVersion });
-  Object.defineProperty(block, 'events', {
-    get: () =>
-      (allEvents ??= registry.createType(
-        'Vec<EventRecord>',
-        Array.from({ length: eventCount }, (_, i) => event(i)),
-      )),
-    enumerable: true,
-    configurable: true,
-  });
+  Object.assign(block, { timestamp, specVersion: payload.specVersion, events: undefined });
+  lazyProperty(block, 'events', () => Array.from({ length: eventCount }, (_, i) => event(i)));
   return { block, extrinsic, event };
 }
 
 /**
- * A Struct (a Map of codecs) whose `key` entry is made on first use: its reads and iterations
- * (the codec's own toJSON, toU8a, hash... go through them) make it first.
+ * `vec` given `count` elements, each made on first read (or replaced when written) and a plain
+ * element from then on. Array methods, iteration, spread and the codec's own encoding all read
+ * elements by index, so they see every one.
  */
-function lazyEntry(struct: Map<string, unknown>, key: string, make: () => unknown) {
-  let made = false;
-  for (const name of ['get', 'entries', 'values', 'forEach', Symbol.iterator] as const) {
-    const original = (Map.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>)[name]!;
-    Object.defineProperty(struct, name, {
-      configurable: true,
-      writable: true,
-      value(this: Map<string, unknown>, ...args: unknown[]) {
-        if (!made) {
-          Map.prototype.set.call(struct, key, make());
-          made = true;
-        }
-        return original.apply(this, args);
-      },
-    });
+function lazyElements<T>(vec: T[], count: number, make: (i: number) => T): T[] {
+  for (let i = 0; i < count; i++) lazyProperty(vec as unknown as Rec, i, () => make(i));
+  return vec;
+}
+
+/** `key` of `target` as an enumerable property, made on first read, and a plain data property from then on. */
+function lazyProperty(target: Rec, key: string | number, make: () => unknown) {
+  const settle = (value: unknown) => {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(target, key, { get: () => settle(make()), set: settle, enumerable: true, configurable: true });
+}
+
+/** The type of a System.Events record in a runtime (`FrameSystemEventRecord` from metadata V14 on), found once per runtime. */
+const recordTypes = new WeakMap<Registry, string>();
+function eventRecordType(lib: SubstrateLib, registry: Registry): string {
+  let type = recordTypes.get(registry);
+  if (type === undefined) {
+    const system = registry.metadata.pallets.find((p) => p.name.toString() === 'System');
+    const events = system?.storage.unwrapOr(undefined)?.items.find((item) => item.name.toString() === 'Events');
+    const vec = events === undefined ? undefined : lib.unwrapStorageType(registry, events.type);
+    type = (vec === undefined ? undefined : /^Vec<(.+)>$/.exec(vec)?.[1]) ?? 'EventRecord';
+    recordTypes.set(registry, type);
   }
+  return type;
 }
 
 /**
