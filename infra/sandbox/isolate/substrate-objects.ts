@@ -31,6 +31,8 @@ interface Registry {
   setChainProperties(properties: unknown): void;
   register(types: Record<string, unknown>): void;
   createType(type: string, value?: unknown): Codec;
+  createTypeUnsafe(type: string, params: unknown[], options?: { blockHash?: string; isFallback?: boolean; isOptional?: boolean }): Codec;
+  createLookupType(lookupId: unknown): string;
   hash(data: Uint8Array): Codec;
   readonly metadata: {
     pallets: { name: Codec; storage: { unwrapOr(fallback: undefined): { items: { name: Codec; type: unknown }[] } | undefined } }[];
@@ -39,7 +41,7 @@ interface Registry {
 type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string; toU8a(): Uint8Array; toJSON(): unknown };
 interface StorageEntry {
   (...args: unknown[]): Uint8Array;
-  meta: { type: unknown; modifier: { isOptional: boolean }; fallback?: unknown };
+  meta: { type: { isPlain: boolean; asPlain: unknown; asMap: { value: unknown } }; modifier: { isOptional: boolean }; fallback?: Codec };
 }
 
 type Rec = Record<string, unknown>;
@@ -238,12 +240,22 @@ export function createSubstrateApi(
       // a StorageKey, as @polkadot/api makes it: the decorated entry's own bytes carry a length prefix
       const key = registry.createType('StorageKey', [entry, args]).toHex();
       const raw = (await request('state_getStorage', [key, hash])) as string | null;
-      const inner = lib.unwrapStorageType(registry, entry.meta.type);
-      if (entry.meta.modifier.isOptional) return registry.createType(`Option<${inner}>`, raw ?? undefined);
-      // an empty entry reads as its declared default
-      return registry.createType(inner, raw ?? (entry.meta.fallback as Codec | undefined)?.toHex());
+      return storageValue(registry, entry.meta, raw === null ? null : lib.hexToU8a(raw), hash);
     }),
   );
+  /**
+   * A storage value as @polkadot/api's rpc-core decodes it (RpcCore._newType): by the entry's lookup
+   * type from its SCALE bytes (a hex string would read as a big-endian number); an empty entry as its
+   * declared default, marked `isStorageFallback`; an optional entry as an Option of it; each made at
+   * the block (`createdAtHash`).
+   */
+  const storageValue = (registry: Registry, meta: StorageEntry['meta'], bytes: Uint8Array | null, blockHash: string) => {
+    const type = registry.createLookupType(meta.type.isPlain ? meta.type.asPlain : meta.type.asMap.value);
+    const isEmpty = bytes === null;
+    const fallback = meta.fallback === undefined ? undefined : lib.hexToU8a(meta.fallback.toHex());
+    const value = isEmpty ? fallback : meta.modifier.isOptional ? registry.createTypeUnsafe(type, [bytes], { blockHash }) : bytes;
+    return registry.createTypeUnsafe(type, [value], { blockHash, isFallback: isEmpty && fallback !== undefined, isOptional: meta.modifier.isOptional });
+  };
   // the runtime's constants, and its events and errors as @polkadot/api decorates them (`api.events.balances.Transfer.is(e)`)
   const decorated = (kind: 'consts' | 'events' | 'errors') =>
     byName((pallet) => {
@@ -283,18 +295,26 @@ export function createSubstrateApi(
         if (i !== blockParam && p.isOptional !== true && values[i] === undefined) throw new Error(`${name}: its parameter ${p.name} (${p.type}) is missing`);
       });
       const given = values[blockParam];
+      // the block the call reads at, by hash: @polkadot/api makes the answer at it (`createdAtHash`)
+      let atHash = hash;
       if (given === undefined || given === null) values[blockParam] = def.params[blockParam]!.type === 'BlockNumber' ? height : hash;
-      else {
-        const target =
-          def.params[blockParam]!.type === 'BlockNumber'
-            ? Number(registry.createType('BlockNumber', given).toString())
-            : await heightOf(registry.createType('BlockHash', given).toHex());
+      else if (def.params[blockParam]!.type === 'BlockNumber') {
+        const target = Number(registry.createType('BlockNumber', given).toString());
+        if (target > height) throw new Error(`${name}: block ${target} is after the block being indexed (${height}); reading ahead is not supported`);
+        atHash = (await request('chain_getBlockHash', [target])) as string;
+      } else {
+        atHash = registry.createType('BlockHash', given).toHex();
+        const target = await heightOf(atHash);
         if (target > height) throw new Error(`${name}: block ${target} is after the block being indexed (${height}); reading ahead is not supported`);
       }
       const params = values.map((v, i) => registry.createType(def.params[i]!.type, v).toJSON());
       const result = await request(endpoint, params);
-      // storage answers are the raw value (null when empty), as for a key @polkadot/api has no type for
-      return def.type === 'StorageData' ? registry.createType('Raw', result ?? undefined) : registry.createType(def.type, result);
+      // a storage answer of a key given as bytes: @polkadot/api has no type for it, and reads it as an Option of its raw bytes
+      if (def.type === 'StorageData') {
+        const value = result === null ? undefined : registry.createTypeUnsafe('Raw', [lib.hexToU8a(result as string)], { blockHash: atHash });
+        return registry.createTypeUnsafe('Raw', [value], { blockHash: atHash, isOptional: true });
+      }
+      return registry.createTypeUnsafe(def.type, [result], { blockHash: atHash });
     };
   }
   const heightOf = async (blockHash: string): Promise<number> => {
