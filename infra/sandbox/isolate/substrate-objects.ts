@@ -31,6 +31,7 @@ interface Registry {
   setChainProperties(properties: unknown): void;
   register(types: Record<string, unknown>): void;
   createType(type: string, value?: unknown): Codec;
+  createClass(type: string): new (registry: Registry, value: unknown) => Rec;
   createTypeUnsafe(type: string, params: unknown[], options?: { blockHash?: string; isFallback?: boolean; isOptional?: boolean }): Codec;
   createLookupType(lookupId: unknown): string;
   hash(data: Uint8Array): Codec;
@@ -111,11 +112,12 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
   const eventBytes = lib.hexToU8a(payload.events);
   const { eventOffsets, eventExtrinsics, extrinsicSuccess } = payload;
 
+  const { Extrinsic, EventRecord } = codecClasses(lib, registry);
   const extrinsicCodecs: Rec[] = [];
   const extrinsicCodec = (x: number) => {
     let codec = extrinsicCodecs[x];
     if (codec === undefined) {
-      const made = registry.createType('Extrinsic', extrinsicsHex[x]);
+      const made = new Extrinsic(registry, extrinsicsHex[x]);
       // its own `hash` re-encodes it to hash it: the bytes it was decoded from are that encoding
       let hash: unknown;
       Object.defineProperty(made, 'hash', { get: () => (hash ??= registry.hash(lib.hexToU8a(extrinsicsHex[x]!))), configurable: true });
@@ -134,13 +136,11 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
     lazyElements(registry.createType('Vec<Extrinsic>') as unknown as unknown[], extrinsicsHex.length, extrinsicCodec),
   );
 
-  // each record decoded as the element of System.Events' storage type, as @polkadot/api reads it
-  const recordType = eventRecordType(lib, registry);
   const records: Rec[] = [];
   const event = (i: number): Rec => {
     let record = records[i];
     if (record === undefined) {
-      record = registry.createType(recordType, eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
+      record = new EventRecord(registry, eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
       Object.assign(record, { idx: i, block });
       const x = eventExtrinsics[i]!;
       if (x >= 0) lazyProperty(record, 'extrinsic', () => extrinsic(x));
@@ -198,18 +198,24 @@ function lazyProperty(target: Rec, key: string | number, make: () => unknown) {
   Object.defineProperty(target, key, { get: () => settle(make()), set: settle, enumerable: true, configurable: true });
 }
 
-/** The type of a System.Events record in a runtime (`FrameSystemEventRecord` from metadata V14 on), found once per runtime. */
-const recordTypes = new WeakMap<Registry, string>();
-function eventRecordType(lib: SubstrateLib, registry: Registry): string {
-  let type = recordTypes.get(registry);
-  if (type === undefined) {
+type CodecClass = new (registry: Registry, value: unknown) => Rec;
+/**
+ * The classes of a runtime's extrinsics and event records (what `registry.createType` would look up by
+ * name for every one), found once per runtime. A record is the element of System.Events' storage type
+ * (`FrameSystemEventRecord` from metadata V14 on), as @polkadot/api decodes it.
+ */
+const classesByRegistry = new WeakMap<Registry, { Extrinsic: CodecClass; EventRecord: CodecClass }>();
+function codecClasses(lib: SubstrateLib, registry: Registry) {
+  let classes = classesByRegistry.get(registry);
+  if (classes === undefined) {
     const system = registry.metadata.pallets.find((p) => p.name.toString() === 'System');
     const events = system?.storage.unwrapOr(undefined)?.items.find((item) => item.name.toString() === 'Events');
     const vec = events === undefined ? undefined : lib.unwrapStorageType(registry, events.type);
-    type = (vec === undefined ? undefined : /^Vec<(.+)>$/.exec(vec)?.[1]) ?? 'EventRecord';
-    recordTypes.set(registry, type);
+    const record = (vec === undefined ? undefined : /^Vec<(.+)>$/.exec(vec)?.[1]) ?? 'EventRecord';
+    classes = { Extrinsic: registry.createClass('Extrinsic'), EventRecord: registry.createClass(record) };
+    classesByRegistry.set(registry, classes);
   }
-  return type;
+  return classes;
 }
 
 /**
