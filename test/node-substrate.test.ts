@@ -196,7 +196,7 @@ module.exports.onCall = async (x) => {
 };
 module.exports.onBlock = async (b) => {
   await put(b.block.header.number.toNumber() + '-b', {
-    hash: b.block.header.hash.toHex(), json: b.toJSON(), events: b.events.toJSON(), hashes: b.block.extrinsics.map((x) => x.hash.toHex()),
+    hash: b.block.header.hash.toHex(), json: b.toJSON(), events: b.events.map((e) => e.toJSON()), hashes: b.block.extrinsics.map((x) => x.hash.toHex()),
     specVersion: b.specVersion, timestamp: b.timestamp.getTime(),
   });
 };`;

@@ -38,12 +38,18 @@ interface Registry {
   findMetaCall(callIndex: Uint8Array): unknown;
   findMetaError(errorIndex: Uint8Array): unknown;
   createType(type: string, value?: unknown): Codec;
+  createClass(type: string): new (registry: Registry, value: unknown) => Rec;
+  createTypeUnsafe(type: string, params: unknown[], options?: { blockHash?: string; isFallback?: boolean; isOptional?: boolean }): Codec;
+  createLookupType(lookupId: unknown): string;
   hash(data: Uint8Array): Codec;
+  readonly metadata: {
+    pallets: { name: Codec; storage: { unwrapOr(fallback: undefined): { items: { name: Codec; type: unknown }[] } | undefined } }[];
+  };
 }
 type Codec = Record<string, unknown> & { toNumber(): number; toHex(): string; toU8a(): Uint8Array; toJSON(): unknown };
 interface StorageEntry {
   (...args: unknown[]): Uint8Array;
-  meta: { type: unknown; modifier: { isOptional: boolean }; fallback?: unknown };
+  meta: { type: { isPlain: boolean; asPlain: unknown; asMap: { value: unknown } }; modifier: { isOptional: boolean }; fallback?: Codec };
 }
 
 type Rec = Record<string, unknown>;
@@ -101,11 +107,17 @@ export type SubstrateRuntimes = ReturnType<typeof createSubstrateRuntimes>;
 
 /**
  * SubQuery's SubstrateBlock, SubstrateExtrinsic and SubstrateEvent, as `@subql/node` builds them
- * (the decoded SignedBlock with `timestamp`, `specVersion` and `events`; per extrinsic its `idx`,
- * `events`, `success` and `block`; per event record its `idx`, `block` and `extrinsic`), decoded
- * as they are read: a handler of one event decodes that record and, when it reads `event.extrinsic`,
- * that extrinsic, not the whole block. Whatever is read is one object however reached
- * (`block.events[e.idx] === e`, `e.extrinsic.extrinsic === block.block.extrinsics[x]`).
+ * (utils/substrate.ts: the SignedBlock of `chain_getBlock` with `timestamp`, `specVersion` and
+ * `events`, a plain array of the System.Events records, merged in; per extrinsic `{ idx, extrinsic,
+ * block, events, success }`; per event record `idx`, `block` and `extrinsic`), decoded as they are
+ * read: a handler of one event decodes that record and, when it reads `event.extrinsic`, that
+ * extrinsic, not the whole block. The laziness is in values only, never in shape: the SignedBlock's
+ * `extrinsics` entry is a real Vec of the block's length whose elements decode on first read, and
+ * `events`, `extrinsic.events` and `event.extrinsic` are properties in their places that turn into
+ * plain ones on first read, so every path (getters, `get`, iteration, index, encoding, JSON, spread,
+ * `Object.keys`) reads what @polkadot/api gives (proven by test/substrate-objects-differential.test.ts).
+ * Whatever is read is one object however reached (`block.events[e.idx] === e`,
+ * `e.extrinsic.extrinsic === block.block.extrinsics[x]`).
  */
 export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: SubstrateRuntimes, payload: SubstratePayload) {
   const { registry } = await runtimes.get(payload.specVersion);
@@ -114,44 +126,43 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
   const eventBytes = lib.hexToU8a(payload.events);
   const { eventOffsets, eventExtrinsics, extrinsicSuccess } = payload;
 
+  const { Extrinsic, EventRecord } = codecClasses(lib, registry);
   const extrinsicCodecs: Rec[] = [];
   const extrinsicCodec = (x: number) => {
     let codec = extrinsicCodecs[x];
     if (codec === undefined) {
-      const made = registry.createType('Extrinsic', extrinsicsHex[x]);
-      // its own `hash` re-encodes it and hashes that at every read (the handlers of each of its events
-      // read it): the bytes it was decoded from are that encoding, hashed once
+      const made = new Extrinsic(registry, extrinsicsHex[x]);
+      // its own `hash` re-encodes it to hash it: the bytes it was decoded from are that encoding
       let hash: unknown;
       Object.defineProperty(made, 'hash', { get: () => (hash ??= registry.hash(lib.hexToU8a(extrinsicsHex[x]!))), configurable: true });
       codec = extrinsicCodecs[x] = made;
     }
     return codec;
   };
-  // the header now; the extrinsics when the block's are first read (the Vec then holds the codecs decoded so far)
+  // as @polkadot/api's chain.getBlock: decoded from the JSON, and made at the block's hash
   const block = registry.createType('SignedBlock', { ...signed, block: { ...signed.block, extrinsics: [] } }) as unknown as Rec & {
     block: Map<string, unknown>;
   };
-  lazyEntry(block.block, 'extrinsics', () =>
-    registry.createType(
-      'Vec<Extrinsic>',
-      extrinsicsHex.map((_, x) => extrinsicCodec(x)),
-    ),
+  block.createdAtHash = registry.createType('BlockHash', payload.hash);
+  Map.prototype.set.call(
+    block.block,
+    'extrinsics',
+    lazyElements(registry.createType('Vec<Extrinsic>') as unknown as unknown[], extrinsicsHex.length, extrinsicCodec),
   );
 
   const records: Rec[] = [];
   const event = (i: number): Rec => {
     let record = records[i];
     if (record === undefined) {
-      record = registry.createType('EventRecord', eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
+      record = new EventRecord(registry, eventBytes.subarray(eventOffsets[i], eventOffsets[i + 1]));
       Object.assign(record, { idx: i, block });
       const x = eventExtrinsics[i]!;
-      if (x >= 0) Object.defineProperty(record, 'extrinsic', { get: () => extrinsic(x), enumerable: true, configurable: true });
+      if (x >= 0) lazyProperty(record, 'extrinsic', () => extrinsic(x));
       records[i] = record;
     }
     return record;
   };
   const eventCount = eventOffsets.length - 1;
-  let allEvents: unknown;
   const wrappers: Rec[] = [];
   // each extrinsic's events, found in one pass when first asked (a block may hold thousands of both)
   let byExtrinsic: Map<number, number[]> | undefined;
@@ -169,51 +180,56 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
   const extrinsic = (x: number): Rec => {
     let wrapper = wrappers[x];
     if (wrapper === undefined) {
-      let own: Rec[] | undefined;
-      wrapper = { idx: x, extrinsic: extrinsicCodec(x), block, success: extrinsicSuccess[x] === true };
-      Object.defineProperty(wrapper, 'events', {
-        get: () => (own ??= eventsOf(x)),
-        enumerable: true,
-        configurable: true,
-      });
+      // its keys in @subql/node's order
+      wrapper = { idx: x, extrinsic: extrinsicCodec(x), block, events: undefined, success: extrinsicSuccess[x] === true };
+      lazyProperty(wrapper, 'events', () => eventsOf(x));
       wrappers[x] = wrapper;
     }
     return wrapper;
   };
   const timestamp = payload.timestampMs === null ? undefined : new Date(payload.timestampMs);
-  Object.assign(block, { timestamp, specVersion: payload.specVersion });
-  Object.defineProperty(block, 'events', {
-    get: () =>
-      (allEvents ??= registry.createType(
-        'Vec<EventRecord>',
-        Array.from({ length: eventCount }, (_, i) => event(i)),
-      )),
-    enumerable: true,
-    configurable: true,
-  });
+  Object.assign(block, { timestamp, specVersion: payload.specVersion, events: undefined });
+  lazyProperty(block, 'events', () => Array.from({ length: eventCount }, (_, i) => event(i)));
   return { block, extrinsic, event };
 }
 
 /**
- * A Struct (a Map of codecs) whose `key` entry is made on first use: its reads and iterations
- * (the codec's own toJSON, toU8a, hash... go through them) make it first.
+ * `vec` given `count` elements, each made on first read (or replaced when written) and a plain
+ * element from then on. Array methods, iteration, spread and the codec's own encoding all read
+ * elements by index, so they see every one.
  */
-function lazyEntry(struct: Map<string, unknown>, key: string, make: () => unknown) {
-  let made = false;
-  for (const name of ['get', 'entries', 'values', 'forEach', Symbol.iterator] as const) {
-    const original = (Map.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>)[name]!;
-    Object.defineProperty(struct, name, {
-      configurable: true,
-      writable: true,
-      value(this: Map<string, unknown>, ...args: unknown[]) {
-        if (!made) {
-          Map.prototype.set.call(struct, key, make());
-          made = true;
-        }
-        return original.apply(this, args);
-      },
-    });
+function lazyElements<T>(vec: T[], count: number, make: (i: number) => T): T[] {
+  for (let i = 0; i < count; i++) lazyProperty(vec as unknown as Rec, i, () => make(i));
+  return vec;
+}
+
+/** `key` of `target` as an enumerable property, made on first read, and a plain data property from then on. */
+function lazyProperty(target: Rec, key: string | number, make: () => unknown) {
+  const settle = (value: unknown) => {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(target, key, { get: () => settle(make()), set: settle, enumerable: true, configurable: true });
+}
+
+type CodecClass = new (registry: Registry, value: unknown) => Rec;
+/**
+ * The classes of a runtime's extrinsics and event records (what `registry.createType` would look up by
+ * name for every one), found once per runtime. A record is the element of System.Events' storage type
+ * (`FrameSystemEventRecord` from metadata V14 on), as @polkadot/api decodes it.
+ */
+const classesByRegistry = new WeakMap<Registry, { Extrinsic: CodecClass; EventRecord: CodecClass }>();
+function codecClasses(lib: SubstrateLib, registry: Registry) {
+  let classes = classesByRegistry.get(registry);
+  if (classes === undefined) {
+    const system = registry.metadata.pallets.find((p) => p.name.toString() === 'System');
+    const events = system?.storage.unwrapOr(undefined)?.items.find((item) => item.name.toString() === 'Events');
+    const vec = events === undefined ? undefined : lib.unwrapStorageType(registry, events.type);
+    const record = (vec === undefined ? undefined : /^Vec<(.+)>$/.exec(vec)?.[1]) ?? 'EventRecord';
+    classes = { Extrinsic: registry.createClass('Extrinsic'), EventRecord: registry.createClass(record) };
+    classesByRegistry.set(registry, classes);
   }
+  return classes;
 }
 
 /**
@@ -244,12 +260,22 @@ export function createSubstrateApi(
       // a StorageKey, as @polkadot/api makes it: the decorated entry's own bytes carry a length prefix
       const key = registry.createType('StorageKey', [entry, args]).toHex();
       const raw = (await request('state_getStorage', [key, hash])) as string | null;
-      const inner = lib.unwrapStorageType(registry, entry.meta.type);
-      if (entry.meta.modifier.isOptional) return registry.createType(`Option<${inner}>`, raw ?? undefined);
-      // an empty entry reads as its declared default
-      return registry.createType(inner, raw ?? (entry.meta.fallback as Codec | undefined)?.toHex());
+      return storageValue(registry, entry.meta, raw === null ? null : lib.hexToU8a(raw), hash);
     }),
   );
+  /**
+   * A storage value as @polkadot/api's rpc-core decodes it (RpcCore._newType): by the entry's lookup
+   * type from its SCALE bytes (a hex string would read as a big-endian number); an empty entry as its
+   * declared default, marked `isStorageFallback`; an optional entry as an Option of it; each made at
+   * the block (`createdAtHash`).
+   */
+  const storageValue = (registry: Registry, meta: StorageEntry['meta'], bytes: Uint8Array | null, blockHash: string) => {
+    const type = registry.createLookupType(meta.type.isPlain ? meta.type.asPlain : meta.type.asMap.value);
+    const isEmpty = bytes === null;
+    const fallback = meta.fallback === undefined ? undefined : lib.hexToU8a(meta.fallback.toHex());
+    const value = isEmpty ? fallback : meta.modifier.isOptional ? registry.createTypeUnsafe(type, [bytes], { blockHash }) : bytes;
+    return registry.createTypeUnsafe(type, [value], { blockHash, isFallback: isEmpty && fallback !== undefined, isOptional: meta.modifier.isOptional });
+  };
   // the runtime's constants, and its events and errors as @polkadot/api decorates them (`api.events.balances.Transfer.is(e)`)
   const decorated = (kind: 'consts' | 'events' | 'errors') =>
     byName((pallet) => {
@@ -290,18 +316,26 @@ export function createSubstrateApi(
         if (i !== blockParam && p.isOptional !== true && values[i] === undefined) throw new Error(`${name}: its parameter ${p.name} (${p.type}) is missing`);
       });
       const given = values[blockParam];
+      // the block the call reads at, by hash: @polkadot/api makes the answer at it (`createdAtHash`)
+      let atHash = hash;
       if (given === undefined || given === null) values[blockParam] = def.params[blockParam]!.type === 'BlockNumber' ? height : hash;
-      else {
-        const target =
-          def.params[blockParam]!.type === 'BlockNumber'
-            ? Number(registry.createType('BlockNumber', given).toString())
-            : await heightOf(registry.createType('BlockHash', given).toHex());
+      else if (def.params[blockParam]!.type === 'BlockNumber') {
+        const target = Number(registry.createType('BlockNumber', given).toString());
+        if (target > height) throw new Error(`${name}: block ${target} is after the block being indexed (${height}); reading ahead is not supported`);
+        atHash = (await request('chain_getBlockHash', [target])) as string;
+      } else {
+        atHash = registry.createType('BlockHash', given).toHex();
+        const target = await heightOf(atHash);
         if (target > height) throw new Error(`${name}: block ${target} is after the block being indexed (${height}); reading ahead is not supported`);
       }
       const params = values.map((v, i) => registry.createType(def.params[i]!.type, v).toJSON());
       const result = await request(endpoint, params);
-      // storage answers are the raw value (null when empty), as for a key @polkadot/api has no type for
-      return def.type === 'StorageData' ? registry.createType('Raw', result ?? undefined) : registry.createType(def.type, result);
+      // a storage answer of a key given as bytes: @polkadot/api has no type for it, and reads it as an Option of its raw bytes
+      if (def.type === 'StorageData') {
+        const value = result === null ? undefined : registry.createTypeUnsafe('Raw', [lib.hexToU8a(result as string)], { blockHash: atHash });
+        return registry.createTypeUnsafe('Raw', [value], { blockHash: atHash, isOptional: true });
+      }
+      return registry.createTypeUnsafe(def.type, [result], { blockHash: atHash });
     };
   }
   const heightOf = async (blockHash: string): Promise<number> => {
