@@ -389,8 +389,9 @@ module.exports.onBlock = async (block) => {
 `;
 
 t.test('a runtime upgrade mid-range: each block is decoded with the runtime it ran, on the host and in the sandbox', async (t) => {
-  // Chopsticks runs the one runtime the registry has; a proxy reports a new spec version from block UPGRADE on (the
-  // metadata stays the same), so the node sees an upgrade in the middle of a range, as on a real chain.
+  // Chopsticks runs the one runtime the registry has; a proxy reports a new spec version in the state of block
+  // UPGRADE - 1 on (the metadata stays the same), as when that block sets the new code: the blocks from UPGRADE on
+  // run it, the block setting it still runs the old one, so the node sees an upgrade in the middle of a range.
   const UPGRADE = 3; // block 2 holds a transfer, block 3 a batch of two: transfers on both sides
   const upstream = createRpcClient({ endpoints: [{ url: chain.httpUrl }] });
   const heightOf = async (hash: string) => Number((await upstream.request<{ number: string }>('chain_getHeader', [hash])).number);
@@ -399,7 +400,7 @@ t.test('a runtime upgrade mid-range: each block is decoded with the runtime it r
     const hash = (call.params as string[] | undefined)?.[0];
     const height = hash === undefined ? await chain.height() : await heightOf(hash);
     const version = result as { specVersion: number };
-    return height >= UPGRADE ? { ...version, specVersion: version.specVersion + 1 } : result;
+    return height >= UPGRADE - 1 ? { ...version, specVersion: version.specVersion + 1 } : result;
   });
   const { source, fake, sb, runtimesAsked } = await sandboxOverChain(t, proxy.url, SPEC_READER, '/spec/dist/index.js');
   const sources = [

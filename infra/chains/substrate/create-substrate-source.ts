@@ -140,7 +140,7 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     return entry;
   }
 
-  /** The spec version of each block: the ends of the range first; only a range with an upgrade in it asks for every block. */
+  /** The spec version at each hash: the ends of the range first; only a range with an upgrade in it asks for every block. */
   async function specVersions(hashes: readonly string[]): Promise<RuntimeVersion[]> {
     const ends = await client.batch<RuntimeVersion>([
       { method: 'state_getRuntimeVersion', params: [hashes[0]] },
@@ -203,18 +203,29 @@ export function createSubstrateSource(client: RpcClient, options: { chainTypes?:
     /** The blocks `from`..`to` with their events, decoded for matching and kept raw for the mappings. */
     async getBlocks(from: number, to: number): Promise<SubstrateBlock[]> {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const hashes = await hashesOf(heights);
+      // with the parent of the first: a block runs the runtime its parent's state holds (at an upgrade,
+      // the block that sets the new code still runs the old one), as @polkadot/api and @subql/node take it
+      const withParent = await hashesOf(from === 0 ? [0, ...heights] : [from - 1, ...heights]);
+      const hashes = withParent.slice(1);
+      const parents = withParent.slice(0, -1);
       const [bodies, events, versions] = await Promise.all([
         client.batch<unknown>(hashes.map((h) => ({ method: 'chain_getBlock', params: [h] }))),
         client.batch<string | null>(hashes.map((h) => ({ method: 'state_getStorage', params: [SYSTEM_EVENTS_KEY, h] }))),
-        specVersions(hashes),
+        specVersions(parents),
       ]);
       const out: SubstrateBlock[] = [];
       for (let i = 0; i < heights.length; i++) {
         if (bodies[i] === null)
           throw new IdxError('CHAIN_BLOCK_NOT_FOUND', `the endpoint has no block ${hashes[i]} (height ${heights[i]})`, { retryable: true });
+        const parentHash = (bodies[i] as { block: { header: { parentHash: string } } }).block.header.parentHash;
+        if (heights[i]! > 0 && parentHash.toLowerCase() !== parents[i]!.toLowerCase())
+          throw new IdxError(
+            'CHAIN_CHANGED_DURING_FETCH',
+            `the endpoint's block ${heights[i]} (${hashes[i]}) has parent ${parentHash}, but its block ${heights[i]! - 1} is ${parents[i]}: the chain moved while it was read`,
+            { retryable: true },
+          );
         const specVersion = versions[i]!.specVersion;
-        const { registry } = await runtimeOf(versions[i]!, hashes[i]!);
+        const { registry } = await runtimeOf(versions[i]!, parents[i]!);
         out.push(summarise(registry, heights[i]!, hashes[i]!, bodies[i], events[i]!, specVersion));
       }
       return out;
