@@ -37,14 +37,19 @@ export interface LogFilter {
   topics?: (string | null)[];
 }
 
+/** Substrate filters of every kind: `[from, to]` spec versions of the runtime a block ran, both ends kept, null for open. */
+export interface SpecVersionFilter {
+  specVersion?: [number | null, number | null];
+}
+
 /** `substrate/EventHandler`: the event's pallet (`module`, e.g. `balances`) and name (`method`, e.g. `Transfer`). */
-export interface SubstrateEventFilter {
+export interface SubstrateEventFilter extends SpecVersionFilter {
   module?: string;
   method?: string;
 }
 
 /** `substrate/CallHandler`: the extrinsic's pallet and call, whether it succeeded, whether it is signed. */
-export interface SubstrateCallFilter {
+export interface SubstrateCallFilter extends SpecVersionFilter {
   module?: string;
   method?: string;
   success?: boolean;
@@ -55,7 +60,7 @@ export type Handler =
   | { kind: 'ethereum/BlockHandler'; handler: string; filter?: BlockFilter }
   | { kind: 'ethereum/TransactionHandler'; handler: string; filter?: TransactionFilter }
   | { kind: 'ethereum/LogHandler'; handler: string; filter?: LogFilter }
-  | { kind: 'substrate/BlockHandler'; handler: string; filter?: BlockFilter }
+  | { kind: 'substrate/BlockHandler'; handler: string; filter?: BlockFilter & SpecVersionFilter }
   | { kind: 'substrate/EventHandler'; handler: string; filter?: SubstrateEventFilter }
   | { kind: 'substrate/CallHandler'; handler: string; filter?: SubstrateCallFilter }
   | CustomHandler;

@@ -652,8 +652,23 @@ t.test('Substrate manifests: substrate/Runtime data sources, their handler kinds
     ['dataSources[0].mapping.handlers[2].filter.success: expected true or false'],
   );
   t.same(
+    problems((m) => ((m.dataSources[0]!.mapping.handlers[1]!.filter as Record<string, unknown>).specVersion = [1, 'x'])),
+    ['dataSources[0].mapping.handlers[1].filter.specVersion: expected [from, to]: two spec versions (whole numbers), either null for an open end'],
+  );
+  const versioned = structuredClone(manifest);
+  for (const h of versioned.dataSources[0]!.mapping.handlers) (h.filter as Record<string, unknown>).specVersion = [null, 9100];
+  t.same(
+    validateManifest(versioned, 'project.yaml').dataSources[0]!.mapping.handlers.map((h) => (h.filter as { specVersion?: unknown }).specVersion),
+    [
+      [null, 9100],
+      [null, 9100],
+      [null, 9100],
+    ],
+    'specVersion on block, event and call filters, as SubQuery takes it',
+  );
+  t.same(
     problems((m) => ((m.dataSources[0]!.mapping.handlers[1]!.filter as Record<string, unknown>).topics = [])),
-    ['dataSources[0].mapping.handlers[1].filter.topics: unknown filter key for substrate/EventHandler; expected module or method'],
+    ['dataSources[0].mapping.handlers[1].filter.topics: unknown filter key for substrate/EventHandler; expected module or method or specVersion'],
   );
 });
 

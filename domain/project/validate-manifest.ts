@@ -18,6 +18,7 @@ import {
   type Network,
   type ProjectManifest,
   type Runner,
+  type SpecVersionFilter,
   type SubstrateCallFilter,
   type SubstrateEventFilter,
   type Template,
@@ -59,9 +60,9 @@ const FILTER_KEYS: Record<HandlerKind, readonly string[]> = {
   'ethereum/BlockHandler': ['modulo', 'timestamp'],
   'ethereum/TransactionHandler': ['from', 'to', 'function'],
   'ethereum/LogHandler': ['topics'],
-  'substrate/BlockHandler': ['modulo', 'timestamp'],
-  'substrate/EventHandler': ['module', 'method'],
-  'substrate/CallHandler': ['module', 'method', 'success', 'isSigned'],
+  'substrate/BlockHandler': ['modulo', 'timestamp', 'specVersion'],
+  'substrate/EventHandler': ['module', 'method', 'specVersion'],
+  'substrate/CallHandler': ['module', 'method', 'success', 'isSigned', 'specVersion'],
 };
 const SUBSTRATE_KIND = 'substrate/Runtime';
 // SubQuery's custom data source kinds: `substrate/FrontierEvm`, `substrate/Wasm`, …
@@ -513,8 +514,10 @@ function checkFilter(
   for (const key of Object.keys(filter)) {
     if (!FILTER_KEYS[kind].includes(key)) c.report([...path, key], `unknown filter key for ${kind}; expected ${FILTER_KEYS[kind].join(' or ')}`);
   }
-  if (kind === 'ethereum/BlockHandler' || kind === 'substrate/BlockHandler') return checkBlockFilter(c, path, filter);
-  if (kind === 'substrate/EventHandler' || kind === 'substrate/CallHandler') return checkSubstrateFilter(c, path, filter);
+  if (kind === 'ethereum/BlockHandler') return checkBlockFilter(c, path, filter);
+  if (kind === 'substrate/BlockHandler') return { ...checkBlockFilter(c, path, filter), ...checkSpecVersion(c, path, filter) };
+  if (kind === 'substrate/EventHandler' || kind === 'substrate/CallHandler')
+    return { ...checkSubstrateFilter(c, path, filter), ...checkSpecVersion(c, path, filter) };
   if (kind === 'ethereum/TransactionHandler') return checkTransactionFilter(c, path, filter);
   return checkLogFilter(c, path, filter);
 }
@@ -534,6 +537,18 @@ function checkBlockFilter(c: Checker, path: FieldPath, f: Record<string, unknown
     }
   }
   return out;
+}
+
+/** SubQuery's `specVersion: [from, to]` of any Substrate filter: spec versions, both ends kept, null (or absent) for open. */
+function checkSpecVersion(c: Checker, path: FieldPath, f: Record<string, unknown>): SpecVersionFilter {
+  const v = f.specVersion;
+  if (v === undefined || v === null) return {};
+  const end = (x: unknown) => x === undefined || x === null || isNonNegativeInteger(x);
+  if (!Array.isArray(v) || v.length > 2 || !v.every(end)) {
+    c.report([...path, 'specVersion'], 'expected [from, to]: two spec versions (whole numbers), either null for an open end');
+    return {};
+  }
+  return { specVersion: [(v[0] as number | undefined) ?? null, (v[1] as number | undefined) ?? null] };
 }
 
 /** `module`/`method` name a pallet and an event or call, as in the chain's metadata; `success`/`isSigned` are booleans. */

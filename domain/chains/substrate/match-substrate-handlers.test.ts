@@ -143,3 +143,26 @@ t.test(
     t.throws(() => compileSubstrateSource(custom, 1, { ...context, shapeOf: () => undefined }), /its processor \/p\/processors\/moves\.js is not loaded/);
   },
 );
+
+t.test("SubQuery's specVersion filter: [from, to] of the runtime a block ran, both ends kept, null for open, on every handler kind", async (t) => {
+  const calls = (specVersion: [number | null, number | null]) =>
+    matchSubstrateHandlers(
+      [
+        compileSubstrateSource(
+          ds([
+            { kind: 'substrate/BlockHandler', handler: 'b', filter: { specVersion } },
+            { kind: 'substrate/EventHandler', handler: 'e', filter: { method: 'ExtrinsicFailed', specVersion } },
+            { kind: 'substrate/CallHandler', handler: 'c', filter: { success: false, specVersion } },
+          ]),
+          0,
+        ),
+      ],
+      block,
+      block.timestamp - 12,
+    ).map((c) => c.handler);
+  t.same(calls([900, 900]), ['b', 'c', 'e'], 'the block ran spec version 900');
+  t.same(calls([null, 900]), ['b', 'c', 'e']);
+  t.same(calls([899, null]), ['b', 'c', 'e']);
+  t.same(calls([901, null]), []);
+  t.same(calls([null, 899]), []);
+});

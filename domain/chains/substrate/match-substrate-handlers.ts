@@ -1,10 +1,16 @@
 import { compileBlockHandler } from '../../project/compile-block-handler.ts';
 import { cronDue } from '../../project/cron-schedule.ts';
-import { isCustomDataSource, type DataSource, type SubstrateCallFilter, type SubstrateEventFilter } from '../../project/project-model.ts';
+import {
+  isCustomDataSource,
+  type DataSource,
+  type SpecVersionFilter,
+  type SubstrateCallFilter,
+  type SubstrateEventFilter,
+} from '../../project/project-model.ts';
 import { processorDataSourceOf, type BaseHandlerKind, type ProcessorDataSource, type ProcessorShape } from './custom-data-source.ts';
 import type { SubstrateBlockSummary } from './substrate-block.ts';
 
-type BlockHandler = { kind: 'block'; handler: string; modulo?: number; cron?: string };
+type BlockHandler = { kind: 'block'; handler: string; modulo?: number; cron?: string } & SpecVersionFilter;
 
 export type SubstrateCompiledHandler =
   | BlockHandler
@@ -55,7 +61,7 @@ export function compileSubstrateSource(
   const handlers = ds.mapping.handlers.map((h): SubstrateCompiledHandler => {
     switch (h.kind) {
       case 'substrate/BlockHandler':
-        return compileBlockHandler(h.handler, h.filter);
+        return { ...compileBlockHandler(h.handler, h.filter), ...(h.filter?.specVersion && { specVersion: h.filter.specVersion }) };
       case 'substrate/EventHandler':
         return { kind: 'event', handler: h.handler, filter: h.filter ?? {} };
       case 'substrate/CallHandler':
@@ -76,17 +82,24 @@ function compileCustomSource(ds: DataSource, custom: CustomSourceContext | undef
     const own = shape.handlers[h.kind];
     if (own === undefined) throw new Error(`${ds.kind}: handler kind ${h.kind} is not one of ${Object.keys(shape.handlers).join(', ')}`);
     const filters = own.filters.map((f) =>
-      own.base === 'block' ? compileBlockHandler(h.handler, f as never) : { kind: own.base, filter: f as SubstrateEventFilter & SubstrateCallFilter },
+      own.base === 'block'
+        ? { ...compileBlockHandler(h.handler, f as never), ...((f as SpecVersionFilter).specVersion && { specVersion: (f as SpecVersionFilter).specVersion }) }
+        : { kind: own.base, filter: f as SubstrateEventFilter & SubstrateCallFilter },
     );
     return { kind: 'custom', handler: h.handler, position, base: own.base, filters };
   });
   return { handlers, custom: described };
 }
 
-const eventMatches = (f: SubstrateEventFilter, e: SubstrateBlockSummary['events'][number]) =>
-  (f.module === undefined || f.module === e.section) && (f.method === undefined || f.method === e.method);
+/** SubQuery's `specVersion: [from, to]`, both ends kept, null for open. */
+const inSpecRange = (f: SpecVersionFilter, specVersion: number) =>
+  f.specVersion === undefined || ((f.specVersion[0] ?? -Infinity) <= specVersion && specVersion <= (f.specVersion[1] ?? Infinity));
 
-const callMatches = (f: SubstrateCallFilter, x: SubstrateBlockSummary['extrinsics'][number]) =>
+const eventMatches = (f: SubstrateEventFilter, e: SubstrateBlockSummary['events'][number], specVersion: number) =>
+  inSpecRange(f, specVersion) && (f.module === undefined || f.module === e.section) && (f.method === undefined || f.method === e.method);
+
+const callMatches = (f: SubstrateCallFilter, x: SubstrateBlockSummary['extrinsics'][number], specVersion: number) =>
+  inSpecRange(f, specVersion) &&
   (f.module === undefined || f.module === x.section) &&
   (f.method === undefined || f.method === x.method) &&
   (f.success === undefined || f.success === x.success) &&
@@ -105,7 +118,9 @@ export function matchSubstrateHandlers(
 ): SubstrateHandlerCall[] {
   const active = sources.filter((s) => s.startBlock <= block.height && (s.endBlock === undefined || block.height <= s.endBlock));
   const blockDue = (h: BlockHandler) =>
-    (h.modulo === undefined || block.height % h.modulo === 0) && (h.cron === undefined || cronDue(h.cron, previousTimestamp, block.timestamp));
+    (h.modulo === undefined || block.height % h.modulo === 0) &&
+    (h.cron === undefined || cronDue(h.cron, previousTimestamp, block.timestamp)) &&
+    inSpecRange(h, block.specVersion);
   const viaProcessor = (s: SubstrateCompiledSource, h: CompiledCustomHandler) => ({ custom: { source: s.index, position: h.position, ds: s.custom! } });
   const calls: SubstrateHandlerCall[] = [];
   for (const s of active) {
@@ -119,8 +134,12 @@ export function matchSubstrateHandlers(
     const e = block.events[index]!;
     for (const s of active)
       for (const h of s.handlers) {
-        if (h.kind === 'event' && eventMatches(h.filter, e)) calls.push({ handler: h.handler, kind: 'event', index });
-        else if (h.kind === 'custom' && h.base === 'event' && anyMatches(h, (f) => eventMatches((f as { filter: SubstrateEventFilter }).filter, e)))
+        if (h.kind === 'event' && eventMatches(h.filter, e, block.specVersion)) calls.push({ handler: h.handler, kind: 'event', index });
+        else if (
+          h.kind === 'custom' &&
+          h.base === 'event' &&
+          anyMatches(h, (f) => eventMatches((f as { filter: SubstrateEventFilter }).filter, e, block.specVersion))
+        )
           calls.push({ handler: h.handler, kind: 'event', index, ...viaProcessor(s, h) });
       }
   };
@@ -129,8 +148,12 @@ export function matchSubstrateHandlers(
   block.extrinsics.forEach((x, xi) => {
     for (const s of active)
       for (const h of s.handlers) {
-        if (h.kind === 'call' && callMatches(h.filter, x)) calls.push({ handler: h.handler, kind: 'call', index: xi });
-        else if (h.kind === 'custom' && h.base === 'call' && anyMatches(h, (f) => callMatches((f as { filter: SubstrateCallFilter }).filter, x)))
+        if (h.kind === 'call' && callMatches(h.filter, x, block.specVersion)) calls.push({ handler: h.handler, kind: 'call', index: xi });
+        else if (
+          h.kind === 'custom' &&
+          h.base === 'call' &&
+          anyMatches(h, (f) => callMatches((f as { filter: SubstrateCallFilter }).filter, x, block.specVersion))
+        )
           calls.push({ handler: h.handler, kind: 'call', index: xi, ...viaProcessor(s, h) });
       }
     block.events.forEach((e, i) => e.extrinsic === xi && event(i));
