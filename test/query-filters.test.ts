@@ -63,7 +63,7 @@ for (const kind of BACKENDS) {
     const txs = (
       await execute<Record<string, any>>(
         db.kysely,
-        `select id, block_height::int as bh, log_index, kind::text, from_id, to_id, value::text, big, ratio, at, memo, data
+        `select id, block_height::int as bh, log_index, kind::text, from_id, to_id, value::text, big, ratio, at, memo, '0x' || encode(data, 'hex') as data
            from ${s}.transfers t where upper_inf(__block_range)`,
       )
     ).map((r): Tx => ({
@@ -149,8 +149,10 @@ for (const kind of BACKENDS) {
         ['memo lessThanOrEqualToInsensitive', { memo: { lessThanOrEqualToInsensitive: 'EVEN 2%' } }, (x) => cmp(lower(x.memo), (c) => c <= 0, 'even 2%')],
         ['memo greaterThanInsensitive', { memo: { greaterThanInsensitive: 'ODD_1' } }, (x) => cmp(lower(x.memo), (c) => c > 0, 'odd_1')],
         ['memo greaterThanOrEqualToInsensitive', { memo: { greaterThanOrEqualToInsensitive: 'ODD_13%' } }, (x) => cmp(lower(x.memo), (c) => c >= 0, 'odd_13%')],
-        ['data (Bytes) lessThan', { data: { lessThan: '0x8' } }, (x) => x.data < '0x8'],
-        ['data greaterThanOrEqualTo', { data: { greaterThanOrEqualTo: '0x8' } }, (x) => x.data >= '0x8'],
+        ['data (Bytes) lessThan', { data: { lessThan: '0x80' } }, (x) => x.data < '0x80'],
+        ['data greaterThanOrEqualTo', { data: { greaterThanOrEqualTo: '0x80' } }, (x) => x.data >= '0x80'],
+        ['data startsWith (its hex)', { data: { startsWith: '0x8' } }, (x) => x.data.startsWith('0x8')],
+        ['data in', { data: { in: [txs[3]!.data, '0x00'] } }, (x) => x.data === txs[3]!.data || x.data === '0x00'],
         ['value equalTo', { value: { equalTo: v.toString() } }, (x) => x.value === v],
         ['value notEqualTo', { value: { notEqualTo: v.toString() } }, (x) => x.value !== v],
         ['value greaterThan', { value: { greaterThan: '1000000000000000000000' } }, (x) => x.value > 10n ** 21n],
@@ -202,9 +204,10 @@ for (const kind of BACKENDS) {
           { tags: { containedBy: ['even', 'a', 'b', 'c'] } },
           (a) => a.tags !== null && a.tags.every((x) => ['even', 'a', 'b', 'c'].includes(x)),
         ],
-        ['tags overlaps', { tags: { overlaps: ['odd', 'zz'] } }, (a) => a.tags?.some((x) => ['odd', 'zz'].includes(x)) === true],
-        ['tags anyEqualTo', { tags: { anyEqualTo: 'f' } }, (a) => a.tags?.includes('f') === true],
-        ['tags anyNotEqualTo', { tags: { anyNotEqualTo: 'even' } }, (a) => a.tags?.some((x) => x !== 'even') === true],
+        // a list is a jsonb array, as in SubQuery: JSON's operators, whose "keys" of an array are its strings
+        ['tags containsAnyKeys (overlaps)', { tags: { containsAnyKeys: ['odd', 'zz'] } }, (a) => a.tags?.some((x) => ['odd', 'zz'].includes(x)) === true],
+        ['tags containsKey (has the item)', { tags: { containsKey: 'f' } }, (a) => a.tags?.includes('f') === true],
+        ['tags equalTo', { tags: { equalTo: ['even'] } }, (a) => JSON.stringify(a.tags) === '["even"]'],
         ['sentCount (Int) greaterThan', { sentCount: { greaterThan: 10 } }, (a) => a.sentCount > 10],
         ['sent some', { sent: { some: { kind: { equalTo: 'MINT' } } } }, (a) => sentBy(a.id).some((x) => x.kind === 'MINT')],
         ['sent none', { sent: { none: { big: { equalTo: true } } } }, (a) => !sentBy(a.id).some((x) => x.big)],

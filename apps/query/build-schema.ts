@@ -46,6 +46,7 @@ export interface BuiltSchema {
 
 const KIND_TYPE: Record<Exclude<ValueKind, 'enum'>, string> = {
   string: 'String',
+  bytes: 'String',
   int: 'Int',
   float: 'Float',
   bigfloat: 'BigFloat',

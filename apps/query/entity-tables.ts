@@ -4,8 +4,8 @@ import { enumSqlType } from '../../infra/postgres/column-codec.ts';
 import { qualified, quoteIdent } from '../../infra/postgres/sql.ts';
 import type { StoredProject } from '../../infra/postgres/read-stored-project.ts';
 
-/** How a column is filtered, ordered and shown in GraphQL. */
-export type ValueKind = 'string' | 'int' | 'float' | 'bigfloat' | 'boolean' | 'datetime' | 'json' | 'enum';
+/** How a column is filtered, ordered and shown in GraphQL. `bytes` (bytea) shows and filters as 0x-hex text. */
+export type ValueKind = 'string' | 'bytes' | 'int' | 'float' | 'bigfloat' | 'boolean' | 'datetime' | 'json' | 'enum';
 
 /** One stored column of an entity, as the query service sees it. */
 export interface QueryColumn {
@@ -18,7 +18,7 @@ export interface QueryColumn {
   kind: ValueKind;
   list: boolean;
   nullable: boolean;
-  /** the SQL type of one value (an item for lists), for casting parameters: `numeric`, `"schema"."kind"` */
+  /** the SQL type of one value (an item for enum lists), for casting parameters: `numeric`, `"schema"."kind"` */
   sqlType: string;
   /** the GraphQL enum type, for `kind: 'enum'` */
   enumName?: string;
@@ -119,7 +119,7 @@ export function entityNames(entity: EntityModel): EntityNames {
 const SCALAR_KIND: Record<Scalar, ValueKind> = {
   ID: 'string',
   String: 'string',
-  Bytes: 'string',
+  Bytes: 'bytes',
   Int: 'int',
   Float: 'float',
   BigInt: 'bigfloat',
@@ -129,13 +129,15 @@ const SCALAR_KIND: Record<Scalar, ValueKind> = {
   JSON: 'json',
 };
 
+// the column types of SubQuery's layout (infra/postgres/column-codec.ts)
 const KIND_SQL: Record<Exclude<ValueKind, 'enum'>, string> = {
   string: 'text',
+  bytes: 'bytea',
   int: 'integer',
   float: 'double precision',
   bigfloat: 'numeric',
   boolean: 'boolean',
-  datetime: 'timestamptz',
+  datetime: 'timestamp',
   json: 'jsonb',
 };
 
@@ -145,8 +147,8 @@ function queryColumn(field: FieldModel, model: SchemaModel, schema: string): Que
   const base = { column, upper: column.toUpperCase(), list: field.list, nullable: field.nullable, field };
   switch (t.kind) {
     case 'scalar':
-      // JSON lists are one jsonb array (see column-codec.ts), so they filter as JSON.
-      if (t.scalar === 'JSON') return { ...base, name: field.name, kind: 'json', list: false, sqlType: 'jsonb' };
+      // Lists but enum lists are one jsonb array (see column-codec.ts): they show and filter as JSON, as SubQuery's do.
+      if (t.scalar === 'JSON' || field.list) return { ...base, name: field.name, kind: 'json', list: false, sqlType: 'jsonb' };
       return { ...base, name: field.name, kind: SCALAR_KIND[t.scalar], sqlType: KIND_SQL[SCALAR_KIND[t.scalar] as Exclude<ValueKind, 'enum'>] };
     case 'json':
       return { ...base, name: field.name, kind: 'json', list: false, sqlType: 'jsonb' };
@@ -195,14 +197,21 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
 
 /**
  * The SELECT expression of a column as GraphQL shows it: numbers that JavaScript cannot hold
- * exactly (numeric) and enum arrays come as text, which the drivers pass through unchanged.
+ * exactly (numeric) and enum arrays come as text, which the drivers pass through unchanged, and
+ * bytes as 0x-hex. (Timestamps, UTC without a zone, the drivers read as UTC: utc-timestamps.ts.)
  */
 export function selectExpression(alias: string, c: QueryColumn, prefix = ''): string {
   const ref = `${alias}.${quoteIdent(c.column)}`;
   const as = ` as ${quoteIdent(prefix + c.column)}`;
-  if (c.list && (c.kind === 'bigfloat' || c.kind === 'enum')) return `${ref}::text[]${as}`;
+  if (c.list && c.kind === 'enum') return `${ref}::text[]${as}`;
   if (c.kind === 'bigfloat') return `${ref}::text${as}`;
+  if (c.kind === 'bytes') return `${hexOf(ref)}${as}`;
   return prefix === '' ? ref : `${ref}${as}`;
+}
+
+/** a bytea value as GraphQL shows it: lowercase 0x-hex */
+export function hexOf(ref: string): string {
+  return `('0x' || encode(${ref}, 'hex'))`;
 }
 
 /** every column of `t`, each named `<prefix><column>` */

@@ -11,7 +11,7 @@ import { heightFor, type BlockHeightInput } from './block-constraint.ts';
 import { connectionArgs, type CollectionArgs } from './collection-args.ts';
 import { graphNames } from './graph-names.ts';
 import { GraphQLGraphBigDecimal, GraphQLGraphBigInt, GraphQLGraphBytes } from './graph-scalars.ts';
-import { graphFieldType, graphValueType, isoText } from './graph-types.ts';
+import { graphFieldType, graphList, graphValueType, isoText } from './graph-types.ts';
 import { metaField } from './meta-field.ts';
 import { GRAPH_DEFAULT_FIRST, type SubgraphContext } from './subgraph-context.ts';
 import { wherePlans } from './where-plan.ts';
@@ -92,7 +92,7 @@ export function buildSubgraphSchema(input: SubgraphSchemaInput): GraphQLSchema {
       fields[c.name] = {
         type: graphFieldType(c),
         resolve: date
-          ? (row: EntityRow) => (c.list ? ((row[c.column] as unknown[] | null)?.map(isoText) ?? null) : isoText(row[c.column]))
+          ? (row: EntityRow) => (graphList(c) ? ((row[c.column] as unknown[] | null)?.map(isoText) ?? null) : isoText(row[c.column]))
           : (row: EntityRow) => row[c.column],
       };
     }
