@@ -444,12 +444,32 @@ for (const kind of BACKENDS) {
         sum: { value: sum(txs.filter((x) => x.kind === k)).toString() },
       }));
       t.same(grouped.transfers.groupedAggregates, expected, 'groupedAggregates by an enum');
+      // as pg-aggregates offers it, `having` compares aggregates of number and time columns, each with its type's filter
       const having = await gqlData(
         all.url,
-        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {distinctCount: {toId: {greaterThan: "15"}}}) { keys count } } }`,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {distinctCount: {value: {greaterThan: "15"}}}) { keys count } } }`,
       );
-      const busy = [...new Set(txs.map((x) => x.from))].filter((f) => new Set(txs.filter((x) => x.from === f).map((x) => x.to)).size > 15);
+      const senders = [...new Set(txs.map((x) => x.from))];
+      const busy = senders.filter((f) => new Set(txs.filter((x) => x.from === f).map((x) => x.value)).size > 15);
       t.same(sortIds(having.transfers.groupedAggregates.map((g: any) => g.keys[0])), sortIds(busy), 'having on distinctCount');
+      const lastTime = txs.map((x) => x.at.getTime()).sort((a, b) => a - b)[Math.floor(txs.length / 2)]!;
+      const late = await gqlData(
+        all.url,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {max: {at: {greaterThan: "${new Date(lastTime).toISOString()}"}}}) { keys } } }`,
+      );
+      t.same(
+        sortIds(late.transfers.groupedAggregates.map((g: any) => g.keys[0])),
+        sortIds(senders.filter((f) => txs.some((x) => x.from === f && x.at.getTime() > lastTime))),
+        'having on the max of a Datetime',
+      );
+      const nonsense = await gql(
+        all.url,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {sum: {at: {greaterThan: "2024-01-01T00:00:00Z"}}}) { keys } } }`,
+      );
+      t.match(nonsense.errors?.[0], {
+        message: /sum of at, a Datetime, is not a time to compare with; use min or max/,
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
       const days = await gqlData(all.url, `{ transfers { groupedAggregates(groupBy: [AT_TRUNCATED_TO_DAY, KIND]) { keys count } } }`);
       t.equal(
         days.transfers.groupedAggregates.reduce((a: number, g: any) => a + g.count, 0),

@@ -40,7 +40,7 @@ function byteaText(hex: string): string {
  * A Datetime for a `timestamp` column, which holds UTC without a zone: a time with a zone becomes
  * its UTC time; one without is taken as UTC already (as the stored values are).
  */
-function utcTimestampText(text: string): string {
+export function utcTimestampText(text: string): string {
   return /[T ]\d\d:\d\d(:\d\d(\.\d+)?)?\s*([zZ]|[+-]\d\d(:?\d\d)?)$/.test(text) ? new Date(text).toISOString() : text;
 }
 
@@ -173,6 +173,7 @@ export function operatorsFor(c: Pick<QueryColumn, 'kind' | 'list'>): FilterOpera
 function operatorsForKind(kind: ValueKind): FilterOperator[] {
   if (kind === 'string') return [...COMPARISONS, ...STRING_ONLY];
   if (kind === 'bytes') return BYTES;
-  if (kind === 'json') return [...COMPARISONS.filter((o) => !o.name.includes('Than')), ...JSON_ONLY];
+  // jsonb's own order, as connection-filter offers it on JSON
+  if (kind === 'json') return [...COMPARISONS, ...JSON_ONLY];
   return COMPARISONS;
 }

@@ -19,8 +19,8 @@ t.test('related orderBy values named as pg-order-by-related names them', async (
   );
   t.same(
     [...relatedOrders(tables.get('Account')!, tables).keys()],
-    ['STARTER_ENTITIES_BY_OWNER_ID__COUNT', 'TRANSFERS_BY_FROM_ID__COUNT'],
-    'lists and JSON order nothing; rows pointing back are counted',
+    ['STARTER_ENTITIES_BY_OWNER_ID__COUNT', 'STARTERS_COUNT', 'TRANSFERS_BY_FROM_ID__COUNT', 'SENT_COUNT'],
+    'rows pointing back are counted, named by pg-order-by-related and by the relation, as SubQuery names both',
   );
   const balance = relatedOrders(tables.get('Transfer')!, tables).get('ACCOUNT_BY_FROM_ID__BALANCE')!;
   t.equal(

@@ -1,12 +1,13 @@
-import pluralize from 'pluralize';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import { constantCase, pluralize, singularize } from './postgraphile-inflection.ts';
 import { versionAt } from './sql-params.ts';
 
 /**
  * An `orderBy` value on a related entity, as `@graphile-contrib/pg-order-by-related` (in SubQuery's
  * query service) names them: a column of the row a relation points to,
- * `ACCOUNT_BY_FROM_ID__BALANCE_ASC`, or the number of rows pointing back, `TRANSFERS_BY_FROM_ID__COUNT_DESC`.
+ * `ACCOUNT_BY_FROM_ID__BALANCE_ASC`, or the number of rows pointing back, `TRANSFERS_BY_FROM_ID__COUNT_DESC` (and, as
+ * SubQuery's aggregate orders name it, `SENT_TRANSFERS_COUNT_DESC`).
  */
 export interface RelatedOrder {
   /** the enum value without `_ASC`/`_DESC` */
@@ -18,9 +19,6 @@ export interface RelatedOrder {
 }
 
 const COUNT: Omit<QueryColumn, 'name' | 'column' | 'upper'> = { kind: 'int', list: false, nullable: false, sqlType: 'int8' };
-
-/** PostGraphile's constantCase: `account-by-from_id` → `ACCOUNT_BY_FROM_ID` */
-const constantCase = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
 
 /** the related rows alive at `height`; a validated block height, written as a literal so that keys need no statement parameters */
 const aliveAt = (other: EntityTable, height: bigint | undefined) => versionAt(other, 'r', height === undefined ? undefined : { sql: `${height}::int8` });
@@ -34,9 +32,9 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
   const out = new Map<string, RelatedOrder>();
   for (const r of t.forward) {
     const other = tables.get(r.entity)!;
-    const prefix = constantCase(`${pluralize.singular(other.entity.table)}-by-${r.column}`);
+    const prefix = constantCase(`${singularize(other.entity.table)}-by-${r.column}`);
     for (const c of other.columns) {
-      if (c.list || c.kind === 'json') continue;
+      if (c.list) continue;
       const stem = `${prefix}__${c.upper}`;
       out.set(stem, {
         stem,
@@ -49,12 +47,15 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
   }
   for (const r of t.backward) {
     const other = tables.get(r.entity)!;
-    const stem = `${constantCase(`${pluralize(pluralize.singular(other.entity.table))}-by-${r.column}`)}__COUNT`;
-    out.set(stem, {
+    const count = (stem: string): RelatedOrder => ({
       stem,
       column: { ...COUNT, name: stem, column: stem, upper: stem },
       sql: (alias, height) => `(select count(*) from ${other.table} r where r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)})`,
     });
+    const stem = `${constantCase(`${pluralize(singularize(other.entity.table))}-by-${r.column}`)}__COUNT`;
+    out.set(stem, count(stem));
+    // SubQuery's own aggregate orders name the same count after the relation: `SENT_TRANSFERS_COUNT`
+    if (r.many) out.set(constantCase(`${r.name}-count`), count(constantCase(`${r.name}-count`)));
   }
   cache.set(t, out);
   return out;

@@ -138,7 +138,7 @@ export function buildSubgraphSchema(input: SubgraphSchemaInput): GraphQLSchema {
     // values carry the SubQuery dialect's orderBy stem, which collection-args.ts completes with the direction
     const orderBy: Record<string, { value: string }> = {};
     for (const c of t.columns) {
-      if (!orderable(c)) continue;
+      if (!orderable(c) || c.kind === 'json') continue; // graph-node orders no list or JSON
       const relation = t.forward.find((r) => r.column === c.column);
       orderBy[relation?.name ?? c.name] = { value: c.upper };
     }
@@ -176,7 +176,7 @@ function childOrders(t: EntityTable, tables: ReadonlyMap<string, EntityTable>): 
   for (const r of t.forward) {
     const by = `_BY_${r.column.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}__`;
     for (const c of tables.get(r.entity)!.columns) {
-      if (!orderable(c) || c.references !== undefined) continue;
+      if (!orderable(c) || c.kind === 'json' || c.references !== undefined) continue;
       const stem = stems.find((s) => s.endsWith(`${by}${c.upper}`));
       if (stem !== undefined) out.set(`${r.name}__${c.name}`, stem);
     }
