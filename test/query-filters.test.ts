@@ -299,6 +299,21 @@ for (const kind of BACKENDS) {
           `${name}: backward pages`,
         );
       }
+      // an aggregate of the related rows, as SubQuery's aggregate orders name it: the greatest value received
+      const maxReceived = (id: string) => txs.filter((x) => x.to === id).reduce((m, x) => (x.value > m ? x.value : m), -1n);
+      const byMax = (await gqlData(all.url, `{ accounts(first: 1000, orderBy: [RECEIVED_MAX_VALUE_DESC]) { nodes { id } } }`)).accounts.nodes.map(
+        (n: any) => n.id,
+      );
+      // descending: NULL (nothing received) first, as PostgreSQL orders it; ties by id, descending too
+      const maxOrder = (a: Acct, b: Acct) => {
+        const [x, y] = [maxReceived(a.id), maxReceived(b.id)];
+        return x === y ? (a.id < b.id ? 1 : -1) : x === -1n ? -1 : y === -1n ? 1 : y > x ? 1 : -1;
+      };
+      t.same(
+        byMax,
+        [...accounts].sort(maxOrder).map((a) => a.id),
+        'RECEIVED_MAX_VALUE_DESC: the largest transfer received first',
+      );
       // the number of related rows, now and at a past height (relations read at that height)
       for (const h of [undefined, workload.fromBlock + 6]) {
         const seen = txs.filter((x) => h === undefined || x.bh <= h);
