@@ -58,7 +58,8 @@ async function entityColumns(db: Kysely<any>, schema: string, table: string): Pr
 
 function asText(c: Column): string {
   const col = quoteIdent(c.name);
-  // idx keeps timestamptz, SubQuery timestamp without time zone written in UTC (TZ=UTC)
+  // compared as instants, to the millisecond: both write timestamp without time zone holding UTC, but idx's own
+  // created_at/updated_at are timestamptz, and a schema of an earlier idx held Date as timestamptz too
   if (c.type.startsWith('timestamp')) return `(extract(epoch from ${col}) * 1000)::bigint::text`;
   return `${col}::text`;
 }
