@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
-import { execute, quoteIdent } from '../infra/postgres/sql.ts';
+import { execute, quoteIdent, type Executor } from '../infra/postgres/sql.ts';
 import { BIN, idxCli, programEnv } from '../test/support/erc20-project.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
@@ -20,9 +20,9 @@ import { teardowns } from './teardowns.ts';
 /**
  * The database as SubQuery lays it out, checked against SubQuery itself. bench/fixtures/layout-project
  * (names with runs of capitals, every type SubQuery's node stores, relations, an enum, a @jsonField)
- * is indexed over BLOCKS blocks of a chopsticks chain by idx-node and by @subql/node into two schemas
- * of one PostgreSQL; then
- * 1. the tables: the same tables and columns with the same types, and every version of every row equal;
+ * is indexed over BLOCKS blocks of a chopsticks chain by @subql/node into PostgreSQL and by idx-node into
+ * the same PostgreSQL and into its embedded PGlite; then
+ * 1. the tables, of each of idx's: the same tables and columns with the same types, and every version of every row equal;
  * 2. the GraphQL names: @subql/query on SubQuery's schema and idx-query on idx's, introspected, every
  *    type, field, argument, input field and enum value compared.
  * Differences fail the bench, except those docs/DECISIONS.md names (KNOWN below). Needs DB_HOST
@@ -66,13 +66,26 @@ const bench: Benchmark = {
       await indexOnce('idx-node, PostgreSQL', dir, chain.wsUrl, env, ours, toBlock, toBlock, toBlock);
       await subqlIndexOnce(`@subql/node ${SUBQL_NODE_VERSION}, PostgreSQL`, dir, chain.wsUrl, env, theirs, toBlock, toBlock);
 
+      // idx on the embedded database too, from a copy of the project (its PGlite lives in the folder)
+      const embedded = join(parent, 'layout-project-pglite');
+      await cp(dir, embedded, { recursive: true });
+      await indexOnce('idx-node, PGlite', embedded, chain.wsUrl, {}, ours, toBlock, toBlock, toBlock);
+
       const db = await createDb({ env });
+      const pglite = await createDb({ env: {}, dataDir: join(embedded, '.idx-data') });
       try {
-        failures.push(...(await compareLayouts(db.kysely, ours, theirs)));
-        const { rows, differences } = await compareSchemas(db.kysely, ours, theirs, TABLES);
-        failures.push(...differences);
-        console.log(`tables: ${TABLES.join(', ')}: ${rows} row versions compared`);
+        for (const [label, oursDb] of [
+          ['PostgreSQL', db],
+          ['PGlite', pglite],
+        ] as const) {
+          const differences = await compareLayouts(db.kysely, ours, theirs, oursDb.kysely);
+          const rows = await compareSchemas(db.kysely, ours, theirs, TABLES, oursDb.kysely);
+          differences.push(...rows.differences);
+          console.log(`idx on ${label}: ${TABLES.join(', ')}: ${rows.rows} row versions compared, ${differences.length} differences`);
+          failures.push(...differences.map((d) => `${label}: ${d}`));
+        }
       } finally {
+        await pglite.close();
         await db.close();
       }
 
@@ -113,24 +126,23 @@ const IDX_ONLY: RegExp[] = [
   /^Query\._metadatas: _Metadatas!$/,
 ];
 
-/** Tables, columns and column types of two schemas' entity tables, compared; one line per difference. */
-async function compareLayouts(db: Parameters<typeof execute>[0], ours: string, theirs: string): Promise<string[]> {
-  const columns = (schema: string) =>
+/** Tables, columns and column types of two schemas' entity tables (idx's in `oursDb`), compared; one line per difference. */
+async function compareLayouts(db: Executor, ours: string, theirs: string, oursDb: Executor): Promise<string[]> {
+  const columns = (on: Executor, schema: string) =>
     execute<{ t: string; c: string; type: string }>(
-      db,
+      on,
       `select table_name as t, column_name as c, case when data_type = 'USER-DEFINED' then 'enum' else data_type end as type
          from information_schema.columns where table_schema = $1 and table_name not like '\\_%'
           and column_name not in ('_id', '_block_range', '__block_range', 'created_at', 'updated_at') order by 1, 2`,
       [schema],
     );
   const key = (r: { t: string; c: string; type: string }) => `${r.t}.${r.c}: ${r.type}`;
-  const a = new Set((await columns(ours)).map(key));
-  const b = new Set((await columns(theirs)).map(key));
+  const a = new Set((await columns(oursDb, ours)).map(key));
+  const b = new Set((await columns(db, theirs)).map(key));
   const out = [
     ...[...b].filter((x) => !a.has(x)).map((x) => `idx has no column ${x}`),
     ...[...a].filter((x) => !b.has(x)).map((x) => `SubQuery has no column ${x}`),
   ];
-  console.log(`columns: ${b.size} of @subql/node's entity tables, ${out.length} differences`);
   return out;
 }
 
