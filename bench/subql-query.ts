@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { SUBQL_QUERY_VERSION, subqlQueryDir } from '../test/support/subql-packages.ts';
+import { installedBin } from './subql-node.ts';
 
 /**
  * SubQuery's own query service, the reference for the GraphQL names idx-query gives a database. It
@@ -12,21 +10,8 @@ import { SUBQL_QUERY_VERSION, subqlQueryDir } from '../test/support/subql-packag
  */
 export { SUBQL_QUERY_VERSION };
 
-export async function subqlQueryBin(): Promise<string> {
-  const dir = subqlQueryDir();
-  const bin = join(dir, 'node_modules', '@subql', 'query', 'bin', 'run');
-  if (existsSync(bin)) return bin;
-  console.log(`installing @subql/query ${SUBQL_QUERY_VERSION} into ${dir} for the comparison (once; about a minute)…`);
-  await mkdir(dir, { recursive: true });
-  await new Promise<void>((resolve, reject) => {
-    const npm = spawn('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel', 'error', `@subql/query@${SUBQL_QUERY_VERSION}`], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    npm.on('error', reject);
-    npm.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install @subql/query@${SUBQL_QUERY_VERSION} exited with ${code}`))));
-  });
-  if (!existsSync(bin)) throw new Error(`@subql/query was installed but ${bin} is missing`);
-  return bin;
+export function subqlQueryBin(): Promise<string> {
+  return installedBin(subqlQueryDir(), '@subql/query', SUBQL_QUERY_VERSION, 'about a minute');
 }
 
 /** A GraphQL service started for a comparison: its URL, and how to stop it. */
