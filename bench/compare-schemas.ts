@@ -6,26 +6,28 @@ import { execute, qualified, quoteIdent, quoteLiteral } from '../infra/postgres/
  * and blocks: every version of every row (its columns, and the block range it is valid in), not
  * only the live ones. Bookkeeping columns of either side (idx's `__block_range` and timestamps,
  * SubQuery's `_id` and `_block_range`) are left out; timestamps are compared as instants.
- * Returns one line per difference, empty when the tables are equal.
+ * Returns one line per difference, empty when the tables are equal. `oursDb` is idx's database when
+ * it is another one (the embedded PGlite), `db` SubQuery's.
  */
 export async function compareSchemas(
   db: Kysely<any>,
   ours: string,
   theirs: string,
   tables: readonly string[],
+  oursDb: Kysely<any> = db,
 ): Promise<{ rows: number; differences: string[] }> {
   const differences: string[] = [];
   let rows = 0;
   for (const table of tables) {
     const columns = await entityColumns(db, theirs, table);
-    const oursColumns = new Set((await entityColumns(db, ours, table)).map((c) => c.name));
+    const oursColumns = new Set((await entityColumns(oursDb, ours, table)).map((c) => c.name));
     const missing = columns.filter((c) => !oursColumns.has(c.name)).map((c) => c.name);
     if (missing.length > 0) differences.push(`${table}: idx has no column ${missing.join(', ')}`);
     const shared = columns.filter((c) => oursColumns.has(c.name));
     const select = (schema: string, range: string) =>
-      `select ${shared.map((c) => `${asText(c)} as ${quoteIdent(c.name)}`).join(', ')}, lower(${range}) as "from", upper(${range}) as "to"
+      `select ${shared.map((c) => `${asText(c)} as ${quoteIdent(c.name)}`).join(', ')}, lower(${range})::text as "from", upper(${range})::text as "to"
          from ${qualified(schema, table)} order by id, lower(${range})`;
-    const a = await execute(db, select(ours, '__block_range'));
+    const a = await execute(oursDb, select(ours, '__block_range'));
     const b = await execute(db, select(theirs, '_block_range'));
     rows += b.length;
     if (a.length !== b.length) differences.push(`${table}: idx has ${a.length} versions, SubQuery ${b.length}`);
@@ -58,7 +60,8 @@ async function entityColumns(db: Kysely<any>, schema: string, table: string): Pr
 
 function asText(c: Column): string {
   const col = quoteIdent(c.name);
-  // idx keeps timestamptz, SubQuery timestamp without time zone written in UTC (TZ=UTC)
+  // compared as instants, to the millisecond: both write timestamp without time zone holding UTC, but idx's own
+  // created_at/updated_at are timestamptz, and a schema of an earlier idx held Date as timestamptz too
   if (c.type.startsWith('timestamp')) return `(extract(epoch from ${col}) * 1000)::bigint::text`;
   return `${col}::text`;
 }

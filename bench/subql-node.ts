@@ -19,18 +19,26 @@ export const SUBQL_NODE_VERSION = '6.4.6';
 
 export async function subqlNodeBin(): Promise<string> {
   const dir = process.env.SUBQL_NODE_DIR ?? join(homedir(), '.cache', 'idx-bench', `subql-node-${SUBQL_NODE_VERSION}`);
-  const bin = join(dir, 'node_modules', '@subql', 'node', 'bin', 'run');
+  return installedBin(dir, '@subql/node', SUBQL_NODE_VERSION, 'about 2 minutes');
+}
+
+/**
+ * `<dir>/node_modules/<pkg>/bin/run`, installing `pkg@version` there with npm first when it is
+ * missing: SubQuery's programs are compared with, never depended on.
+ */
+export async function installedBin(dir: string, pkg: string, version: string, takes: string): Promise<string> {
+  const bin = join(dir, 'node_modules', ...pkg.split('/'), 'bin', 'run');
   if (existsSync(bin)) return bin;
-  console.log(`installing @subql/node ${SUBQL_NODE_VERSION} into ${dir} for the comparison (once; about 2 minutes)…`);
+  console.log(`installing ${pkg} ${version} into ${dir} for the comparison (once; ${takes})…`);
   await mkdir(dir, { recursive: true });
   await new Promise<void>((resolve, reject) => {
-    const npm = spawn('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel', 'error', `@subql/node@${SUBQL_NODE_VERSION}`], {
+    const npm = spawn('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel', 'error', `${pkg}@${version}`], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     npm.on('error', reject);
-    npm.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install @subql/node@${SUBQL_NODE_VERSION} exited with ${code}`))));
+    npm.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install ${pkg}@${version} exited with ${code}`))));
   });
-  if (!existsSync(bin)) throw new Error(`@subql/node was installed but ${bin} is missing`);
+  if (!existsSync(bin)) throw new Error(`${pkg} was installed but ${bin} is missing`);
   return bin;
 }
 

@@ -63,7 +63,7 @@ for (const kind of BACKENDS) {
     const txs = (
       await execute<Record<string, any>>(
         db.kysely,
-        `select id, block_height::int as bh, log_index, kind::text, from_id, to_id, value::text, big, ratio, at, memo, data
+        `select id, block_height::int as bh, log_index, kind::text, from_id, to_id, value::text, big, ratio, at, memo, '0x' || encode(data, 'hex') as data
            from ${s}.transfers t where upper_inf(__block_range)`,
       )
     ).map((r): Tx => ({
@@ -149,8 +149,10 @@ for (const kind of BACKENDS) {
         ['memo lessThanOrEqualToInsensitive', { memo: { lessThanOrEqualToInsensitive: 'EVEN 2%' } }, (x) => cmp(lower(x.memo), (c) => c <= 0, 'even 2%')],
         ['memo greaterThanInsensitive', { memo: { greaterThanInsensitive: 'ODD_1' } }, (x) => cmp(lower(x.memo), (c) => c > 0, 'odd_1')],
         ['memo greaterThanOrEqualToInsensitive', { memo: { greaterThanOrEqualToInsensitive: 'ODD_13%' } }, (x) => cmp(lower(x.memo), (c) => c >= 0, 'odd_13%')],
-        ['data (Bytes) lessThan', { data: { lessThan: '0x8' } }, (x) => x.data < '0x8'],
-        ['data greaterThanOrEqualTo', { data: { greaterThanOrEqualTo: '0x8' } }, (x) => x.data >= '0x8'],
+        ['data (Bytes) lessThan', { data: { lessThan: '0x80' } }, (x) => x.data < '0x80'],
+        ['data greaterThanOrEqualTo', { data: { greaterThanOrEqualTo: '0x80' } }, (x) => x.data >= '0x80'],
+        ['data startsWith (its hex)', { data: { startsWith: '0x8' } }, (x) => x.data.startsWith('0x8')],
+        ['data in', { data: { in: [txs[3]!.data, '0x00'] } }, (x) => x.data === txs[3]!.data || x.data === '0x00'],
         ['value equalTo', { value: { equalTo: v.toString() } }, (x) => x.value === v],
         ['value notEqualTo', { value: { notEqualTo: v.toString() } }, (x) => x.value !== v],
         ['value greaterThan', { value: { greaterThan: '1000000000000000000000' } }, (x) => x.value > 10n ** 21n],
@@ -202,9 +204,10 @@ for (const kind of BACKENDS) {
           { tags: { containedBy: ['even', 'a', 'b', 'c'] } },
           (a) => a.tags !== null && a.tags.every((x) => ['even', 'a', 'b', 'c'].includes(x)),
         ],
-        ['tags overlaps', { tags: { overlaps: ['odd', 'zz'] } }, (a) => a.tags?.some((x) => ['odd', 'zz'].includes(x)) === true],
-        ['tags anyEqualTo', { tags: { anyEqualTo: 'f' } }, (a) => a.tags?.includes('f') === true],
-        ['tags anyNotEqualTo', { tags: { anyNotEqualTo: 'even' } }, (a) => a.tags?.some((x) => x !== 'even') === true],
+        // a list is a jsonb array, as in SubQuery: JSON's operators, whose "keys" of an array are its strings
+        ['tags containsAnyKeys (overlaps)', { tags: { containsAnyKeys: ['odd', 'zz'] } }, (a) => a.tags?.some((x) => ['odd', 'zz'].includes(x)) === true],
+        ['tags containsKey (has the item)', { tags: { containsKey: 'f' } }, (a) => a.tags?.includes('f') === true],
+        ['tags equalTo', { tags: { equalTo: ['even'] } }, (a) => JSON.stringify(a.tags) === '["even"]'],
         ['sentCount (Int) greaterThan', { sentCount: { greaterThan: 10 } }, (a) => a.sentCount > 10],
         ['sent some', { sent: { some: { kind: { equalTo: 'MINT' } } } }, (a) => sentBy(a.id).some((x) => x.kind === 'MINT')],
         ['sent none', { sent: { none: { big: { equalTo: true } } } }, (a) => !sentBy(a.id).some((x) => x.big)],
@@ -296,6 +299,21 @@ for (const kind of BACKENDS) {
           `${name}: backward pages`,
         );
       }
+      // an aggregate of the related rows, as SubQuery's aggregate orders name it: the greatest value received
+      const maxReceived = (id: string) => txs.filter((x) => x.to === id).reduce((m, x) => (x.value > m ? x.value : m), -1n);
+      const byMax = (await gqlData(all.url, `{ accounts(first: 1000, orderBy: [RECEIVED_MAX_VALUE_DESC]) { nodes { id } } }`)).accounts.nodes.map(
+        (n: any) => n.id,
+      );
+      // descending: NULL (nothing received) first, as PostgreSQL orders it; ties by id, descending too
+      const maxOrder = (a: Acct, b: Acct) => {
+        const [x, y] = [maxReceived(a.id), maxReceived(b.id)];
+        return x === y ? (a.id < b.id ? 1 : -1) : x === -1n ? -1 : y === -1n ? 1 : y > x ? 1 : -1;
+      };
+      t.same(
+        byMax,
+        [...accounts].sort(maxOrder).map((a) => a.id),
+        'RECEIVED_MAX_VALUE_DESC: the largest transfer received first',
+      );
       // the number of related rows, now and at a past height (relations read at that height)
       for (const h of [undefined, workload.fromBlock + 6]) {
         const seen = txs.filter((x) => h === undefined || x.bh <= h);
@@ -441,12 +459,32 @@ for (const kind of BACKENDS) {
         sum: { value: sum(txs.filter((x) => x.kind === k)).toString() },
       }));
       t.same(grouped.transfers.groupedAggregates, expected, 'groupedAggregates by an enum');
+      // as pg-aggregates offers it, `having` compares aggregates of number and time columns, each with its type's filter
       const having = await gqlData(
         all.url,
-        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {distinctCount: {toId: {greaterThan: "15"}}}) { keys count } } }`,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {distinctCount: {value: {greaterThan: "15"}}}) { keys count } } }`,
       );
-      const busy = [...new Set(txs.map((x) => x.from))].filter((f) => new Set(txs.filter((x) => x.from === f).map((x) => x.to)).size > 15);
+      const senders = [...new Set(txs.map((x) => x.from))];
+      const busy = senders.filter((f) => new Set(txs.filter((x) => x.from === f).map((x) => x.value)).size > 15);
       t.same(sortIds(having.transfers.groupedAggregates.map((g: any) => g.keys[0])), sortIds(busy), 'having on distinctCount');
+      const lastTime = txs.map((x) => x.at.getTime()).sort((a, b) => a - b)[Math.floor(txs.length / 2)]!;
+      const late = await gqlData(
+        all.url,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {max: {at: {greaterThan: "${new Date(lastTime).toISOString()}"}}}) { keys } } }`,
+      );
+      t.same(
+        sortIds(late.transfers.groupedAggregates.map((g: any) => g.keys[0])),
+        sortIds(senders.filter((f) => txs.some((x) => x.from === f && x.at.getTime() > lastTime))),
+        'having on the max of a Datetime',
+      );
+      const nonsense = await gql(
+        all.url,
+        `{ transfers { groupedAggregates(groupBy: [FROM_ID], having: {sum: {at: {greaterThan: "2024-01-01T00:00:00Z"}}}) { keys } } }`,
+      );
+      t.match(nonsense.errors?.[0], {
+        message: /sum of at, a Datetime, is not a time to compare with; use min or max/,
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
       const days = await gqlData(all.url, `{ transfers { groupedAggregates(groupBy: [AT_TRUNCATED_TO_DAY, KIND]) { keys count } } }`);
       t.equal(
         days.transfers.groupedAggregates.reduce((a: number, g: any) => a + g.count, 0),

@@ -3,9 +3,11 @@ import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { describeChange, diffSchemas } from '../../domain/entities/schema-diff.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { LAYOUT, withStoredLayout } from '../../domain/entities/layout.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { migrateEntitySchema } from '../../infra/postgres/migrate-entity-schema.ts';
 import { runMigrations } from '../../infra/postgres/run-migrations.ts';
+import { upgradeLayout } from '../../infra/postgres/upgrade-layout.ts';
 import type { SchemaDdlOptions } from '../../infra/postgres/schema-ddl.ts';
 import { execute, qualified } from '../../infra/postgres/sql.ts';
 
@@ -26,9 +28,22 @@ export async function applySchemaChange(
     db,
     `select key, value from ${qualified(schema, '_metadata')} where key in ('schema', 'schemaMigrationCount')`,
   );
-  const stored = rows.find((r) => r.key === 'schema')?.value as SchemaModel | null | undefined;
+  const found = rows.find((r) => r.key === 'schema')?.value as SchemaModel | null | undefined;
+  if (found === undefined || found === null) return [];
+  let stored = withStoredLayout(found);
+  if (stored.layout < LAYOUT) {
+    // made by an earlier idx: first the same model in SubQuery's layout, then any change of schema.graphql
+    const started = Date.now();
+    const upgrade = await upgradeLayout(db, stored, options);
+    options.logger
+      .child('node')
+      .info(
+        `upgraded schema "${schema}" to SubQuery's table layout in ${Date.now() - started} ms (every version kept):\n${upgrade.lines.map((l) => `  - ${l}`).join('\n')}`,
+      );
+    stored = upgrade.model;
+  }
   // jsonb keeps no key order, and JSON drops undefined keys: compare as JSON values.
-  if (stored === undefined || stored === null || isDeepStrictEqual(stored, JSON.parse(JSON.stringify(model)))) return [];
+  if (isDeepStrictEqual(stored, JSON.parse(JSON.stringify(model)))) return [];
   const changes = diffSchemas(stored, model);
   // Only descriptions or order changed: the stored model is simply replaced at start.
   if (changes.length === 0) return [];

@@ -3,7 +3,8 @@ import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { subfields } from './collect-fields.ts';
 import { badInput } from './compile-filter.ts';
 import type { ConnectionSource } from './connection-source.ts';
-import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import { hexOf, type EntityTable, type QueryColumn } from './entity-tables.ts';
+import { utcTimestampText } from './filter-operators.ts';
 import { SqlParams } from './sql-params.ts';
 
 /** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */
@@ -32,47 +33,63 @@ const SQL_FN: Record<Exclude<AggregateFn, 'distinctCount'>, string> = {
   variancePopulation: 'var_pop',
 };
 
-export const FN_TYPE_SUFFIX: Record<AggregateFn, string> = {
-  sum: 'Sum',
-  distinctCount: 'DistinctCount',
-  min: 'Min',
-  max: 'Max',
-  average: 'Average',
-  stddevSample: 'StddevSample',
-  stddevPopulation: 'StddevPopulation',
-  varianceSample: 'VarianceSample',
-  variancePopulation: 'VariancePopulation',
-};
-
 export function unsafeError(fn: string): GraphQLError {
   return new GraphQLError(`the aggregate "${fn}" is disabled: sum, min, max, average, stddev and variance aggregates need idx-query --unsafe`, {
     extensions: { code: 'UNSAFE_AGGREGATE_DISABLED', flag: '--unsafe' },
   });
 }
 
+const numeric = (c: QueryColumn) => !c.list && (c.kind === 'int' || c.kind === 'float' || c.kind === 'bigfloat');
+
 /** The columns a function applies to: numbers for the arithmetic ones, every column for distinctCount. */
 export function aggregateColumns(t: EntityTable, fn: AggregateFn): QueryColumn[] {
   if (fn === 'distinctCount') return t.columns;
-  return t.columns.filter((c) => !c.list && (c.kind === 'int' || c.kind === 'float' || c.kind === 'bigfloat'));
+  return t.columns.filter(numeric);
 }
 
-/** The aggregate as SQL; `output` casts it the way GraphQL shows it (exact numbers as text). */
+/**
+ * The GraphQL type of an aggregate, as pg-aggregates types it in SubQuery's service: a sum is never
+ * null (0 over no rows) and widens (Int to BigInt); Float columns stay Float; the rest is BigFloat.
+ */
+export function aggregateType(fn: AggregateFn, c: QueryColumn, typeOf: (c: QueryColumn) => string): string {
+  if (fn === 'distinctCount') return 'BigInt';
+  if (fn === 'sum') return c.kind === 'int' ? 'BigInt!' : c.kind === 'float' ? 'Float!' : 'BigFloat!';
+  if (fn === 'min' || fn === 'max') return typeOf(c);
+  return c.kind === 'float' ? 'Float' : 'BigFloat';
+}
+
+/** The aggregate as SQL; `output` casts it the way GraphQL shows it (exact numbers as text, Float as numbers). */
 export function aggregateSql(fn: AggregateFn, c: QueryColumn, alias: string, output: boolean): string {
   const ref = `${alias}.${quoteIdent(c.column)}`;
   if (fn === 'distinctCount') return `count(distinct ${ref})${output ? '::text' : ''}`;
-  const call = `${SQL_FN[fn]}(${ref})`;
-  if (!output) return `${call}::numeric`;
-  // min/max keep Int and Float columns as numbers; everything else is BigFloat text
-  if ((fn === 'min' || fn === 'max') && c.kind !== 'bigfloat') return call;
+  const call = fn === 'sum' ? `coalesce(sum(${ref}), 0)` : `${SQL_FN[fn]}(${ref})`;
+  if (!output) return c.kind === 'datetime' ? call : `${call}::numeric`;
+  // min/max keep Int and Float columns as numbers, and everything of a Float column is one
+  if (c.kind === 'float' || ((fn === 'min' || fn === 'max') && c.kind === 'int')) return call;
   return `${call}::text`;
 }
 
-/** The groupBy enum values of an entity: each plain column, and timestamps truncated to the hour or day. */
+/**
+ * The columns `having` compares aggregates of, for every function alike (pg-aggregates'): numbers
+ * and timestamps, each with the filter of its own type (`HavingIntFilter`, `HavingDatetimeFilter`, …).
+ */
+export function havingColumns(t: EntityTable): QueryColumn[] {
+  return t.columns.filter((c) => numeric(c) || (!c.list && c.kind === 'datetime'));
+}
+
+export const HAVING_FILTER: Partial<Record<QueryColumn['kind'], { name: string; operand: string }>> = {
+  int: { name: 'HavingIntFilter', operand: 'Int' },
+  float: { name: 'HavingFloatFilter', operand: 'Float' },
+  bigfloat: { name: 'HavingBigfloatFilter', operand: 'BigFloat' },
+  datetime: { name: 'HavingDatetimeFilter', operand: 'Datetime' },
+};
+
+/** The groupBy enum values of an entity: each column but an enum array (JSON ones too, as pg-aggregates groups them), and timestamps truncated to the hour or day. */
 export function groupByValues(t: EntityTable): Map<string, (alias: string) => string> {
   const out = new Map<string, (alias: string) => string>();
   for (const c of t.columns) {
-    if (c.list || c.kind === 'json') continue;
-    out.set(c.upper, (a) => `${a}.${quoteIdent(c.column)}`);
+    if (c.list) continue;
+    out.set(c.upper, (a) => (c.kind === 'bytes' ? hexOf(`${a}.${quoteIdent(c.column)}`) : `${a}.${quoteIdent(c.column)}`));
     if (c.kind === 'datetime') {
       out.set(`${c.upper}_TRUNCATED_TO_HOUR`, (a) => `date_trunc('hour', ${a}.${quoteIdent(c.column)})`);
       out.set(`${c.upper}_TRUNCATED_TO_DAY`, (a) => `date_trunc('day', ${a}.${quoteIdent(c.column)})`);
@@ -112,7 +129,8 @@ function shape(w: Wanted, row: Record<string, unknown> | undefined): AggregateRe
   const out: AggregateResult = { count: Number(row?.__count ?? 0) };
   w.columns.forEach((x, i) => {
     const byColumn = (out[x.fn] ??= {}) as Record<string, unknown>;
-    byColumn[x.column.name] = row?.[`a${i}`] ?? null;
+    // a parent with no related rows has no row here: its sums are 0, as over no rows
+    byColumn[x.column.name] = row?.[`a${i}`] ?? (x.fn === 'sum' ? (x.column.kind === 'float' ? 0 : '0') : null);
   });
   return out;
 }
@@ -159,13 +177,17 @@ function compileHaving(src: ConnectionSource, having: Record<string, unknown> | 
     if (!AGGREGATE_FNS.includes(fn)) throw badInput(`having: unknown aggregate ${key}`);
     if (UNSAFE_FNS.has(fn) && !src.ctx.settings.unsafe) throw unsafeError(fn);
     for (const [name, filter] of Object.entries(value as Record<string, Record<string, unknown> | null>)) {
-      const c = aggregateColumns(src.t, fn).find((x) => x.name === name);
+      const c = havingColumns(src.t).find((x) => x.name === name);
       if (c === undefined || filter == null) continue;
+      // the input offers every function on a timestamp, as SubQuery's does; only min and max of one are times
+      if (c.kind === 'datetime' && fn !== 'min' && fn !== 'max')
+        throw badInput(`having: ${fn} of ${name}, a Datetime, is not a time to compare with; use min or max`);
       for (const [op, operand] of Object.entries(filter)) {
         if (operand == null) continue;
         const sqlOp = HAVING_OPS[op];
         if (sqlOp === undefined) throw badInput(`having: unknown operator ${op}`);
-        parts.push(`${aggregateSql(fn, c, 't', false)} ${sqlOp} ${params.add(String(operand), 'numeric')}`);
+        const value = c.kind === 'datetime' ? params.add(utcTimestampText(String(operand)), 'timestamp') : params.add(String(operand), 'numeric');
+        parts.push(`${aggregateSql(fn, c, 't', false)} ${sqlOp} ${value}`);
       }
     }
   }

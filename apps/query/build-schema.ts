@@ -5,8 +5,10 @@ import { quoteIdent } from '../../infra/postgres/sql.ts';
 import {
   AGGREGATE_FNS,
   aggregateColumns,
-  FN_TYPE_SUFFIX,
   groupByValues,
+  aggregateType,
+  HAVING_FILTER,
+  havingColumns,
   resolveAggregates,
   resolveGroupedAggregates,
   UNSAFE_FNS,
@@ -15,7 +17,7 @@ import {
 } from './aggregates.ts';
 import { changesFields } from './changes-fields.ts';
 import { ConnectionSource, type ConnectionArgs } from './connection-source.ts';
-import { entityTables, selectList, type EntityTable, type QueryColumn, type ValueKind } from './entity-tables.ts';
+import { entityTables, selectList, toManyFilterName, type EntityTable, type QueryColumn, type ValueKind } from './entity-tables.ts';
 import { loadById, parseBlockHeight, ROW_HEIGHT, withHeight, type EntityRow } from './entity-rows.ts';
 import { operatorsFor, type OperandShape } from './filter-operators.ts';
 import { orderable } from './order-keys.ts';
@@ -46,6 +48,7 @@ export interface BuiltSchema {
 
 const KIND_TYPE: Record<Exclude<ValueKind, 'enum'>, string> = {
   string: 'String',
+  bytes: 'String',
   int: 'Int',
   float: 'Float',
   bigfloat: 'BigFloat',
@@ -250,7 +253,7 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
       for (const r of t.backward) {
         const other = tables.get(r.entity)!;
         if (r.many) {
-          const many = `${names.type}ToMany${other.names.type}Filter`;
+          const many = toManyFilterName(t, other);
           if (!sc.has(many)) {
             sc.createInputTC({
               name: many,
@@ -343,15 +346,10 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
     for (const fn of AGGREGATE_FNS) {
       const columns = aggregateColumns(t, fn);
       if (columns.length === 0) continue;
-      const typeName = `${t.names.type}${FN_TYPE_SUFFIX[fn]}Aggregates`;
+      const typeName = t.names.aggregatesOf(fn);
       sc.createObjectTC({
         name: typeName,
-        fields: Object.fromEntries(
-          columns.map((c) => [
-            c.name,
-            { type: fn === 'distinctCount' ? 'BigInt' : (fn === 'min' || fn === 'max') && c.kind !== 'bigfloat' ? typeOf(c) : 'BigFloat' },
-          ]),
-        ),
+        fields: Object.fromEntries(columns.map((c) => [c.name, { type: aggregateType(fn, c, typeOf) }])),
       });
       fields[fn] = {
         type: typeName,
@@ -366,21 +364,25 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
   }
 
   function defineHaving(t: EntityTable): void {
-    if (!sc.has('HavingBigfloatFilter')) {
-      sc.createInputTC({
-        name: 'HavingBigfloatFilter',
-        fields: Object.fromEntries(
-          ['equalTo', 'notEqualTo', 'greaterThan', 'greaterThanOrEqualTo', 'lessThan', 'lessThanOrEqualTo'].map((op) => [op, 'BigFloat']),
-        ),
-      });
-    }
     const fields: Record<string, string> = { AND: `[${t.names.having}!]`, OR: `[${t.names.having}!]` };
-    for (const fn of AGGREGATE_FNS) {
-      const columns = aggregateColumns(t, fn).filter((c) => !c.list);
-      if (columns.length === 0) continue;
-      const name = `${t.names.having.replace(/Input$/, '')}${FN_TYPE_SUFFIX[fn]}Input`;
-      sc.createInputTC({ name, fields: Object.fromEntries(columns.map((c) => [c.name, 'HavingBigfloatFilter'])) });
-      fields[fn] = name;
+    const columns = havingColumns(t);
+    if (columns.length > 0) {
+      for (const c of columns) {
+        const filter = HAVING_FILTER[c.kind]!;
+        if (!sc.has(filter.name)) {
+          sc.createInputTC({
+            name: filter.name,
+            fields: Object.fromEntries(
+              ['equalTo', 'notEqualTo', 'greaterThan', 'greaterThanOrEqualTo', 'lessThan', 'lessThanOrEqualTo'].map((op) => [op, filter.operand]),
+            ),
+          });
+        }
+      }
+      for (const fn of AGGREGATE_FNS) {
+        const name = t.names.havingOf(fn);
+        sc.createInputTC({ name, fields: Object.fromEntries(columns.map((c) => [c.name, HAVING_FILTER[c.kind]!.name])) });
+        fields[fn] = name;
+      }
     }
     sc.createInputTC({ name: t.names.having, fields });
   }

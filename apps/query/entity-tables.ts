@@ -1,11 +1,11 @@
-import pluralize from 'pluralize';
 import type { EntityModel, FieldModel, Scalar, SchemaModel } from '../../domain/entities/entity-model.ts';
 import { enumSqlType } from '../../infra/postgres/column-codec.ts';
 import { qualified, quoteIdent } from '../../infra/postgres/sql.ts';
+import { camelCase, constantCase, distinctPluralize, pluralize, singularize, upperCamelCase } from './postgraphile-inflection.ts';
 import type { StoredProject } from '../../infra/postgres/read-stored-project.ts';
 
-/** How a column is filtered, ordered and shown in GraphQL. */
-export type ValueKind = 'string' | 'int' | 'float' | 'bigfloat' | 'boolean' | 'datetime' | 'json' | 'enum';
+/** How a column is filtered, ordered and shown in GraphQL. `bytes` (bytea) shows and filters as 0x-hex text. */
+export type ValueKind = 'string' | 'bytes' | 'int' | 'float' | 'bigfloat' | 'boolean' | 'datetime' | 'json' | 'enum';
 
 /** One stored column of an entity, as the query service sees it. */
 export interface QueryColumn {
@@ -18,7 +18,7 @@ export interface QueryColumn {
   kind: ValueKind;
   list: boolean;
   nullable: boolean;
-  /** the SQL type of one value (an item for lists), for casting parameters: `numeric`, `"schema"."kind"` */
+  /** the SQL type of one value (an item for enum lists), for casting parameters: `numeric`, `"schema"."kind"` */
   sqlType: string;
   /** the GraphQL enum type, for `kind: 'enum'` */
   enumName?: string;
@@ -65,61 +65,76 @@ export interface EntityTable {
   names: EntityNames;
 }
 
-/** PostGraphile's names for an entity (SubQuery's query service uses its "simplify" inflector). */
+/**
+ * The names SubQuery's query service gives an entity, which PostGraphile derives from the table's
+ * name with the "simplify" inflector and its plugins' inflectors (postgraphile-inflection.ts), so
+ * `new_t_t_ls` gives type `NewTTL`, `newTTLs`, `NewTtlsConnection` and `NewTTLsGroupBy` alike.
+ */
 export interface EntityNames {
-  /** `Transfer` */
+  /** `Transfer`, `NewTTL`, `DailyPoolStat` (from `daily_pool_stats`) */
   type: string;
   /** `transfer` */
   single: string;
-  /** `transfers` */
+  /** `transfers`, `sheeps` (a plural unlike the singular) */
   connection: string;
-  /** `TransfersConnection`, `TransfersEdge`, `TransfersOrderBy`, `TransfersGroupBy`, `TransfersHavingInput` */
+  /** from the type's plural: `TransfersConnection`, `TransfersEdge`, `TransfersOrderBy` */
   connectionType: string;
   edgeType: string;
   orderBy: string;
+  /** from the table: `TransfersGroupBy`, `TransfersHavingInput`, `TransfersHavingSumInput` */
   groupBy: string;
   having: string;
+  havingOf(fn: string): string;
   /** `TransferFilter` */
   filter: string;
   /** `transfers_distinct_enum` */
   distinct: string;
-  /** `TransferAggregates` */
+  /** from the table's singular: `TransferAggregates`, `TransferSumAggregates` */
   aggregates: string;
+  aggregatesOf(fn: string): string;
   /** `searchTransfers`: SubQuery names its `@fullText` function `search_<table>` */
   search: string;
 }
 
-const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
-const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-/** `starter_entities` → `starterEntities` */
-export const camelCase = (s: string) => s.replace(/_+([a-z0-9])/gi, (_m, c: string) => c.toUpperCase());
-
 export function entityNames(entity: EntityModel): EntityNames {
-  const single = lowerFirst(entity.name);
-  let connection = lowerFirst(camelCase(entity.table));
-  // `Sheep` → table `sheep`: PostGraphile then prefixes the list with `all`.
-  if (connection === single) connection = `all${upperFirst(pluralize(entity.name))}`;
-  const plural = upperFirst(connection);
+  const table = entity.table;
+  // PostGraphile's _singularizedTableName
+  const singularTable = singularize(table).replace(/.(?:(?:[_-]i|I)nput|(?:[_-]p|P)atch)$/, '$&_record');
+  const type = upperCamelCase(singularTable);
+  const plural = pluralize(type);
   return {
-    type: entity.name,
-    single,
-    connection,
-    connectionType: `${plural}Connection`,
-    edgeType: `${plural}Edge`,
-    orderBy: `${plural}OrderBy`,
-    groupBy: `${plural}GroupBy`,
-    having: `${plural}HavingInput`,
-    filter: `${entity.name}Filter`,
-    distinct: `${entity.table}_distinct_enum`,
-    aggregates: `${entity.name}Aggregates`,
-    search: `search${upperFirst(camelCase(entity.table))}`,
+    type,
+    single: camelCase(singularTable),
+    connection: camelCase(distinctPluralize(singularTable)),
+    connectionType: upperCamelCase(`${plural}-connection`),
+    edgeType: upperCamelCase(`${plural}-edge`),
+    orderBy: upperCamelCase(`${plural}-order-by`),
+    groupBy: upperCamelCase(`${table}-group-by`),
+    having: upperCamelCase(`${table}-having-input`),
+    havingOf: (fn) => upperCamelCase(`${table}-having-${fn}-input`),
+    filter: `${type}Filter`,
+    distinct: `${table}_distinct_enum`,
+    aggregates: upperCamelCase(`${singularTable}-aggregates`),
+    aggregatesOf: (fn) => upperCamelCase(`${singularTable}-${fn}-aggregates`),
+    search: camelCase(`search_${table}`),
   };
+}
+
+/** connection-filter's type of a filter on the rows of `child` related to a row of `parent`: `AccountToManyTransferFilter` */
+export function toManyFilterName(parent: EntityTable, child: EntityTable): string {
+  return upperCamelCase(`${parent.names.type}-to-many-${child.names.type}-filter`);
+}
+
+/** The relation a foreign key column names, as the simplify inflector reads it: `owner_id` → `owner` */
+export function relationName(column: string): string {
+  const m = /^(.+?)(_row_id|_id|_uuid|_fk|_pk|RowId|Id|Uuid|UUID|Fk|Pk)$/.exec(column);
+  return camelCase(m === null ? column : m[1]!);
 }
 
 const SCALAR_KIND: Record<Scalar, ValueKind> = {
   ID: 'string',
   String: 'string',
-  Bytes: 'string',
+  Bytes: 'bytes',
   Int: 'int',
   Float: 'float',
   BigInt: 'bigfloat',
@@ -129,31 +144,34 @@ const SCALAR_KIND: Record<Scalar, ValueKind> = {
   JSON: 'json',
 };
 
+// the column types of SubQuery's layout (infra/postgres/column-codec.ts)
 const KIND_SQL: Record<Exclude<ValueKind, 'enum'>, string> = {
   string: 'text',
+  bytes: 'bytea',
   int: 'integer',
   float: 'double precision',
   bigfloat: 'numeric',
   boolean: 'boolean',
-  datetime: 'timestamptz',
+  datetime: 'timestamp',
   json: 'jsonb',
 };
 
+/** A stored field as the query service shows it: named after its column, as PostGraphile names it (`price_e_t_h` → `priceETH`, `PRICE_E_T_H`). */
 function queryColumn(field: FieldModel, model: SchemaModel, schema: string): QueryColumn {
   const t = field.type;
   const column = field.column!;
-  const base = { column, upper: column.toUpperCase(), list: field.list, nullable: field.nullable, field };
+  const base = { column, name: camelCase(column), upper: constantCase(column), list: field.list, nullable: field.nullable, field };
   switch (t.kind) {
     case 'scalar':
-      // JSON lists are one jsonb array (see column-codec.ts), so they filter as JSON.
-      if (t.scalar === 'JSON') return { ...base, name: field.name, kind: 'json', list: false, sqlType: 'jsonb' };
-      return { ...base, name: field.name, kind: SCALAR_KIND[t.scalar], sqlType: KIND_SQL[SCALAR_KIND[t.scalar] as Exclude<ValueKind, 'enum'>] };
+      // Lists but enum lists are one jsonb array (see column-codec.ts): they show and filter as JSON, as SubQuery's do.
+      if (t.scalar === 'JSON' || field.list) return { ...base, kind: 'json', list: false, sqlType: 'jsonb' };
+      return { ...base, kind: SCALAR_KIND[t.scalar], sqlType: KIND_SQL[SCALAR_KIND[t.scalar] as Exclude<ValueKind, 'enum'>] };
     case 'json':
-      return { ...base, name: field.name, kind: 'json', list: false, sqlType: 'jsonb' };
+      return { ...base, kind: 'json', list: false, sqlType: 'jsonb' };
     case 'enum':
-      return { ...base, name: field.name, kind: 'enum', sqlType: enumSqlType(schema, t.name, model), enumName: t.name };
+      return { ...base, kind: 'enum', sqlType: enumSqlType(schema, t.name, model), enumName: t.name };
     case 'entity':
-      return { ...base, name: `${field.name}Id`, kind: 'string', sqlType: 'text', references: t.entity };
+      return { ...base, kind: 'string', sqlType: 'text', references: t.entity };
   }
 }
 
@@ -176,7 +194,7 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
       if (field.column === undefined) continue;
       const c = queryColumn(field, model, schema);
       columns.push(c);
-      if (field.type.kind === 'entity') forward.push({ name: field.name, column: c.column, entity: field.type.entity, nullable: field.nullable });
+      if (field.type.kind === 'entity') forward.push({ name: relationName(c.column), column: c.column, entity: field.type.entity, nullable: field.nullable });
     }
     out.set(entity.name, {
       entity,
@@ -195,14 +213,21 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
 
 /**
  * The SELECT expression of a column as GraphQL shows it: numbers that JavaScript cannot hold
- * exactly (numeric) and enum arrays come as text, which the drivers pass through unchanged.
+ * exactly (numeric) and enum arrays come as text, which the drivers pass through unchanged, and
+ * bytes as 0x-hex. (Timestamps, UTC without a zone, the drivers read as UTC: utc-timestamps.ts.)
  */
 export function selectExpression(alias: string, c: QueryColumn, prefix = ''): string {
   const ref = `${alias}.${quoteIdent(c.column)}`;
   const as = ` as ${quoteIdent(prefix + c.column)}`;
-  if (c.list && (c.kind === 'bigfloat' || c.kind === 'enum')) return `${ref}::text[]${as}`;
+  if (c.list && c.kind === 'enum') return `${ref}::text[]${as}`;
   if (c.kind === 'bigfloat') return `${ref}::text${as}`;
+  if (c.kind === 'bytes') return `${hexOf(ref)}${as}`;
   return prefix === '' ? ref : `${ref}${as}`;
+}
+
+/** a bytea value as GraphQL shows it: lowercase 0x-hex */
+export function hexOf(ref: string): string {
+  return `('0x' || encode(${ref}, 'hex'))`;
 }
 
 /** every column of `t`, each named `<prefix><column>` */

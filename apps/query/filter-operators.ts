@@ -1,4 +1,5 @@
-import type { QueryColumn, ValueKind } from './entity-tables.ts';
+import { GraphQLError } from 'graphql';
+import { hexOf, type QueryColumn, type ValueKind } from './entity-tables.ts';
 import { escapeLike, type SqlParams } from './sql-params.ts';
 
 /**
@@ -20,8 +21,29 @@ const encode = (c: QueryColumn, v: unknown): string | null => {
   if (v === null || v === undefined) return null;
   if (c.kind === 'json') return JSON.stringify(v);
   if (c.kind === 'boolean') return v ? 'true' : 'false';
+  if (c.kind === 'bytes') return byteaText(String(v));
+  if (c.kind === 'datetime') return utcTimestampText(String(v));
   return String(v);
 };
+
+/** 0x-hex as bytea's text input (`\x…`); anything else is the user's error */
+function byteaText(hex: string): string {
+  if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) {
+    throw new GraphQLError(`a Bytes value to compare with must be 0x-hex of whole bytes, got ${JSON.stringify(hex.slice(0, 80))}`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  return `\\x${hex.slice(2)}`;
+}
+
+/**
+ * A Datetime for a `timestamp` column, which holds UTC without a zone: a time with a zone becomes
+ * its UTC time; one without is taken as UTC already (as the stored values are).
+ */
+export function utcTimestampText(text: string): string {
+  return /[T ]\d\d:\d\d(:\d\d(\.\d+)?)?\s*([zZ]|[+-]\d\d(:?\d\d)?)$/.test(text) ? new Date(text).toISOString() : text;
+}
+
 const one = (c: QueryColumn, v: unknown, params: SqlParams) => params.add(encode(c, v), c.sqlType);
 const many = (c: QueryColumn, v: unknown, params: SqlParams) =>
   params.addList(
@@ -136,6 +158,12 @@ const LIST: FilterOperator[] = [
   anyCompare('anyGreaterThanOrEqualTo', '<='),
 ];
 
+/** Bytes filter as the 0x-hex text they show as: comparisons on the bytea itself (its index serves them), patterns on the hex. */
+const BYTES: FilterOperator[] = [
+  ...COMPARISONS,
+  ...STRING_ONLY.map((op) => ({ ...op, sql: (ref: string, v: unknown, c: QueryColumn, p: SqlParams) => op.sql(hexOf(ref), v, c, p) })),
+];
+
 /** The operators of a column's filter type. */
 export function operatorsFor(c: Pick<QueryColumn, 'kind' | 'list'>): FilterOperator[] {
   if (c.list) return LIST;
@@ -144,6 +172,8 @@ export function operatorsFor(c: Pick<QueryColumn, 'kind' | 'list'>): FilterOpera
 
 function operatorsForKind(kind: ValueKind): FilterOperator[] {
   if (kind === 'string') return [...COMPARISONS, ...STRING_ONLY];
-  if (kind === 'json') return [...COMPARISONS.filter((o) => !o.name.includes('Than')), ...JSON_ONLY];
+  if (kind === 'bytes') return BYTES;
+  // jsonb's own order, as connection-filter offers it on JSON
+  if (kind === 'json') return [...COMPARISONS, ...JSON_ONLY];
   return COMPARISONS;
 }

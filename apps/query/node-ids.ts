@@ -1,5 +1,5 @@
-import pluralize from 'pluralize';
 import { badInput } from './compile-filter.ts';
+import { pluralize } from './postgraphile-inflection.ts';
 import type { EntityTable } from './entity-tables.ts';
 
 /**

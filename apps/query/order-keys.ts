@@ -33,9 +33,9 @@ export const SEARCH_RANK: QueryColumn = {
   sqlType: 'real',
 };
 
-/** Columns that can order a page: single values with a total order (not lists or JSON). */
+/** Columns that can order a page: single values, JSON ones (SubQuery's lists too) in jsonb's order, as PostGraphile orders them; not enum arrays. */
 export function orderable(c: QueryColumn): boolean {
-  return !c.list && c.kind !== 'json';
+  return !c.list;
 }
 
 /**

@@ -15,7 +15,8 @@ export class SqlParams {
   add(value: string | number | null, type: string): string {
     if (typeof value === 'string') refuseNul(value);
     this.values.push(value === null ? null : String(value));
-    return `$${this.values.length}::${type}`;
+    // bytea by way of text: PGlite would otherwise want a bytea parameter as bytes
+    return `$${this.values.length}::${type === 'bytea' ? 'text::bytea' : type}`;
   }
 
   /** `$n::type[]` holding the list, sent as one array literal */

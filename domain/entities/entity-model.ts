@@ -77,6 +77,11 @@ export interface JsonTypeModel {
 }
 
 export interface SchemaModel {
+  /**
+   * The rules the tables were named and typed by (`domain/entities/layout.ts`): a stored model
+   * keeps the rules its schema was made with. Models stored before there was a choice have none: 1.
+   */
+  layout: number;
   entities: EntityModel[];
   enums: EnumModel[];
   jsonTypes: JsonTypeModel[];

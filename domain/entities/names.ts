@@ -1,29 +1,47 @@
-import pluralize from 'pluralize';
+import { pluralizeAsSequelize } from './sequelize-plural.ts';
 
 /**
- * Database names as SubQuery (sequelize, `underscored: true`) makes them, so existing SQL and
- * dashboards keep working: `StarterEntity` → `starter_entities`, `blockHeight` → `block_height`.
+ * Database names as SubQuery's node makes them, so SQL, dashboards and exports written against a
+ * SubQuery database find the same tables and columns here. SubQuery defines every entity as a
+ * sequelize model with `underscored: true`: its table is `Utils.underscore(Utils.pluralize(name))`
+ * and a field's column `Utils.underscore(field)`, where both are inflection 1.13's functions.
+ * Measured against SubQuery's own output: `priceETH` → `price_e_t_h`, `NewTTL` → `new_t_t_ls`.
  */
 
-/** `blockHeight` → `block_height`, `ERC20Token` → `erc20_token`, `tokenID` → `token_id` */
+/**
+ * inflection's `underscore`: `_` before every capital letter, then one leading `_` dropped, then
+ * lower case. Digits and existing underscores stay as they are: `blockHeight` → `block_height`,
+ * `tokenID` → `token_i_d`, `ERC20Token` → `e_r_c20_token`, `_hidden` → `hidden`.
+ */
+export function underscore(name: string): string {
+  return name
+    .replace(/([A-Z])/g, '_$1')
+    .replace(/^_/, '')
+    .toLowerCase();
+}
+
+/** Entity `StarterEntity` → table `starter_entities`, `NewTTL` → `new_t_t_ls` (the whole name is pluralised, then underscored). */
+export function tableName(entity: string): string {
+  return underscore(pluralizeAsSequelize(entity));
+}
+
+/** Field `blockHeight` → column `block_height`; a relation field `owner` → `owner_id` (SubQuery's foreign key is `<field>Id`). */
+export function columnName(field: string, isRelation = false): string {
+  return underscore(isRelation ? `${field}Id` : field);
+}
+
+/**
+ * The names idx gave tables and columns before it followed SubQuery exactly (layout 1, see
+ * `domain/entities/layout.ts`): runs of capitals stayed one word (`priceETH` → `price_eth`,
+ * `NewTTL` → `new_ttls`). Still the rule for enum type names, which SubQuery names by a hash of
+ * the enum's name: idx keeps them readable (`TransferKind` → `transfer_kind`).
+ */
 export function snakeCase(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .replace(/[-\s]+/g, '_')
     .toLowerCase();
-}
-
-/** Entity `StarterEntity` → table `starter_entities` (the last word is pluralised). */
-export function tableName(entity: string): string {
-  const snake = snakeCase(entity);
-  const cut = snake.lastIndexOf('_');
-  return snake.slice(0, cut + 1) + pluralize(snake.slice(cut + 1));
-}
-
-/** Field `blockHeight` → column `block_height`; a relation field `owner` → `owner_id`. */
-export function columnName(field: string, isRelation = false): string {
-  return snakeCase(field) + (isRelation ? '_id' : '');
 }
 
 /** Enum `TransferKind` → Postgres type name `transfer_kind`. */

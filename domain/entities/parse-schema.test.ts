@@ -161,10 +161,16 @@ type C @entity { id: ID!, a: String }`),
 });
 
 t.test('columns that collide or are reserved are refused', async (t) => {
-  t.same(problemsOf('type A @entity { id: ID!, blockHeight: Int, block_height: Int, __createdAt: Date }'), [
+  t.same(problemsOf('type A @entity { id: ID!, blockHeight: Int, block_height: Int, ___createdAt: Date, _id: ID }'), [
     '1:45 A.block_height and A.blockHeight would both be stored in column "block_height"; rename one',
-    '1:64 A.__createdAt: column "__created_at" is reserved for idx\'s own use; rename the field',
+    '1:64 A.___createdAt: column "__created_at" is reserved for idx\'s own use; rename the field',
+    '1:84 A._id and A.id would both be stored in column "id"; rename one',
   ]);
+  t.same(
+    parseSchema('type A @entity { id: ID!, __createdAt: Date }').entities[0]!.fields.map((f) => f.column),
+    ['id', '_created_at'],
+    'as sequelize does, one leading underscore goes',
+  );
 });
 
 t.test('createdAt and updatedAt are ordinary fields, as in SubQuery (ENS Domain.createdAt)', async (t) => {

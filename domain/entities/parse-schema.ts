@@ -24,6 +24,7 @@ import {
   type Scalar,
   type SchemaModel,
 } from './entity-model.ts';
+import { LAYOUT } from './layout.ts';
 import { columnName, enumTypeName, tableName } from './names.ts';
 
 /**
@@ -287,7 +288,7 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
     problems.push({ path: file, message: 'the schema declares no @entity type' });
   }
   if (problems.length > 0) throw new ValidationError(file, problems);
-  return { entities, enums, jsonTypes };
+  return { layout: LAYOUT, entities, enums, jsonTypes };
 }
 
 interface TypeShape {

@@ -4,7 +4,8 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
-const HEX = /^0x[0-9a-fA-F]*$/;
+/** whole bytes: a `bytea` column takes no half byte */
+const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 /** An Int value (a bigint in range counts): the number, or undefined. */
 export function int32Of(v: unknown): number | undefined {

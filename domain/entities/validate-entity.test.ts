@@ -30,6 +30,10 @@ const model = parseSchema(/* GraphQL */ `
     a: String!
     b: String!
   }
+  type Blob @entity {
+    id: ID!
+    data: Bytes @index
+  }
 `);
 const validate = createEntityValidator(model);
 const good: EntityData = {
@@ -77,7 +81,12 @@ t.test('values the database would refuse fail at the write, naming entity, id, f
   t.equal(problem('Account', 'a', { ...good, balance: undefined }), 'Account "a": balance is required (non-null in schema.graphql), got undefined');
   t.equal(problem('Account', 'a', { ...good, seen: new Date(NaN) }), 'Account "a": seen: expected a valid Date, got an invalid one (new Date(NaN))');
   t.equal(problem('Account', 'a', { ...good, active: 'yes' }), 'Account "a": active: expected a boolean, got "yes"');
-  t.equal(problem('Account', 'a', { ...good, code: 'zz' }), 'Account "a": code: expected bytes (a Uint8Array or a 0x-hex string), got "zz"');
+  t.equal(problem('Account', 'a', { ...good, code: 'zz' }), 'Account "a": code: expected bytes (a Uint8Array or a 0x-hex string of whole bytes), got "zz"');
+  t.equal(
+    problem('Account', 'a', { ...good, code: '0xabc' }),
+    'Account "a": code: expected bytes (a Uint8Array or a 0x-hex string of whole bytes), got "0xabc"',
+    'a bytea column holds no half byte',
+  );
   t.equal(problem('Account', 'a', { ...good, kind: 'SWAP' }), 'Account "a": kind: expected one of "MINT", "BURN" (enum Kind), got "SWAP"');
   t.equal(problem('Account', 'a', { ...good, tags: ['ok', null] }), 'Account "a": tags[1]: the list\'s items may not be null');
   t.equal(
@@ -89,7 +98,7 @@ t.test('values the database would refuse fail at the write, naming entity, id, f
     'Account "a": meta: "deep": "k\\u0000": holds a NUL byte (\\u0000), which PostgreSQL text cannot store',
   );
   t.equal(problem('Account', 'a', { ...good, parentId: 7 }), 'Account "a": parentId: expected the id of a Account (a string), got 7');
-  t.equal(problem('Nope', 'a', {}), 'no entity named "Nope" in schema.graphql (it has Account, Pair)');
+  t.equal(problem('Nope', 'a', {}), 'no entity named "Nope" in schema.graphql (it has Account, Pair, Blob)');
 });
 
 t.test('indexed text too long for a btree entry is refused, alone or in a composite index', async (t) => {
@@ -98,6 +107,8 @@ t.test('indexed text too long for a btree entry is refused, alone or in a compos
   t.equal(problem('Account', 'a', { ...good, ratio: 1, meta: 'x'.repeat(10_000) }), 'valid', 'unindexed text may be long');
   t.match(problem('Account', 'é'.repeat(1301), good), /id is 2602 bytes/, 'counted in UTF-8 bytes');
   t.match(problem('Pair', 'p', { a: 'x'.repeat(1500), b: 'y'.repeat(1500) }), /^Pair "p": a \+ b are 3000 bytes/);
+  t.equal(problem('Blob', 'b', { data: `0x${'ab'.repeat(2600)}` }), 'valid', 'Bytes count as bytes (bytea), not as their hex text');
+  t.match(problem('Blob', 'b', { data: new Uint8Array(2601) }), /^Blob "b": data is 2601 bytes/);
 });
 
 t.test('the store cache refuses a bad write when it is made, keeping earlier writes; offset is checked', async (t) => {

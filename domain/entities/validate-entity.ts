@@ -76,7 +76,8 @@ const SCALAR_CHECKS: Record<Scalar, Check> = {
     if (Number.isNaN(ms)) return `expected a valid Date, got an invalid one (${v instanceof Date ? 'new Date(NaN)' : show(v)})`;
     return ms < MIN_DATE_MS ? `the Date ${d.toISOString()} is before 4713 BC, the earliest PostgreSQL stores` : undefined;
   },
-  Bytes: (v) => (v instanceof Uint8Array || (typeof v === 'string' && isHexText(v)) ? undefined : expected('bytes (a Uint8Array or a 0x-hex string)', v)),
+  Bytes: (v) =>
+    v instanceof Uint8Array || (typeof v === 'string' && isHexText(v)) ? undefined : expected('bytes (a Uint8Array or a 0x-hex string of whole bytes)', v),
   JSON: (v) => jsonProblem(v, 0),
 };
 
@@ -131,10 +132,16 @@ interface FieldRule {
   check: Check;
 }
 
+interface IndexedProperty {
+  property: string;
+  /** a Bytes field: `bytea` holds half as many bytes as its hex text */
+  bytes: boolean;
+}
+
 interface EntityRules {
   fields: FieldRule[];
-  /** the properties of each index holding text (the id's, field and composite indexes) */
-  indexes: string[][];
+  /** the properties of each index holding text or bytes (the id's, field and composite indexes) */
+  indexes: IndexedProperty[][];
 }
 
 function rulesOf(entity: EntityModel, model: SchemaModel): EntityRules {
@@ -150,13 +157,14 @@ function rulesOf(entity: EntityModel, model: SchemaModel): EntityRules {
     r !== undefined &&
     !r.field.list &&
     (r.field.type.kind === 'entity' || (r.field.type.kind === 'scalar' && ['ID', 'String', 'Bytes'].includes(r.field.type.scalar)));
-  const indexes: string[][] = [['id']];
-  for (const r of fields) if (r.field.index !== undefined && r.property !== 'id' && holdsText(r)) indexes.push([r.property]);
+  const indexed = (r: FieldRule): IndexedProperty => ({ property: r.property, bytes: r.field.type.kind === 'scalar' && r.field.type.scalar === 'Bytes' });
+  const indexes: IndexedProperty[][] = [[{ property: 'id', bytes: false }]];
+  for (const r of fields) if (r.field.index !== undefined && r.property !== 'id' && holdsText(r)) indexes.push([indexed(r)]);
   for (const ix of entity.indexes) {
     const props = ix.columns
       .map((c) => byColumn.get(c))
       .filter(holdsText)
-      .map((r) => r.property);
+      .map(indexed);
     if (props.length > 0) indexes.push(props);
   }
   return { fields, indexes };
@@ -198,13 +206,13 @@ export function createEntityValidator(model: SchemaModel): EntityValidator {
     for (const props of r.indexes) {
       let bytes = 0;
       for (const p of props) {
-        const v = p === 'id' ? id : data[p];
-        if (typeof v === 'string') bytes += utf8Length(v);
-        else if (v instanceof Uint8Array) bytes += 2 + 2 * v.byteLength;
+        const v = p.property === 'id' ? id : data[p.property];
+        if (typeof v === 'string') bytes += p.bytes ? (v.length - 2) / 2 : utf8Length(v);
+        else if (v instanceof Uint8Array) bytes += v.byteLength;
       }
       if (bytes > INDEXED_TEXT_MAX_BYTES) {
         throw fail(
-          `${props.join(' + ')} ${props.length > 1 ? 'are' : 'is'} ${bytes} bytes, above the ${INDEXED_TEXT_MAX_BYTES} bytes an indexed value may hold (PostgreSQL's btree limit); keep long text in a field without @index, or index a hash of it`,
+          `${props.map((p) => p.property).join(' + ')} ${props.length > 1 ? 'are' : 'is'} ${bytes} bytes, above the ${INDEXED_TEXT_MAX_BYTES} bytes an indexed value may hold (PostgreSQL's btree limit); keep long text in a field without @index, or index a hash of it`,
         );
       }
     }

@@ -3,6 +3,7 @@ import { propertyName } from '../../domain/entities/property-name.ts';
 import { decimalTextOf, int32Of, isHexText, isIntegerText } from '../../domain/entities/scalar-values.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { qualified, quoteIdent } from './sql.ts';
+import { parseUtcTimestamp } from './utc-timestamps.ts';
 
 /**
  * How one entity field lives in its column: the SQL type, and JS value ↔ SQL text.
@@ -25,9 +26,11 @@ export interface ColumnCodec {
 }
 
 /*
- * Bytes are stored as `text` holding lowercase 0x-hex, not `bytea`: mappings hand us and expect
- * hex strings (SubQuery's codegen types Bytes as string), GraphQL shows hex, and equality filters
- * and indexes then work on the same form the user sees, with no conversion on either side.
+ * Column types as SubQuery's node makes them (layout 2, domain/entities/layout.ts), so SQL written
+ * for a SubQuery database reads ours: Bytes `bytea`, Date `timestamp` without time zone holding UTC
+ * (the drivers read it back as UTC, see utc-timestamps.ts), every list but an enum list one `jsonb`
+ * array. Values read back are what mappings gave: Bytes as lowercase 0x-hex (SubQuery's store gives
+ * the same), a Date as a Date, lists as arrays of the field's own values.
  */
 const SCALAR_SQL: Record<Scalar, string> = {
   ID: 'text',
@@ -36,8 +39,8 @@ const SCALAR_SQL: Record<Scalar, string> = {
   BigInt: 'numeric',
   Float: 'double precision',
   Boolean: 'boolean',
-  Date: 'timestamptz',
-  Bytes: 'text',
+  Date: 'timestamp',
+  Bytes: 'bytea',
   BigDecimal: 'numeric',
   JSON: 'jsonb',
 };
@@ -65,6 +68,20 @@ export function toJsonText(value: unknown): string {
   return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
+/** Bytes as lowercase 0x-hex: what the store gives back, and how a jsonb list holds them. */
+function bytesHex(v: unknown, where: () => string): string {
+  if (v instanceof Uint8Array) return bytesToHex(v);
+  if (typeof v === 'string' && isHexText(v)) return v.toLowerCase();
+  throw invalid(where, 'bytes (a Uint8Array or a 0x-hex string of whole bytes)', v);
+}
+
+function dateOf(v: unknown, where: () => string): Date {
+  const d = v instanceof Date ? v : typeof v === 'string' || typeof v === 'number' ? new Date(v) : undefined;
+  if (d === undefined || Number.isNaN(d.getTime())) throw invalid(where, 'a Date', v);
+  return d;
+}
+
+/** One value in PostgreSQL's text input form for its column (or its array's element). */
 const scalarEncoders: Record<Scalar, Encode> = {
   ID: encodeString,
   String: encodeString,
@@ -95,16 +112,9 @@ const scalarEncoders: Record<Scalar, Encode> = {
     if (typeof v !== 'boolean') throw invalid(where, 'a boolean', v);
     return v ? 't' : 'f';
   },
-  Date: (v, where) => {
-    const d = v instanceof Date ? v : typeof v === 'string' || typeof v === 'number' ? new Date(v) : undefined;
-    if (d === undefined || Number.isNaN(d.getTime())) throw invalid(where, 'a Date', v);
-    return d.toISOString();
-  },
-  Bytes: (v, where) => {
-    if (v instanceof Uint8Array) return bytesToHex(v);
-    if (typeof v === 'string' && isHexText(v)) return v.toLowerCase();
-    throw invalid(where, 'bytes (a Uint8Array or a 0x-hex string)', v);
-  },
+  // `timestamp` ignores the zone of its input: the UTC time of day is what is stored
+  Date: (v, where) => dateOf(v, where).toISOString(),
+  Bytes: (v, where) => `\\x${bytesHex(v, where).slice(2)}`,
   JSON: (v) => toJsonText(v),
 };
 
@@ -113,8 +123,29 @@ function encodeString(v: unknown, where: () => string): string {
   return v;
 }
 
+type JsonItem = (value: unknown, where: () => string) => unknown;
+
+/**
+ * One item of a list as the jsonb array holds it, as SubQuery's store writes them: numbers,
+ * booleans and strings as themselves, BigInt (and BigDecimal) as decimal strings, a Date as its
+ * ISO text, Bytes as 0x-hex. JSON has no NaN or infinities: a Float list holds those as the strings
+ * "NaN", "Infinity", "-Infinity" (and reads them back as numbers).
+ */
+const jsonItemEncoders: Record<Exclude<Scalar, 'JSON'>, JsonItem> = {
+  ID: encodeString,
+  String: encodeString,
+  Int: (v, where) => Number(scalarEncoders.Int(v, where)),
+  BigInt: scalarEncoders.BigInt,
+  BigDecimal: scalarEncoders.BigDecimal,
+  Float: (v, where) => (typeof v === 'number' && Number.isFinite(v) ? v : scalarEncoders.Float(v, where)),
+  Boolean: (v, where) => (scalarEncoders.Boolean(v, where), v),
+  Date: scalarEncoders.Date,
+  Bytes: bytesHex,
+};
+
 const identity: Decode = (raw) => raw;
 
+/** A column's value as the driver parsed it, back to the mapping's value. */
 const scalarDecoders: Record<Scalar, Decode> = {
   ID: identity,
   String: identity,
@@ -123,9 +154,16 @@ const scalarDecoders: Record<Scalar, Decode> = {
   BigDecimal: (raw) => String(raw),
   Float: (raw) => (typeof raw === 'number' ? raw : Number(raw)),
   Boolean: identity,
-  Date: (raw) => (raw instanceof Date ? raw : new Date(raw as string)),
-  Bytes: identity,
+  Date: (raw) => (raw instanceof Date ? raw : parseUtcTimestamp(String(raw))),
+  Bytes: (raw) => (raw instanceof Uint8Array ? bytesToHex(raw) : `0x${String(raw).replace(/^\\x/, '')}`),
   JSON: (raw) => (typeof raw === 'string' ? JSON.parse(raw) : raw),
+};
+
+/** A jsonb list's item back to the mapping's value */
+const jsonItemDecoders: Record<Exclude<Scalar, 'JSON'>, Decode> = {
+  ...scalarDecoders,
+  Date: (raw) => new Date(raw as string),
+  Bytes: identity,
 };
 
 /** An element inside a PostgreSQL array literal: always quoted, so no value needs sniffing. */
@@ -141,84 +179,58 @@ export function resolveColumn(entity: EntityModel, field: FieldModel, schema: st
   const property = propertyName(field);
   const where = () => `${entity.name}.${property}`;
   const ref = quoteIdent(column);
-  let base: string;
-  let encodeItem: Encode;
-  let decodeItem: Decode;
-  // JSON-ish lists are one jsonb array rather than jsonb[]: simpler to filter and what GraphQL shows.
-  let jsonWhole = false;
-  const t = field.type;
-  switch (t.kind) {
-    case 'scalar':
-      base = SCALAR_SQL[t.scalar];
-      encodeItem = scalarEncoders[t.scalar];
-      decodeItem = scalarDecoders[t.scalar];
-      jsonWhole = t.scalar === 'JSON';
-      break;
-    case 'json':
-      base = 'jsonb';
-      encodeItem = scalarEncoders.JSON;
-      decodeItem = scalarDecoders.JSON;
-      jsonWhole = true;
-      break;
-    case 'enum':
-      base = enumSqlType(schema, t.name, model);
-      encodeItem = encodeString;
-      decodeItem = identity;
-      break;
-    case 'entity':
-      base = 'text';
-      encodeItem = encodeString;
-      decodeItem = identity;
-      break;
-  }
   const nullable = field.nullable;
-  if (!field.list || jsonWhole) {
-    return {
-      field,
-      column,
-      property,
-      sqlType: base,
-      nullable,
-      select: ref,
-      encode(value) {
-        if (value === null || value === undefined) {
-          if (!nullable) throw invalid(where, 'a value (the field is required)', value);
-          return null;
-        }
-        if (jsonWhole) return toJsonText(value);
-        return encodeItem(value, where);
-      },
-      decode: (raw) => (raw === null || raw === undefined ? null : decodeItem(raw)),
-    };
-  }
-  const itemNullable = field.itemNullable;
-  // Drivers only parse arrays of built-in types, and `pg` parses numeric[] into lossy floats:
-  // those arrive as text[] instead and are decoded here.
-  const asText = t.kind === 'enum' || base === 'numeric';
-  return {
+  const t = field.type;
+  const single = (sqlType: string, encode: Encode, decode: Decode): ColumnCodec => ({
     field,
     column,
     property,
-    sqlType: `${base}[]`,
+    sqlType,
     nullable,
-    select: asText ? `${ref}::text[] as ${ref}` : ref,
+    select: ref,
     encode(value) {
       if (value === null || value === undefined) {
-        if (!nullable) throw invalid(where, 'a list (the field is required)', value);
+        if (!nullable) throw invalid(where, 'a value (the field is required)', value);
         return null;
       }
-      if (!Array.isArray(value)) throw invalid(where, 'a list', value);
-      const parts = value.map((item) => {
-        if (item === null || item === undefined) {
-          if (!itemNullable) throw invalid(where, 'list items that are not null', value);
-          return arrayElement(null);
-        }
-        return arrayElement(encodeItem(item, where));
-      });
-      return `{${parts.join(',')}}`;
+      return encode(value, where);
     },
-    decode: (raw) => (raw === null || raw === undefined ? null : (raw as unknown[]).map((item) => (item === null ? null : decodeItem(item)))),
+    decode: (raw) => (raw === null || raw === undefined ? null : decode(raw)),
+  });
+  /** every item of a list through `item`, nulls checked against the field's `[T!]` */
+  const items = <R>(value: unknown, item: (v: unknown) => R, empty: R): R[] => {
+    if (!Array.isArray(value)) throw invalid(where, 'a list', value);
+    return value.map((v) => {
+      if (v !== null && v !== undefined) return item(v);
+      if (!field.itemNullable) throw invalid(where, 'list items that are not null', value);
+      return empty;
+    });
   };
+
+  if (t.kind === 'enum') {
+    const type = enumSqlType(schema, t.name, model);
+    if (!field.list) return single(type, encodeString, identity);
+    // enum lists are arrays of the enum, as SubQuery makes them; drivers know no such array: read as text[]
+    return {
+      ...single(`${type}[]`, (v) => `{${items(v, (x) => arrayElement(encodeString(x, where)), 'NULL').join(',')}}`, identity),
+      select: `${ref}::text[] as ${ref}`,
+    };
+  }
+  if (t.kind === 'entity') return single('text', encodeString, identity);
+  // a JSON value, or a list of them, is one jsonb value
+  if (t.kind === 'json' || t.scalar === 'JSON') return single('jsonb', (v) => toJsonText(v), scalarDecoders.JSON);
+  const scalar = t.scalar;
+  if (!field.list) return single(SCALAR_SQL[scalar], scalarEncoders[scalar], scalarDecoders[scalar]);
+  const encodeItem = jsonItemEncoders[scalar];
+  const decodeItem = jsonItemDecoders[scalar];
+  return single(
+    'jsonb',
+    (v) => JSON.stringify(items(v, (x) => encodeItem(x, where), null)),
+    (raw) => {
+      const arr = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : (raw as unknown[]);
+      return arr.map((x) => (x === null ? null : decodeItem(x)));
+    },
+  );
 }
 
 /** An enum's type, qualified with the project schema. */

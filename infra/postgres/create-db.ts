@@ -9,6 +9,7 @@ import { poolWithCopyIn } from './copy-in.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
 import { openPgliteDir, seedPgliteDir } from './pglite-template.ts';
 import { execute } from './sql.ts';
+import { utcTimestampTypes } from './utc-timestamps.ts';
 
 export interface Db {
   readonly kind: 'postgres' | 'pglite';
@@ -151,6 +152,7 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
     ssl,
     application_name: options.applicationName ?? 'idx',
     connectionTimeoutMillis: 15_000,
+    types: utcTimestampTypes,
   });
   pool.on('error', (err) => options.onPoolError?.(err));
   try {

@@ -9,6 +9,8 @@ import { createTestBackends, type TestBackend } from '../../test/support/test-ba
 import { counterModel, everyTypeModel } from '../../test/support/test-models.ts';
 
 const backends = createTestBackends(t);
+// Date columns hold UTC and read back as UTC whatever the process's zone (utc-timestamps.ts)
+process.env.TZ = 'America/New_York';
 
 async function columnsOf(b: TestBackend, table: string): Promise<Record<string, string>> {
   const rows = await execute<{ column_name: string; udt_name: string; is_nullable: string }>(
@@ -53,17 +55,17 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
       big: 'numeric',
       float: 'float8',
       flag: 'bool',
-      date: 'timestamptz',
-      bytes: 'text',
+      date: 'timestamp',
+      bytes: 'bytea',
       decimal: 'numeric',
       json: 'jsonb',
       kind: 'transfer_kind',
       kinds: '_transfer_kind',
-      strs: '_text',
-      ints: '_int4',
-      bigs: '_numeric',
-      dates: '_timestamptz',
-      flags: '_bool',
+      strs: 'jsonb',
+      ints: 'jsonb',
+      bigs: 'jsonb',
+      dates: 'jsonb',
+      flags: 'jsonb',
       meta: 'jsonb',
       owner_id: 'text',
       created_at: 'timestamptz not null',
@@ -133,9 +135,9 @@ t.test('DDL from a parsed schema.graphql: relations, composite indexes, JSON typ
       to_id: 'text',
       value: 'numeric not null',
       kind: 'kind',
-      tags: '_text',
+      tags: 'jsonb',
       meta: 'jsonb',
-      hash: 'text',
+      hash: 'bytea',
       __block_range: 'int8range not null',
     });
     t.same(
@@ -232,6 +234,24 @@ t.test('every scalar type, list, enum, JSON and relation round-trips', (t) =>
     t.same(got, EVERY);
     t.type(got!.big, 'bigint', 'a BigInt column reads back as bigint');
     t.ok(got!.date instanceof Date);
+    const [raw] = await execute<Record<string, string>>(
+      b.db.kysely,
+      `select date::text, bytes::text, strs::text, ints::text, bigs::text, dates::text, flags::text, kinds::text from "${b.schema}".every_types where id = 'e1'`,
+    );
+    t.same(
+      raw,
+      {
+        date: '2024-02-29 12:34:56.789',
+        bytes: '\\xdeadbeef',
+        strs: JSON.stringify(EVERY.strs).replace(/,/g, ', ').replace('"with, comma"', '"with,comma"'),
+        ints: '[1, -2, 3]',
+        bigs: '["0", "-10000000000000000000000000000000000000000", null]',
+        dates: '["1970-01-01T00:00:00.000Z", null]',
+        flags: '[true, false, null]',
+        kinds: '{IN,OUT,NULL}',
+      },
+      "stored as SubQuery's store stores them: the UTC time, bytea, jsonb lists (BigInt as strings), enum arrays",
+    );
     t.same(
       await store.get('EveryType', 'e2'),
       {
@@ -541,7 +561,7 @@ t.test('fields createdAt/updatedAt own created_at/updated_at; idx keeps its time
         id: 'text not null',
         name: 'text',
         created_at: 'numeric not null',
-        updated_at: 'timestamptz',
+        updated_at: 'timestamp',
         __created_at: 'timestamptz not null',
         __updated_at: 'timestamptz not null',
         ...(historical && { __block_range: 'int8range not null' }),

@@ -320,12 +320,13 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
           continue;
         }
         params.push(encodeFilterValue(t, codec, value));
-        where.push(`${ref} ${op === '=' ? '=' : '<>'} $${params.length}::${type}`);
+        // through text: PGlite would otherwise want a bytea parameter as bytes
+        where.push(`${ref} ${op === '=' ? '=' : '<>'} $${params.length}::text::${type}`);
       } else if (op === 'in' || op === '!in') {
         if (!Array.isArray(value)) throw new IdxError('STORE_INVALID_VALUE', `${entity}.${field} ${op}: expected a list of values`);
         if (codec?.field.list) throw new IdxError('STORE_INVALID_VALUE', `${entity}.${field} is a list; "${op}" compares single values`);
         params.push(textArray(value.map((v) => (v === null || v === undefined ? null : encodeFilterValue(t, codec, v)))));
-        const test = `${ref} = any($${params.length}::${type}[])`;
+        const test = `${ref} = any($${params.length}::text[]::${type}[])`;
         // `!in` excludes nulls, as SQL's NOT IN (and SubQuery's store) does.
         where.push(op === 'in' ? test : `not ${test}`);
       } else {

@@ -7,7 +7,8 @@ import { FULL_TEXT_COLUMN } from '../../domain/entities/entity-model.ts';
 import { resolveColumn, toJsonText } from './column-codec.ts';
 import { fullTextColumnDdl } from './full-text.ts';
 import { textArray } from './create-entity-store.ts';
-import { buildTableDdl, type SchemaDdlOptions } from './schema-ddl.ts';
+import { retypeExpression } from './retype-sql.ts';
+import { buildTableDdl, indexOfStatement, type SchemaDdlOptions } from './schema-ddl.ts';
 import { execute, hasColumn, qualified, quoteIdent, quoteLiteral, type Executor } from './sql.ts';
 
 export interface MigrateOptions extends SchemaDdlOptions {
@@ -15,19 +16,15 @@ export interface MigrateOptions extends SchemaDdlOptions {
   metadata: Readonly<Record<string, unknown>>;
 }
 
-// The index names the DDL of a model creates for a table: read back from the statements themselves,
-// so this follows whatever indexes schema-ddl makes.
-const INDEX_NAME = /^create (?:unique )?index if not exists ("(?:[^"]|"")+") on ("(?:[^"]|"")+")\."((?:[^"]|"")+)"/;
-
+/** The index names the DDL of a model creates, by table: read back from the statements themselves, so this follows schema-ddl. */
 function indexNames(model: SchemaModel, options: SchemaDdlOptions): Map<string, Set<string>> {
   const byTable = new Map<string, Set<string>>();
   for (const statement of buildTableDdl(model, options)) {
-    const m = INDEX_NAME.exec(statement);
-    if (m === null) continue;
-    const table = m[3]!.replace(/""/g, '"');
-    let set = byTable.get(table);
-    if (set === undefined) byTable.set(table, (set = new Set()));
-    set.add(m[1]!);
+    const ix = indexOfStatement(statement);
+    if (ix === undefined) continue;
+    let set = byTable.get(ix.table);
+    if (set === undefined) byTable.set(ix.table, (set = new Set()));
+    set.add(ix.name);
   }
   return byTable;
 }
@@ -77,7 +74,7 @@ export async function migrateEntitySchema(
       for (const name of names) {
         if (keep.has(name)) continue;
         const change = changes.find((c) => c.kind === 'drop-index' && c.entity.table === table) ?? changes[0]!;
-        await step(change, `drop index if exists ${quoteIdent(schema)}.${name}`);
+        await step(change, `drop index if exists ${qualified(schema, name)}`);
       }
     }
     // A field taking the name `created_at`/`updated_at` pushes idx's column aside first; one leaving
@@ -128,8 +125,8 @@ export async function migrateEntitySchema(
           }
           const sameType = JSON.stringify(c.from.type) === JSON.stringify(c.to.type) && c.from.list === c.to.list && c.from.itemNullable === c.to.itemNullable;
           if (!sameType) {
-            const using =
-              !c.from.list && c.to.list ? `case when ${ref} is null then null else array[${ref}::text]::${col.sqlType} end` : `${ref}::text::${col.sqlType}`;
+            const { using, helper } = retypeExpression(c.from, col, ref);
+            if (helper !== undefined) await step(c, helper);
             await step(c, `alter table ${table} alter column ${ref} type ${col.sqlType} using ${using}`);
           }
           if (c.from.nullable !== c.to.nullable) await step(c, `alter table ${table} alter column ${ref} ${c.to.nullable ? 'drop' : 'set'} not null`);

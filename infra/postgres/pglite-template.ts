@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
+import { parseUtcTimestamp, TIMESTAMP_OID } from './utc-timestamps.ts';
 
 /**
  * PGlite runs `initdb` in wasm for every new data folder, which takes seconds. The result is the
@@ -72,7 +73,12 @@ export async function seedPgliteDir(dataDir: string): Promise<void> {
  */
 export async function openPgliteDir(dataDir: string): Promise<PGlite> {
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
-  return PGlite.create({ dataDir, extensions: { btree_gist }, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+  return PGlite.create({
+    dataDir,
+    extensions: { btree_gist },
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    parsers: { [TIMESTAMP_OID]: parseUtcTimestamp },
+  });
 }
 
 /**

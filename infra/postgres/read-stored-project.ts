@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { LAYOUT, withStoredLayout } from '../../domain/entities/layout.ts';
 import { BLOCK_RANGE, changesIndexNames } from './schema-ddl.ts';
 import { execute, qualified } from './sql.ts';
 
@@ -35,9 +36,17 @@ export async function readStoredProject(db: Kysely<any>, schema: string, where =
   );
   if (!tables.some((t) => t.table === '_metadata')) throw new IdxError('PROJECT_NOT_INDEXED', `schema "${schema}" in ${where} has no _metadata table: ${hint}`);
   const [row] = await execute<{ value: unknown }>(db, `select value from ${qualified(schema, '_metadata')} where key = 'schema'`);
-  const model = typeof row?.value === 'string' ? (JSON.parse(row.value) as unknown) : row?.value;
-  if (!isSchemaModel(model)) {
+  const value = typeof row?.value === 'string' ? (JSON.parse(row.value) as unknown) : row?.value;
+  if (!isSchemaModel(value)) {
     throw new IdxError('PROJECT_NOT_INDEXED', `schema "${schema}" in ${where} holds no entity model (_metadata key "schema"): ${hint}`);
+  }
+  const model = withStoredLayout(value);
+  if (model.layout < LAYOUT) {
+    throw new IdxError(
+      'SCHEMA_LAYOUT_OLD',
+      `schema "${schema}" in ${where} was made by an earlier idx, with table names and column types of its own (layout ${model.layout}); ` +
+        `this idx-query reads SubQuery's layout. Start idx-node (this version) on the project once: it upgrades the tables in place, keeping every row`,
+    );
   }
   const present = new Map(tables.map((t) => [t.table, t.historical]));
   const missing = model.entities.filter((e) => !present.has(e.table)).map((e) => e.table);
@@ -59,7 +68,7 @@ export async function readStoredProject(db: Kysely<any>, schema: string, where =
   };
 }
 
-function isSchemaModel(v: unknown): v is SchemaModel {
+function isSchemaModel(v: unknown): v is Omit<SchemaModel, 'layout'> {
   const m = v as SchemaModel | undefined;
   return typeof m === 'object' && m !== null && Array.isArray(m.entities) && Array.isArray(m.enums) && Array.isArray(m.jsonTypes);
 }

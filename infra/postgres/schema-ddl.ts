@@ -24,6 +24,15 @@ export function changesIndexNames(table: string): [begun: string, ended: string]
 
 export const BLOCK_RANGE = '__block_range';
 
+// how buildTableDdl writes an index: `create [unique] index if not exists "<name>" on "<schema>"."<table>" …`
+const INDEX_STATEMENT = /^create (?:unique )?index if not exists "((?:[^"]|"")+)" on "(?:[^"]|"")+"\."((?:[^"]|"")+)"/;
+
+/** The index a statement of {@link buildTableDdl} creates (names unquoted), or undefined for a table. */
+export function indexOfStatement(statement: string): { name: string; table: string } | undefined {
+  const m = INDEX_STATEMENT.exec(statement);
+  return m === null ? undefined : { name: m[1]!.replace(/""/g, '"'), table: m[2]!.replace(/""/g, '"') };
+}
+
 /**
  * `CREATE ... IF NOT EXISTS` statements for the entity tables and their indexes; enums are made by
  * {@link applySchemaDdl}, which needs to look at what exists.

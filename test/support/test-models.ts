@@ -1,4 +1,5 @@
 import type { EntityModel, FieldModel, FieldType, SchemaModel } from '../../domain/entities/entity-model.ts';
+import { LAYOUT } from '../../domain/entities/layout.ts';
 import { columnName, enumTypeName, tableName } from '../../domain/entities/names.ts';
 
 /** Entity models for storage tests, built by hand so they do not depend on the schema parser. */
@@ -32,6 +33,7 @@ export function entity(name: string, fields: Record<string, FieldSpec | string>,
 
 export function schemaModel(entities: EntityModel[], enums: Record<string, string[]> = {}): SchemaModel {
   return {
+    layout: LAYOUT,
     entities,
     enums: Object.entries(enums).map(([name, values]) => ({ name, pgName: enumTypeName(name), values })),
     jsonTypes: [],

@@ -11,7 +11,7 @@ import { heightFor, type BlockHeightInput } from './block-constraint.ts';
 import { connectionArgs, type CollectionArgs } from './collection-args.ts';
 import { graphNames } from './graph-names.ts';
 import { GraphQLGraphBigDecimal, GraphQLGraphBigInt, GraphQLGraphBytes } from './graph-scalars.ts';
-import { graphFieldType, graphValueType, isoText } from './graph-types.ts';
+import { graphFieldType, graphList, graphValueType, isoText } from './graph-types.ts';
 import { metaField } from './meta-field.ts';
 import { GRAPH_DEFAULT_FIRST, type SubgraphContext } from './subgraph-context.ts';
 import { wherePlans } from './where-plan.ts';
@@ -92,7 +92,7 @@ export function buildSubgraphSchema(input: SubgraphSchemaInput): GraphQLSchema {
       fields[c.name] = {
         type: graphFieldType(c),
         resolve: date
-          ? (row: EntityRow) => (c.list ? ((row[c.column] as unknown[] | null)?.map(isoText) ?? null) : isoText(row[c.column]))
+          ? (row: EntityRow) => (graphList(c) ? ((row[c.column] as unknown[] | null)?.map(isoText) ?? null) : isoText(row[c.column]))
           : (row: EntityRow) => row[c.column],
       };
     }
@@ -138,7 +138,7 @@ export function buildSubgraphSchema(input: SubgraphSchemaInput): GraphQLSchema {
     // values carry the SubQuery dialect's orderBy stem, which collection-args.ts completes with the direction
     const orderBy: Record<string, { value: string }> = {};
     for (const c of t.columns) {
-      if (!orderable(c)) continue;
+      if (!orderable(c) || c.kind === 'json') continue; // graph-node orders no list or JSON
       const relation = t.forward.find((r) => r.column === c.column);
       orderBy[relation?.name ?? c.name] = { value: c.upper };
     }
@@ -176,7 +176,7 @@ function childOrders(t: EntityTable, tables: ReadonlyMap<string, EntityTable>): 
   for (const r of t.forward) {
     const by = `_BY_${r.column.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}__`;
     for (const c of tables.get(r.entity)!.columns) {
-      if (!orderable(c) || c.references !== undefined) continue;
+      if (!orderable(c) || c.kind === 'json' || c.references !== undefined) continue;
       const stem = stems.find((s) => s.endsWith(`${by}${c.upper}`));
       if (stem !== undefined) out.set(`${r.name}__${c.name}`, stem);
     }

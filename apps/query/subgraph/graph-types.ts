@@ -25,12 +25,12 @@ const SCALAR_TYPE: Record<string, Omit<GraphValueType, 'date'>> = {
   JSON: { name: 'JSON', class: 'JSON' },
 };
 
-/** The Graph type of a stored column that is not a relation. */
+/** The Graph type of a stored column that is not a relation (of one item, for a list), by its field's type. */
 export function graphValueType(c: QueryColumn): GraphValueType {
   if (c.field === undefined) return { name: 'ID', class: 'ID', date: false };
-  if (c.kind === 'enum') return { name: c.enumName!, class: 'Enum', date: false };
-  if (c.kind === 'json') return { name: 'JSON', class: 'JSON', date: false };
   const t = c.field.type;
+  if (t.kind === 'enum') return { name: t.name, class: 'Enum', date: false };
+  if (t.kind === 'json') return { name: 'JSON', class: 'JSON', date: false };
   if (t.kind === 'scalar') {
     if (t.scalar === 'Date') return { name: 'String', class: 'Ordered', date: true };
     return { ...SCALAR_TYPE[t.scalar]!, date: false };
@@ -39,10 +39,15 @@ export function graphValueType(c: QueryColumn): GraphValueType {
   return { name: 'String', class: 'String', date: false };
 }
 
+/** A list field as graph-node types it (`[Int!]`), whether stored as jsonb or an enum array; a JSON list is one JSON value. */
+export function graphList(c: QueryColumn): boolean {
+  return c.field?.list === true && graphValueType(c).class !== 'JSON';
+}
+
 /** The GraphQL type of a column's field: `[Int!]`, `BigInt!`, … */
 export function graphFieldType(c: QueryColumn): string {
   const { name } = graphValueType(c);
-  const type = c.list ? `[${name}${c.field?.itemNullable === false ? '!' : ''}]` : name;
+  const type = graphList(c) ? `[${name}${c.field?.itemNullable === false ? '!' : ''}]` : name;
   return c.nullable ? type : `${type}!`;
 }
 

@@ -32,6 +32,8 @@ const project = storedProjectOf(`
     kind: Kind
     kinds: [Kind!]
     amounts: [BigInt!]
+    hashes: [Bytes!]
+    days: [Date!]
   }
 `);
 const tables = entityTables(project);
@@ -96,6 +98,11 @@ t.test('lists compare whole; Bytes contain by their hex', async (t) => {
   t.same(tr('Transfer', { data_contains: '0xabcd' }), { data: { includes: 'abcd' } });
   t.same(tr('Transfer', { data_not_contains: '0xab' }), { data: { notIncludes: 'ab' } });
   t.same(tr('Transfer', { data: '0xab' }), { data: { equalTo: '0xab' } });
+  t.same(
+    tr('Transfer', { hashes_contains: ['0xABcd'], days: ['2024-05-01T14:00:00+02:00'] }),
+    { hashes: { contains: ['0xabcd'] }, days: { equalTo: ['2024-05-01T12:00:00.000Z'] } },
+    'list items as the jsonb array holds them: bytes in lowercase, dates in UTC',
+  );
 });
 
 t.test('and, or, and several fields', async (t) => {
@@ -149,7 +156,7 @@ t.test('every filter field compiles to SQL (each operator exists for its column)
     const many = f.type.startsWith('[');
     const base = f.type.replace(/[[\]!]/g, '');
     const one = { BigInt: '1', BigDecimal: '1.5', Int: 1, Float: 1.5, Boolean: true, Bytes: '0xab', Kind: 'MINT', JSON: { a: 1 } }[base] ?? 'a';
-    const value = base === 'String' && f.name.startsWith('at') ? '2024-01-01T00:00:00Z' : one;
+    const value = base === 'String' && (f.name.startsWith('at') || f.name.startsWith('days')) ? '2024-01-01T00:00:00Z' : one;
     return many ? [value] : value;
   };
   let n = 0;

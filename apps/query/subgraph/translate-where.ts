@@ -1,4 +1,5 @@
 import { badInput, type FilterInput } from '../compile-filter.ts';
+import { isoText } from './graph-types.ts';
 import type { GraphOp, WherePlan, WhereTarget } from './where-plan.ts';
 
 /** The SubQuery dialect's operator for each Graph operator on a single value (filter-operators.ts). */
@@ -80,11 +81,19 @@ function translateField(plans: ReadonlyMap<string, WherePlan>, plan: WherePlan, 
     const base = key.slice(0, key.length - op.length - 1);
     throw badInput(`${plan.type}.${key}: null is not a value to compare with; ask for missing values with ${base}: null or ${base}_not: null`);
   }
-  if (shape === 'list') {
-    if (op === 'not_contains') return { not: { [field]: { contains: value } } };
-    return { [field]: { [LIST_OPERATOR[op]!]: value } };
+  if (shape === 'list' || shape === 'bytes-list' || shape === 'date-list') {
+    // a list's items as its jsonb array holds them: bytes in lowercase hex, dates as their ISO text in UTC
+    const item = (x: unknown) => {
+      if (typeof x !== 'string') return x;
+      if (shape === 'bytes-list') return x.toLowerCase();
+      if (Number.isNaN(Date.parse(x))) throw badInput(`${plan.type}.${key}: ${JSON.stringify(x.slice(0, 40))} is not an ISO 8601 date and time`);
+      return isoText(x);
+    };
+    const items = shape === 'list' ? value : (value as unknown[]).map(item);
+    if (op === 'not_contains') return { not: { [field]: { contains: items } } };
+    return { [field]: { [LIST_OPERATOR[op]!]: items } };
   }
-  // Bytes are stored as `0x` hex text: a byte string contains another where its hex does
+  // Bytes show as `0x` hex: a byte string contains another where its hex does
   if (shape === 'bytes' && (op === 'contains' || op === 'not_contains')) return { [field]: { [SCALAR_OPERATOR[op]]: String(value).replace(/^0x/, '') } };
   return { [field]: { [SCALAR_OPERATOR[op]]: value } };
 }

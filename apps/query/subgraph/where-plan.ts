@@ -1,6 +1,6 @@
 import type { EntityTable } from '../entity-tables.ts';
 import { graphNames } from './graph-names.ts';
-import { graphValueType, type ValueClass } from './graph-types.ts';
+import { graphList, graphValueType, type ValueClass } from './graph-types.ts';
 
 /** A suffix of graph-node's filter fields: `value_gt` is `value` with `gt`; `''` is equality. */
 export type GraphOp =
@@ -60,10 +60,13 @@ export const GRAPH_OPS: Record<ValueClass, readonly GraphOp[]> = {
 /** Lists (not JSON): equality and containment of the whole list. */
 export const LIST_OPS: readonly GraphOp[] = ['', 'not', 'contains', 'not_contains'];
 
+/** A filtered value: one, or a whole list (of bytes and of dates, items are written as the store holds them). */
+export type ValueShape = 'scalar' | 'bytes' | 'list' | 'bytes-list' | 'date-list';
+
 /** What one field of a `<T>_filter` input filters, in the SubQuery dialect's terms (compile-filter.ts). */
 export type WhereTarget =
   /** an operator on a column: `field` is the SubQuery filter field (`value`, `fromId`) */
-  | { kind: 'value'; field: string; op: GraphOp; shape: 'scalar' | 'bytes' | 'list' }
+  | { kind: 'value'; field: string; op: GraphOp; shape: ValueShape }
   /** `from_`, `sentTransfers_`: a filter on the related rows; `many` for a `@derivedFrom` list */
   | { kind: 'child'; field: string; entity: string; many: boolean };
 
@@ -93,7 +96,7 @@ function wherePlan(t: EntityTable, tables: ReadonlyMap<string, EntityTable>): Wh
   const add = (f: WhereField) => {
     if (!fields.has(f.name)) fields.set(f.name, f);
   };
-  const ops = (name: string, field: string, type: string, list: boolean, ops: readonly GraphOp[], shape: 'scalar' | 'bytes' | 'list') => {
+  const ops = (name: string, field: string, type: string, list: boolean, ops: readonly GraphOp[], shape: ValueShape) => {
     for (const op of ops) {
       const many = op === 'in' || op === 'not_in' || list;
       add({ name: op === '' ? name : `${name}_${op}`, type: many ? `[${type}!]` : type, target: { kind: 'value', field, op, shape } });
@@ -112,7 +115,7 @@ function wherePlan(t: EntityTable, tables: ReadonlyMap<string, EntityTable>): Wh
       continue;
     }
     const v = graphValueType(c);
-    if (c.list && v.class !== 'JSON') ops(c.name, c.name, v.name, true, LIST_OPS, 'list');
+    if (graphList(c)) ops(c.name, c.name, v.name, true, LIST_OPS, v.name === 'Bytes' ? 'bytes-list' : v.date ? 'date-list' : 'list');
     else ops(c.name, c.name, v.name, false, GRAPH_OPS[v.class], v.class === 'Bytes' ? 'bytes' : 'scalar');
   }
   for (const r of t.backward) {

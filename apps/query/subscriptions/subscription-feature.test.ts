@@ -12,9 +12,11 @@ import { startSubscriptionService } from '../../../test/support/query-client.ts'
 import { entity, schemaModel } from '../../../test/support/test-models.ts';
 
 const backends = createTestBackends(t);
+// a notified Date is UTC without a zone (to_jsonb of a timestamp): it must read as UTC in any zone
+process.env.TZ = 'America/New_York';
 
 const model = schemaModel([
-  entity('Account', { name: 'String', balance: 'BigInt', score: 'Float' }),
+  entity('Account', { name: 'String', balance: 'BigInt', score: 'Float', key: 'Bytes', seen: 'Date', tags: { type: 'BigInt', list: true } }),
   entity('Transfer', { from: { type: { kind: 'entity', entity: 'Account' } }, value: 'BigInt', note: 'String' }),
 ]);
 
@@ -84,7 +86,7 @@ t.test('subscriptions: INSERT, UPDATE, DELETE with their rows, id and mutation f
 
     const client = createClient({ url: `ws://localhost:${running.port}/`, webSocketImpl: WebSocket, retryAttempts: 0 });
     t.teardown(() => client.dispose());
-    const accounts = collect<Payload>(client, 'subscription { accounts { id mutation_type _entity { id name balance score } } }');
+    const accounts = collect<Payload>(client, 'subscription { accounts { id mutation_type _entity { id name balance score key seen tags } } }');
     const onlyB = collect<Payload>(
       client,
       'subscription ($ids: [ID!]) { accounts(id: $ids, mutation: [UPDATE, DELETE]) { id mutation_type _entity { name } } }',
@@ -100,7 +102,10 @@ t.test('subscriptions: INSERT, UPDATE, DELETE with their rows, id and mutation f
 
     const big = '123456789012345678901234567890';
     await store.flush({
-      operations: [op('Account', 'a', 1, { name: 'alice', balance: BigInt(big), score: 1.5 }), op('Account', 'b', 1, { name: 'bob', balance: 0n })],
+      operations: [
+        op('Account', 'a', 1, { name: 'alice', balance: BigInt(big), score: 1.5, key: '0xAB01', seen: new Date('2024-02-29T12:34:56.789Z'), tags: [1n, 2n] }),
+        op('Account', 'b', 1, { name: 'bob', balance: 0n }),
+      ],
     });
     await store.flush({
       operations: [op('Account', 'b', 2, { name: 'bob', balance: 7n }), op('Transfer', 't1', 2, { fromId: 'a', value: 7n, note: 'x'.repeat(8100) })],
@@ -110,12 +115,16 @@ t.test('subscriptions: INSERT, UPDATE, DELETE with their rows, id and mutation f
     t.strictSame(
       await accounts.wait(4),
       [
-        { id: 'a', mutation_type: 'INSERT', _entity: { id: 'a', name: 'alice', balance: big, score: 1.5 } },
-        { id: 'b', mutation_type: 'INSERT', _entity: { id: 'b', name: 'bob', balance: '0', score: null } },
-        { id: 'b', mutation_type: 'UPDATE', _entity: { id: 'b', name: 'bob', balance: '7', score: null } },
-        { id: 'b', mutation_type: 'DELETE', _entity: { id: 'b', name: 'bob', balance: '7', score: null } },
+        {
+          id: 'a',
+          mutation_type: 'INSERT',
+          _entity: { id: 'a', name: 'alice', balance: big, score: 1.5, key: '0xab01', seen: '2024-02-29T12:34:56.789Z', tags: ['1', '2'] },
+        },
+        { id: 'b', mutation_type: 'INSERT', _entity: { id: 'b', name: 'bob', balance: '0', score: null, key: null, seen: null, tags: null } },
+        { id: 'b', mutation_type: 'UPDATE', _entity: { id: 'b', name: 'bob', balance: '7', score: null, key: null, seen: null, tags: null } },
+        { id: 'b', mutation_type: 'DELETE', _entity: { id: 'b', name: 'bob', balance: '7', score: null, key: null, seen: null, tags: null } },
       ],
-      'every change in order, BigInt exact, DELETE with the last state',
+      'every change in order, BigInt exact, Bytes as 0x-hex, a Date in UTC, DELETE with the last state',
     );
     t.strictSame(
       (await onlyB.wait(2)).map((p) => `${p.mutation_type} ${p.id}`),

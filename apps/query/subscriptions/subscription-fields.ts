@@ -1,6 +1,7 @@
 import { notifyChannel } from '../../../domain/entities/names.ts';
 import type { NotifyListener } from '../../../infra/postgres/notify-listener.ts';
 import type { NotifyPayload } from '../../../infra/postgres/notify-triggers.ts';
+import { parseUtcTimestamp } from '../../../infra/postgres/utc-timestamps.ts';
 import type { SchemaExtension } from '../build-schema.ts';
 import type { EntityTable } from '../entity-tables.ts';
 import { loadById, type EntityRow } from '../entity-rows.ts';
@@ -65,12 +66,19 @@ export function subscriptionFields(listener: NotifyListener): SchemaExtension {
   };
 }
 
-/** The row a trigger sent, keyed by column as the query's own reads are; numeric values already come as text. */
+/**
+ * The row a trigger sent (to_jsonb of the row), keyed by column and made what the query's own reads
+ * give (numeric values already come as text): bytea's `\\x…` as 0x-hex, a timestamp's zoneless ISO
+ * text as the UTC instant it holds, NaN and ±Infinity of double precision (strings in JSON) as numbers.
+ */
 export function notifiedRow(t: EntityTable, entity: Record<string, unknown>): EntityRow {
   const row: EntityRow = { ...entity };
   for (const c of t.columns) {
-    // to_jsonb writes NaN and ±Infinity of double precision columns as strings
-    if (c.kind === 'float' && !c.list && typeof row[c.column] === 'string') row[c.column] = Number(row[c.column]);
+    const v = row[c.column];
+    if (typeof v !== 'string' || c.list) continue;
+    if (c.kind === 'float') row[c.column] = Number(v);
+    else if (c.kind === 'bytes') row[c.column] = `0x${v.replace(/^\\x/, '')}`;
+    else if (c.kind === 'datetime') row[c.column] = parseUtcTimestamp(v);
   }
   return row;
 }
