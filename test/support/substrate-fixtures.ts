@@ -39,25 +39,7 @@ export interface KnownDifference {
 }
 
 /** idx's known differences from @subql/node 6.4.6 that fixtures expose (issue 26 numbers them). */
-export const DIFFERS = {
-  tableNames: {
-    says:
-      'entity names with runs of capitals: idx names ERC20TokenTransfer’s table erc20_token_transfers, @subql/node e_r_c20_token_transfers ' +
-      '(sequelize’s underscored: an underscore before every capital: NewTTL → new_t_t_ls)',
-    shows: 'tables',
-    lines: /^\w+: (idx|SubQuery) has no such table$/,
-  },
-  listType: {
-    says: 'lists ([String]) are text[] in idx, jsonb in @subql/node (issue 26, item 6)',
-    shows: 'tables',
-    lines: /^\w+: column \w+: SubQuery jsonb, idx _\w+$/,
-  },
-  dateType: {
-    says: 'Date columns are timestamp with time zone in idx, timestamp without time zone in @subql/node (issue 26, item 6)',
-    shows: 'tables',
-    lines: /^\w+: column \w+: SubQuery timestamp without time zone, idx timestamp with time zone$/,
-  },
-} as const satisfies Record<string, KnownDifference>;
+export const DIFFERS = {} as const satisfies Record<string, KnownDifference>;
 
 /** What a fixture's known differences say about where they show, for a test's todo (undefined when none). */
 export function knownAt(fixture: SubstrateFixture, shows: KnownDifference['shows']): string | undefined {
@@ -74,28 +56,24 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Polkadot/Polkadot-starter' },
     exercises: 'balances.Transfer event handler; sender from the extrinsic signer (asserted); decodeAddress; Transfer→Account relations, Date',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'statemine-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Statemine/statemine-starter' },
     exercises: 'balances.Transfer event handler with sender from the event data; decodeAddress; relations, Date (the local runtime is statemine)',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'acurast-canary-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Acurast/acurast-canary-starter' },
     exercises: 'the starter with a required Date (date: Date!)',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'energy-web-x-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Energy Web X/energy-web-x-starter' },
     exercises: 'a mapping that reads Transfer data as [to, amount]: fails on a chain whose Transfer is [from, to, amount]',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'acala-starter',
@@ -103,7 +81,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Acala/acala-starter' },
     exercises: 'chain types in JS: typesBundle from @acala-network/type-definitions and a top-level types override',
     needs: ['@acala-network/type-definitions@5.1.2'],
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'moonbeam-starter',
@@ -111,7 +88,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Moonbeam/Moonbeam-starter' },
     exercises: 'chain types in JS: typesBundle from moonbeam-types-bundle',
     needs: ['moonbeam-types-bundle@2.0.10'],
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'kilt-spiritnet-starter',
@@ -119,7 +95,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Kilt/kilt-spiritnet-starter' },
     exercises: 'chain types in JS: typesBundle from @kiltprotocol/type-definitions',
     needs: ['@kiltprotocol/type-definitions@1.11502.1'],
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'kilt-credentials-example',
@@ -127,21 +102,18 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Kilt/kilt-spiritnet-credentials-example' },
     exercises: 'event handlers on attestation.*, a pallet the local runtime lacks: nothing to index',
     needs: ['@kiltprotocol/type-definitions@1.11502.1'],
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'astar-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Astar/astar-starter' },
     exercises: 'chain types in JS: an inline typesBundle.spec for astar',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'basilisk-starter',
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Basilisk/basilisk-starter' },
     exercises: 'chain types in JS: an inline typesBundle.spec with an alias and an Address override',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'bajun-starter',
@@ -154,7 +126,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     manifest: 'project.ts',
     source: { ...STARTER, path: 'Avail/avail-starter' },
     exercises: 'chain types in JS for avail (header extension types), network.bypassBlocks',
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'reef-starter',
@@ -168,7 +139,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Frequency/frequency-starter' },
     exercises: 'chain types in JS built from @frequency-chain/api-augment (an ESM package with exports conditions)',
     needs: ['@frequency-chain/api-augment@2.0.1'],
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'zeitgeist-starter',
@@ -183,7 +153,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     source: { ...STARTER, path: 'Quartz/quartz-subql-starter' },
     exercises: 'chain types in JS importing a package subpath (@unique-nft/types/definitions)',
     needs: ['@unique-nft/types@0.2.0'],
-    differs: [DIFFERS.dateType],
   },
   {
     name: 'subsocial-starter',
@@ -219,7 +188,6 @@ export const SUBSTRATE_FIXTURES: readonly SubstrateFixture[] = [
     exercises:
       'a multichain project (subquery-multichain.yaml: a Substrate and an EVM manifest, one schema); its Substrate half run alone: ' +
       'event handlers on bioauth and imOnline, pallets the local runtime lacks; a [String]! list and Dates; @polkadot/api-augment',
-    differs: [DIFFERS.tableNames, DIFFERS.dateType, DIFFERS.listType],
   },
   {
     name: 'polkadot-dictionary',
