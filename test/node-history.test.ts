@@ -9,6 +9,7 @@ import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, erc20Tables } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
+import { indexedDbReads } from './support/index-in-process.ts';
 
 exitWhenDone();
 
@@ -33,21 +34,9 @@ for (const kind of BACKENDS) {
         signal: new AbortController().signal,
         settings: { stopAtHeight: best },
       });
-    /** PGlite allows one open per folder: open for each look, between runs. */
-    const withDb = async <T>(fn: (db: Db) => Promise<T>): Promise<T> => {
-      const db = await openDb(kind, dir);
-      try {
-        return await fn(db);
-      } finally {
-        await db.close();
-      }
-    };
     const [whole, schema] = [uniqueSchemaName('idx_hist'), uniqueSchemaName('idx_hist')];
-    t.teardown(() =>
-      withDb(async (db) => {
-        for (const s of [whole, schema]) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`);
-      }),
-    );
+    // PGlite allows one open per folder: open for each look, between runs
+    const withDb = indexedDbReads(t, kind, dir, [whole, schema]);
     await index(whole);
     await index(schema);
 

@@ -16,7 +16,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { chainMetadataTable } from '../domain/entities/chain-tables.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { indexInProcess, indexedDbReads, openIndexedDb } from './support/index-in-process.ts';
 import { gqlData, startQueryService } from './support/query-client.ts';
 import { startFinalityLagProxy } from './support/finality-lag-proxy.ts';
 import { startRpcProxy } from './support/local-rpc-server.ts';
@@ -574,8 +574,9 @@ t.test('a filter naming what the runtime lacks: a warning naming the field, and 
     const schema = uniqueSchemaName('idx_substrate_unknown');
     const lines: string[] = [];
     await indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END, (line) => void lines.push(line));
-    const db = await openIndexedDb(t, kind, dir, [schema]);
-    const count = async (name: string) => Number((await execute(db.kysely, `select count(*)::int as n from ${quoteIdent(schema)}.${name}`))[0]!.n);
+    const read = indexedDbReads(t, kind, dir, [schema]);
+    const count = (name: string) =>
+      read(async (db) => Number((await execute(db.kysely, `select count(*)::int as n from ${quoteIdent(schema)}.${name}`))[0]!.n));
     t.equal(lines.filter((l) => warning.test(l)).length, 1, 'warned once');
     t.equal(await count(table), 0, `the handler matched nothing: no ${table}`);
     t.equal(await count('block_samples'), 1, 'the other handlers ran (block 10 sampled)');
@@ -587,8 +588,8 @@ t.test('bad input: the wrong genesis hash, an unreachable endpoint; nothing inde
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_substrate_bad');
   await indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], 4);
-  const db = await openIndexedDb(t, kind, dir, [schema]);
-  const count = async () => Number((await execute(db.kysely, `select count(*)::int as n from ${quoteIdent(schema)}.transfers`))[0]!.n);
+  const read = indexedDbReads(t, kind, dir, [schema]);
+  const count = () => read(async (db) => Number((await execute(db.kysely, `select count(*)::int as n from ${quoteIdent(schema)}.transfers`))[0]!.n));
   const before = await count();
   t.ok(before > 0);
 
@@ -643,15 +644,16 @@ t.test(
     while ((await chain.height()) < END + 1) await w.block();
 
     await t.rejects(indexInProcess(kind, dir, chain.wsUrl, args, END + 1), { code: 'FORK_BEYOND_UNFINALIZED', message: /reindex --targetHeight/ });
-    const db = await openIndexedDb(t, kind, dir, [schema]);
-    const s = quoteIdent(schema);
-    const lastBefore = (await execute(db.kysely, `select value from ${s}._metadata where key = 'lastProcessedHeight'`))[0]!.value;
+    const read = indexedDbReads(t, kind, dir, [schema]);
+    const lastBefore = await read(
+      async (db) => (await execute(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`))[0]!.value,
+    );
     t.equal(lastBefore, END, 'nothing indexed from the new branch');
 
     await reindex({ ...nodeOptions(dir, chain.wsUrl, args), idx: dir }, FORK, quietLogger, envFor(kind));
     await indexInProcess(kind, dir, chain.wsUrl, args, END + 1);
     const newBranch = await transfersOnChain(FORK + 1, END + 1);
-    t.same(await indexedTransfers(db, schema, FORK), [...newBranch].sort(byId), 'above the fork: exactly the transfers of the new branch');
+    t.same(await read((db) => indexedTransfers(db, schema, FORK)), [...newBranch].sort(byId), 'above the fork: exactly the transfers of the new branch');
     t.ok(
       newBranch.some((e) => e.amount === '123456789'),
       "the new branch's own transfer is among them",
@@ -670,8 +672,8 @@ t.test('--unfinalized-blocks behind a finality that trails the head: a reorganis
   await w.block();
   const top = await chain.height();
   await indexInProcess(kind, dir, proxy.url, args, top);
-  const db = await openIndexedDb(t, kind, dir, [schema]);
-  const amounts = async () => (await indexedTransfers(db, schema)).map((r) => r.amount);
+  const read = indexedDbReads(t, kind, dir, [schema]);
+  const amounts = () => read(async (db) => (await indexedTransfers(db, schema)).map((r) => r.amount));
   t.ok((await amounts()).includes('111111'), "the old branch's transfer is indexed");
 
   const fork = top - 2; // above the finalized head (top - 6), so its blocks are kept as unfinalized
@@ -695,6 +697,6 @@ t.test('--unfinalized-blocks behind a finality that trails the head: a reorganis
   t.notOk(now.includes('111111'), "the old branch's transfer is gone");
   t.ok(now.includes('222222'), "the new branch's transfer is there");
   const onChain = await transfersOnChain(1, top + 1);
-  t.same(await indexedTransfers(db, schema), [...onChain].sort(byId), "every transfer row is the chain's, once");
-  t.same(await indexedTotals(db, schema), runningTotals(onChain), "the accounts' running totals count the new branch's blocks only");
+  t.same(await read((db) => indexedTransfers(db, schema)), [...onChain].sort(byId), "every transfer row is the chain's, once");
+  t.same(await read((db) => indexedTotals(db, schema)), runningTotals(onChain), "the accounts' running totals count the new branch's blocks only");
 });

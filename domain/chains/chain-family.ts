@@ -5,7 +5,7 @@ export type ChainFamilyName = 'ethereum' | 'substrate';
 
 /** What every family's fetched range has: its blocks by height (those the plan fetched), and how many events it holds. */
 export interface FetchedBlocks {
-  blocks: Map<number, { height: number; hash: string; timestamp: number }>;
+  blocks: Map<number, { height: number; hash: string; parentHash: string; timestamp: number }>;
   /** events (EVM logs, Substrate events) fetched in all, for the events/s figure */
   logCount: number;
 }

@@ -65,10 +65,32 @@ t.test('PGlite: a second writer is refused naming the first; after SIGKILL of th
   await t.rejects(createDb({ env: {}, dataDir: dir, writerLock }), { code: 'DB_LOCKED', message: /in use by this same process/ });
   await db.close();
   await t.rejects(readFile(join(dir, LOCK_FILE)), { code: 'ENOENT' }, 'closing removes the lock file');
-  // readers take no lock: opening without writerLock works while a writer holds it
-  const writer = await createDb({ env: {}, dataDir: dir, writerLock });
-  t.teardown(() => writer.close());
 });
+
+// A second PGlite on a folder reads the pages it has cached, never the other's commits: a test that
+// kept a reader open across a node run read a rewound branch's rows as if the rewind had not happened.
+t.test(
+  'PGlite: a reader opens the folder alone too; a writer, in this process or another, is refused while it reads, and a reader while a writer writes',
+  async (t) => {
+    const dir = await freshPgliteDir();
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const writerLock = { schema: 'app', program: 'idx-node' };
+    const reader = await createDb({ env: {}, dataDir: dir, applicationName: 'a test reading it' });
+    t.match(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')), { pid: process.pid, program: 'a test reading it' });
+    await t.rejects(createDb({ env: {}, dataDir: dir, writerLock }), { code: 'DB_LOCKED', message: /in use by this same process/ });
+    await t.rejects(createDb({ env: {}, dataDir: dir }), { code: 'DB_LOCKED', message: /in use by this same process/ }, 'a second reader as well');
+    await reader.close();
+
+    const holder = await startHolder(t, { env: {}, dataDir: dir, writerLock });
+    await t.rejects(createDb({ env: {}, dataDir: dir }), {
+      code: 'DB_LOCKED',
+      message: new RegExp(`is in use by idx-node \\(pid ${holder.pid} on .*idx-query can read the database while the node runs`),
+    });
+    await kill9(holder);
+    const after = await createDb({ env: {}, dataDir: dir });
+    await after.close();
+  },
+);
 
 t.test('PGlite: lock files of dead or reused pids are stale; a live holder on another host is not', async (t) => {
   // The lock file alone (createDb takes it, as the test above shows): no database needs opening.

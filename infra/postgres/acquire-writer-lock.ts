@@ -10,7 +10,8 @@ import { IdxError } from '../../domain/errors.ts';
 /**
  * One database, one writer: two nodes on one PGlite folder corrupt it, two on one PostgreSQL
  * schema overwrite each other's rows. A writer takes this lock before touching anything; readers
- * (idx-query) never do.
+ * of PostgreSQL (idx-query) never do. A PGlite folder is opened by one process at a time, readers
+ * included (createDb takes its lock file for every open): a second open reads stale pages.
  *
  * - PGlite: a lock file in the data folder naming the holder (pid, host, start time), its mtime
  *   refreshed by a worker thread (so a busy main thread does not let it lapse). It is stale, and

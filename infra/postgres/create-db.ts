@@ -48,7 +48,8 @@ export interface CreateDbOptions {
   /**
    * Writers (idx-node, its force-clean and reindex, idx-shard) take the writer lock before touching
    * the database: the PGlite folder's lock file, or PostgreSQL advisory locks of the schema (and
-   * chain). A second writer is refused with DB_LOCKED naming the first. Readers leave it unset.
+   * chain). A second writer is refused with DB_LOCKED naming the first. Readers leave it unset; on
+   * PGlite they take the folder's lock all the same (see openPglite), named by `applicationName`.
    */
   writerLock?: {
     schema: string;
@@ -96,9 +97,12 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
       { cause: err },
     );
   }
-  // Before PGlite opens the folder: opening alone writes to it.
-  if (options.writerLock !== undefined && !dataDir.startsWith('memory://')) {
-    lock = await acquireFileLock(dataDir, options.writerLock.program).catch((err: unknown) => {
+  // Before PGlite opens the folder: opening alone writes to it. Readers too: a second PGlite on a
+  // folder serves the pages it has read from its own memory and never sees the other's commits
+  // (two reorg tests read a rewound branch's rows that way), so one open at a time, whoever opens.
+  if (!dataDir.startsWith('memory://')) {
+    const program = options.writerLock?.program ?? options.applicationName ?? 'a program reading it';
+    lock = await acquireFileLock(dataDir, program).catch((err: unknown) => {
       if (err instanceof IdxError) throw err;
       throw new IdxError(
         'DB_CONNECT_FAILED',

@@ -37,3 +37,26 @@ export async function openIndexedDb(t: Teardown, kind: BackendKind, dir: string,
   });
   return db;
 }
+
+/**
+ * Reads of a database that node runs change between them. PGlite is opened by one process at a time:
+ * a reader kept open across a run would hold the node off (DB_LOCKED), and before the lock read the
+ * pages it had cached, not the run's commits. So each read opens the database and closes it again.
+ * The test's schemas are dropped on teardown.
+ */
+export function indexedDbReads(t: Teardown, kind: BackendKind, dir: string, schemas: readonly string[]) {
+  const read = async <T>(fn: (db: Db) => Promise<T>): Promise<T> => {
+    const db = await openDb(kind, dir);
+    try {
+      return await fn(db);
+    } finally {
+      await db.close();
+    }
+  };
+  t.teardown(() =>
+    read(async (db) => {
+      for (const s of schemas) await execute(db.kysely, `drop schema if exists ${quoteIdent(s)} cascade`);
+    }),
+  );
+  return read;
+}

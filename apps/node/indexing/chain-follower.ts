@@ -37,6 +37,25 @@ export interface ChainFollowerDeps<Plan, Fetched> {
 }
 
 /**
+ * The fetched blocks of a range, refused when two of consecutive heights do not link (the parent
+ * of one is not the other): the answers came from two branches, a reorganisation during the fetch
+ * or endpoints that disagree, above finality or below it. Retried as a change during the fetch.
+ */
+function oneBranch<Fetched extends FetchedBlocks>(range: HeightRange, fetched: Fetched): Fetched {
+  const blocks = [...fetched.blocks.values()].sort((a, b) => a.height - b.height);
+  for (let i = 1; i < blocks.length; i++) {
+    const [prev, block] = [blocks[i - 1]!, blocks[i]!];
+    if (block.height === prev.height + 1 && block.parentHash.toLowerCase() !== prev.hash.toLowerCase())
+      throw new IdxError(
+        'CHAIN_CHANGED_DURING_FETCH',
+        `blocks of [${range.from},${range.to}] are not one chain: block ${block.height}'s parent is ${block.parentHash}, but block ${prev.height} came as ${prev.hash} (a reorganisation during the fetch, or endpoints that disagree); fetching again`,
+        { retryable: true },
+      );
+  }
+  return fetched;
+}
+
+/**
  * Heights, finality and ranges fetched ahead: one range per fetch worker plus one in flight, so
  * processing never waits when the workers keep up. Fetch failures are retried here, under the
  * one policy of fetch-retry.ts (the RPC client only moves between endpoints).
@@ -69,12 +88,12 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
   function fetchWithRefs(plan: Plan, range: HeightRange, finalAtPlan: number): Promise<FetchedWithRefs<Fetched>> {
     const index = handedOut++;
     if (!deps.watchingForks())
-      return retrying(range, async () => ({ range, fetched: await fetchOnce(plan, range, index), refs: new Map(), keepFrom: finalAtPlan }));
+      return retrying(range, async () => ({ range, fetched: oneBranch(range, await fetchOnce(plan, range, index)), refs: new Map(), keepFrom: finalAtPlan }));
     const heights: number[] = [];
     for (let h = range.from; h <= range.to; h++) if (h >= finalAtPlan || h === range.from) heights.push(h);
     return retrying(range, async () => {
       const before = await source.getBlockRefs(heights);
-      const fetched = await deps.fetcher.fetch(plan, range, index);
+      const fetched = oneBranch(range, await deps.fetcher.fetch(plan, range, index));
       const refs = new Map(before.map((r) => [r.height, r]));
       const newest = before[before.length - 1]!;
       // Final blocks cannot change: the second look is only for a range that reaches above finality.
@@ -132,7 +151,7 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
     /** One range fetched now, with retries (the blocks new data sources need). */
     fetch: (plan: Plan, range: HeightRange) => {
       const index = handedOut++;
-      return retrying(range, () => fetchOnce(plan, range, index));
+      return retrying(range, async () => oneBranch(range, await fetchOnce(plan, range, index)));
     },
   };
 }
