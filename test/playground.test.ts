@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,21 +13,17 @@ import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { installNotifyTriggers } from '../infra/postgres/notify-triggers.ts';
 import { openPgliteSocketDb, publishPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
+import { headlessChromium } from './support/headless-chromium.ts';
 import { freshPgliteDir } from './support/test-backends.ts';
 import { entity, schemaModel } from './support/test-models.ts';
 
 /**
- * The playground as a user meets it: GraphiQL in headless Chromium (Debian's `chromium`, which CI
- * installs), loaded from idx's own files, running a query and a subscription, with nothing fetched
+ * The playground as a user meets it: GraphiQL in headless Chromium (the build an npm package ships,
+ * see support/headless-chromium.ts), loaded from idx's own files, running a query and a subscription, with nothing fetched
  * from anywhere but the query service.
  */
-const CHROMIUM = '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) {
-  t.fail(`the playground test needs Chromium at ${CHROMIUM} (Debian: apt-get install chromium); CI installs it`);
-} else {
-  // one parent test: the root must not end while Chromium starts
-  t.test('the playground in Chromium', main);
-}
+// one parent test: the root must not end while Chromium starts
+t.test('the playground in Chromium', main);
 
 async function main(t: Test) {
   const model = schemaModel([entity('Account', { name: 'String', balance: 'BigInt' })]);
@@ -83,20 +78,8 @@ async function main(t: Test) {
 
   const profile = await mkdtemp(join(tmpdir(), 'idx-chromium-'));
   t.teardown(() => rm(profile, { recursive: true, force: true }));
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await headlessChromium();
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, { ...browser, headless: true });
   t.teardown(() => context.close());
   const requested: string[] = [];
   const graphqlHeaders: Record<string, string>[] = [];
