@@ -3,6 +3,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { BUILD_MODES, type BuildMode } from './build-mode.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { createConsoleReporter } from './reporter.ts';
+import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -74,10 +75,11 @@ export async function runCli(argv: readonly string[], io: CliIo = { stdout: proc
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode; // commander has printed its message
     if (err instanceof IdxError) {
-      io.stderr.write(`error: ${err.message}\n`);
+      // a manifest problem may name an endpoint by its URL: printed as the node's logger prints URLs
+      io.stderr.write(`error: ${redactUrlsIn(err.message)}\n`);
       return 1;
     }
-    io.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n(this looks like a bug in idx; please report it)\n`);
+    io.stderr.write(`error: ${redactUrlsIn((err as Error)?.stack ?? String(err))}\n(this looks like a bug in idx; please report it)\n`);
     return 2;
   }
 }

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { IdxError } from '../../domain/errors.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
+import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { loadNodeConfigFile } from '../../infra/project/load-config-file.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { heapGrowingFlag } from './heap-growing-flag.ts';
@@ -17,7 +18,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
     cmd = parseNodeArgs(argv, { program, version, variant, cores: availableParallelism(), write: (s) => void process.stdout.write(s) });
     if (cmd.command !== 'exit' && cmd.options.config !== undefined) cmd.options = applyConfigFile(cmd.options, loadNodeConfigFile(cmd.options.config));
   } catch (err) {
-    process.stderr.write(`${err instanceof IdxError ? err.message : String(err)}\n`);
+    // a flag's value may be an endpoint URL with its key: printed as the logger prints URLs
+    process.stderr.write(`${redactUrlsIn(err instanceof IdxError ? err.message : String(err))}\n`);
     return 1;
   }
   if (cmd.command === 'exit') return cmd.code;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { UsageError } from '../../infra/cli/usage-error.ts';
-import { applyConfigFile, parseNodeArgs, type NodeCommand, type ParseNodeArgsContext } from './node-options.ts';
+import { applyConfigFile, networkEndpoints, parseNodeArgs, type NodeCommand, type ParseNodeArgsContext } from './node-options.ts';
 
 const ctx = (over: Partial<ParseNodeArgsContext> = {}): ParseNodeArgsContext & { out: string[] } => {
   const out: string[] = [];
@@ -206,4 +206,32 @@ t.test('flags override the config file', async (t) => {
   t.match(applyConfigFile(options, { idx: '/p', idxName: 'from-file', batchSize: 50 }), { idx: '/p', idxName: 'from-file', batchSize: 5 });
   const { options: o2 } = run(['-f', '/q']);
   t.match(applyConfigFile(o2, { idx: '/p', batchSize: 50 }), { idx: '/q', batchSize: 50 });
+});
+
+t.test("--network-endpoint-config gives the --network-endpoint at its position headers and a batch size (SubQuery's flag)", async (t) => {
+  const { options } = run([
+    '-f',
+    'p',
+    '--network-endpoint',
+    'http://a:1',
+    '--network-endpoint-config',
+    '{"headers":{"x-api-key":"k"},"batchSize":5}',
+    '--network-endpoint',
+    'http://b:2',
+  ]);
+  t.same(networkEndpoints(options), [{ url: 'http://a:1', headers: { 'x-api-key': 'k' }, batchSize: 5 }, { url: 'http://b:2' }]);
+  t.same(networkEndpoints(run(['-f', 'p']).options), [], 'none given: the manifest says');
+
+  const secret = 'k-0123456789abcdef';
+  const refusals = [
+    usage(['-f', 'p', '--network-endpoint-config', `{"headers":{"x-api-key":"${secret}"}}`]),
+    usage(['-f', 'p', '--network-endpoint', 'http://a:1', '--network-endpoint-config', `{"headers":{"x-api-key":"${secret}"},"batchsize":1}`]),
+    usage(['-f', 'p', '--network-endpoint', 'http://a:1', '--network-endpoint-config', `{"headers":{"x-api-key":${JSON.stringify(secret)}`]),
+    usage(['-f', 'p', '--network-endpoint', 'http://a:1', '--network-endpoint-config', `{"headers":{"x-api-key":7},"batchSize":0}`]),
+  ];
+  t.match(refusals[0], /1 --network-endpoint-config for 0 --network-endpoint/);
+  t.match(refusals[1], /--network-endpoint-config number 1: unknown key "batchsize"; it takes headers and batchSize/);
+  t.match(refusals[2], /--network-endpoint-config number 1 is not JSON/);
+  t.match(refusals[3], /headers must be an object of header names to string values.*batchSize must be a positive integer/);
+  for (const r of refusals) t.notMatch(r, secret, 'the refusal does not quote the value: its headers may hold a key');
 });

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
-import type { NodeConfigFile } from '../../domain/project/project-model.ts';
+import type { EndpointConfig, NodeConfigFile } from '../../domain/project/project-model.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
 import { namesMultichain } from '../../infra/project/multichain-location.ts';
 import { UsageError } from '../../infra/cli/usage-error.ts';
@@ -31,6 +31,8 @@ export interface NodeOptions {
   multiChain: boolean;
   networkDictionary?: string;
   networkEndpoint: string[];
+  /** `--network-endpoint-config`, as given: a JSON object `{ headers?, batchSize? }` per `--network-endpoint`, by position */
+  networkEndpointConfig: string[];
   outputFmt: OutputFormat;
   port: number;
   pgCa?: string;
@@ -87,6 +89,8 @@ const url = (v: string): string => {
   return v;
 };
 const collect = (v: string, prev: string[] = []): string[] => [...prev, url(v)];
+// checked in checkCombinations: commander's own error would print the value, headers and all
+const collectRaw = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
   const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
@@ -112,6 +116,14 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--multi-chain', 'index several projects into the same --db-schema', false))
     .addOption(new Option('-d, --network-dictionary <url>', 'dictionary GraphQL endpoint (default: from the manifest)').argParser(url))
     .addOption(new Option('--network-endpoint <url>', 'network RPC endpoint; repeat for several (default: from the manifest)').argParser(collect).default([]))
+    .addOption(
+      new Option(
+        '--network-endpoint-config <json>',
+        'settings of the --network-endpoint at the same position, as JSON: {"headers": {"<name>": "<value>"}, "batchSize": <n>}',
+      )
+        .argParser(collectRaw)
+        .default([]),
+    )
     .addOption(new Option('--output-fmt <format>', 'terminal output format').choices(['json', 'colored']).default('colored'))
     .addOption(new Option('-p, --port <port>', 'port to bind; the next free one when busy').argParser(positiveInt).default(3000))
     .option('--pg-ca <file>', 'server certificate (.pem) for an SSL database connection')
@@ -193,6 +205,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
     errors.push('--multi-chain needs --db-schema naming the shared schema');
   }
   if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
+  errors.push(...endpointConfigProblems(o));
   if (errors.length > 0) throw new UsageError(`${ctx.program}: ${errors.join('; ')}`);
 
   if (ctx.variant === 'base' && o.blockConfirmations !== 200) {
@@ -209,6 +222,58 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
     warnings.push('--dictionary-resolver overrides --network-dictionary');
   }
   return warnings;
+}
+
+/**
+ * The `--network-endpoint`s with their `--network-endpoint-config`s (SubQuery's pair of flags: the
+ * n-th config goes with the n-th endpoint, an endpoint without one has none); empty when no
+ * endpoint is given. Only after parseNodeArgs, which checked the configs.
+ */
+export function networkEndpoints(o: Pick<NodeOptions, 'networkEndpoint' | 'networkEndpointConfig'>): EndpointConfig[] {
+  return o.networkEndpoint.map((url, i) => {
+    const raw = o.networkEndpointConfig[i];
+    if (raw === undefined) return { url };
+    const { headers, batchSize } = JSON.parse(raw) as { headers?: Record<string, string>; batchSize?: number };
+    return { url, ...(headers !== undefined && { headers }), ...(batchSize !== undefined && { batchSize }) };
+  });
+}
+
+/** What is wrong with the `--network-endpoint-config`s, never quoting them (their headers may hold keys). */
+function endpointConfigProblems(o: NodeOptions): string[] {
+  const problems: string[] = [];
+  if (o.networkEndpointConfig.length > o.networkEndpoint.length) {
+    problems.push(
+      `${o.networkEndpointConfig.length} --network-endpoint-config for ${o.networkEndpoint.length} --network-endpoint: each config goes with the --network-endpoint at its position`,
+    );
+  }
+  o.networkEndpointConfig.forEach((raw, i) => {
+    const which = `--network-endpoint-config number ${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      problems.push(`${which} is not JSON: expected an object such as {"headers": {"x-api-key": "<key>"}, "batchSize": 10}`);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      problems.push(`${which}: expected a JSON object with headers and batchSize`);
+      return;
+    }
+    const rec = value as Record<string, unknown>;
+    for (const key of Object.keys(rec))
+      if (key !== 'headers' && key !== 'batchSize') problems.push(`${which}: unknown key "${key}"; it takes headers and batchSize`);
+    const { headers, batchSize } = rec;
+    if (
+      headers !== undefined &&
+      (headers === null || typeof headers !== 'object' || Array.isArray(headers) || !Object.values(headers).every((h) => typeof h === 'string'))
+    ) {
+      problems.push(`${which}: headers must be an object of header names to string values`);
+    }
+    if (batchSize !== undefined && !(typeof batchSize === 'number' && Number.isSafeInteger(batchSize) && batchSize > 0)) {
+      problems.push(`${which}: batchSize must be a positive integer`);
+    }
+  });
+  return problems;
 }
 
 /** The node's settings with the `-c` file applied: flags override the file (docs/usage.md "Config file"). */

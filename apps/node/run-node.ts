@@ -19,7 +19,7 @@ import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { metaDocument } from './node-meta.ts';
 import { createNodeMetrics } from './node-metrics.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
-import { DEFAULT_BATCH_SIZE, type NodeOptions, type NodeVariant } from './node-options.ts';
+import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions, type NodeVariant } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from './progress-line.ts';
@@ -75,7 +75,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   if (ctx.options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
   const multichain = await findMultichain(ctx.options.idx);
   if (multichain !== undefined) return runMultichain(ctx, multichain, runNode);
-  const project = await loadProject(ctx.options.idx, { networkEndpoints: ctx.options.networkEndpoint });
+  const project = await loadProject(ctx.options.idx, { networkEndpoints: networkEndpoints(ctx.options) });
   const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
   if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
   const { network, files, schema } = await loadNodeProject(options, project);
