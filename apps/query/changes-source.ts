@@ -65,12 +65,19 @@ export class ChangesSource {
     this.afterKey = args.after == null ? undefined : decodeChangeCursor(args.after);
   }
 
-  /** the window answered: `toHeight` as asked, but not past the last height that cannot change */
+  /**
+   * the window answered: `toHeight` as asked, but not past the last height that cannot change. A
+   * window that starts past it is refused: any `toHeight` answered would claim heights not settled.
+   */
   heights(): Promise<{ from: number; to: number }> {
     this.heightsPromise ??= settledHeight(this.ctx).then((settled) => {
       const cap = settled + 1;
-      const to = Math.max(this.args.fromHeight, Math.min(this.args.toHeight ?? cap, cap));
-      return { from: this.args.fromHeight, to };
+      const { fromHeight } = this.args;
+      if (fromHeight > cap)
+        throw badInput(
+          `fromHeight ${fromHeight} is past the heights whose changes are final: ${settled < 0 ? 'nothing is indexed yet' : `the last is ${settled}`}; ask from at most ${cap} (the toHeight of the previous answer)`,
+        );
+      return { from: fromHeight, to: Math.max(fromHeight, Math.min(this.args.toHeight ?? cap, cap)) };
     });
     return this.heightsPromise;
   }

@@ -76,8 +76,23 @@ export async function openQueryDb(options: QueryOptions, env: RunQueryContext['e
   // the primary is opened only to check it answers and to know how to LISTEN on it
   const primary = await open(env, 1);
   await primary.close();
-  const read = await open(readReplicaEnv(env), options.maxConnection);
+  const read = await open(readReplicaEnv(env), options.maxConnection).catch((err: unknown) => {
+    throw replicaError(err, env);
+  });
   return { ...read, description: `${read.description} (a read replica; LISTEN on ${primary.description})`, connection: primary.connection };
+}
+
+/**
+ * A failure to open the read replica in the variables that set it: the replica's settings come
+ * from DB_HOST_READ (and DB_*_READ where given), so a message naming DB_HOST would send the user to
+ * the primary, which answered.
+ */
+function replicaError(err: unknown, env: RunQueryContext['env']): unknown {
+  if (!(err instanceof IdxError)) return err;
+  const named = err.message.replace(/\bDB_(HOST|PORT|USER|PASS|DATABASE)\b(?!_READ)/g, (name: string, key: string) =>
+    key === 'HOST' || env[`${name}_READ`] ? `${name}_READ` : name,
+  );
+  return new IdxError(err.code, `the read replica (DB_HOST_READ=${env.DB_HOST_READ}): ${named}`, { cause: err, retryable: err.retryable });
 }
 
 /** DB_HOST_READ, and DB_PORT_READ, DB_USER_READ, DB_PASS_READ, DB_DATABASE_READ where they differ from the primary's. */
