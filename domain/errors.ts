@@ -126,6 +126,7 @@ export type ErrorCode =
   | 'CSV_DIR_FAILED'
   | 'CSV_WRITE_FAILED'
   | 'EMBEDDED_NODE_NOT_RUNNING'
+  | 'EMBEDDED_SOCKET_UNSAFE'
   // idx-query
   | 'BAD_REQUEST'
   | 'BAD_USER_INPUT'
