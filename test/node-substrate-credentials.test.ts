@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { runNode } from '../apps/node/run-node.ts';
-import { parseNodeArgs } from '../apps/node/node-options.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
-import { copyProject, freePortGuess } from './support/erc20-project.ts';
+import { copyProject } from './support/erc20-project.ts';
+import { nodeOptions } from './support/erc20-chain.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { HEADER, noSecrets, provider, withSecrets } from './support/secret-endpoint.ts';
@@ -32,17 +32,10 @@ t.test("the manifest's { <ws url>: { headers } }: basic auth and headers on ever
   t.not(patched, yaml, 'the manifest names its endpoint');
   await writeFile(manifest, patched);
 
-  const cmd = parseNodeArgs(['-f', dir, '-p', String(freePortGuess()), '--db-schema', 'secrets'], {
-    program: 'idx-node',
-    version: 'test',
-    variant: 'base',
-    cores: 2,
-    write: () => {},
-  });
-  if (cmd.command !== 'run') throw new Error('expected a run command');
   const lines: string[] = [];
   await runNode({
-    options: cmd.options,
+    // the endpoint is the manifest's
+    options: nodeOptions(dir, undefined, ['--db-schema', 'secrets']),
     logger: createLogger({ level: 'trace', format: 'json', write: (line) => lines.push(line) }),
     version: 'test',
     // the embedded database, in the project's temp folder: this is about the chain's endpoint, not storage

@@ -21,7 +21,8 @@ export function endpointTarget(url: string, headers: Readonly<Record<string, str
   const label = redactUrl(url);
   const out: Record<string, string> = { ...headers };
   let requestUrl = url;
-  const secrets: string[] = Object.values(headers).flatMap((v) => [v, ...v.split(/\s+/)]);
+  // a header's value, and what follows its scheme word (`Bearer <token>`): the word itself is no secret
+  const secrets: string[] = Object.values(headers).flatMap((v) => [v, ...v.trim().split(/\s+/).slice(1)]);
   let urlForms: string[] = [];
   let parsed: URL | undefined;
   try {
