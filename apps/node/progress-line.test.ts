@@ -24,17 +24,21 @@ t.test('the progress line gives height, target, rates and ETA', async (t) => {
   t.match(progressLine(status, { at: 0, blocks: 600, events: 12000 }, 1000).line, /ETA unknown$/);
 });
 
-t.test('caught up below the head: the line says the node waits for finality and how not to', async (t) => {
+t.test('at the target below the head: the line says the node waits for finality, not that it caught up', async (t) => {
   // a fresh anvil: blocks exist, none is final yet
   const fresh = { ...createIndexerStatus(), bestHeight: 12, targetHeight: 0, caughtUp: true };
+  const line = progressLine(fresh, { at: 0, blocks: 0, events: 0 }, 5000).line;
   t.equal(
-    progressLine(fresh, { at: 0, blocks: 0, events: 0 }, 5000).line,
-    'indexed to 0/0 (processing -), 0.0 blocks/s, 0.0 events/s, caught up; the head (12) is 12 blocks ahead, not final yet ' +
-      '(final: the chain\'s "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)',
+    line,
+    'indexed to 0/0 (processing -), 0.0 blocks/s, 0.0 events/s, waiting for 12 blocks to be final (the head is 12; ' +
+      'final: the chain\'s "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)',
   );
-  t.match(progressLine({ ...fresh, bestHeight: 1 }, { at: 0, blocks: 0, events: 0 }, 5000).line, /caught up; the head \(1\) is 1 block ahead, not final yet/);
+  t.notMatch(line, /caught up/, 'never "caught up" while blocks wait for finality');
+  t.match(progressLine({ ...fresh, bestHeight: 1 }, { at: 0, blocks: 0, events: 0 }, 5000).line, /waiting for 1 block to be final \(the head is 1;/);
+  const behind = { ...fresh, lastProcessedHeight: 36, currentProcessingHeight: 36, targetHeight: 36, bestHeight: 100 };
+  t.match(progressLine(behind, { at: 0, blocks: 0, events: 0 }, 5000).line, /^indexed to 36\/36 .*, waiting for 64 blocks to be final \(the head is 100;/);
   const atHead = { ...fresh, lastProcessedHeight: 12, currentProcessingHeight: 12, targetHeight: 12 };
-  t.match(progressLine(atHead, { at: 0, blocks: 0, events: 0 }, 5000).line, /, caught up$/, 'at the head (e.g. with --unfinalized-blocks): no note');
+  t.match(progressLine(atHead, { at: 0, blocks: 0, events: 0 }, 5000).line, /, caught up$/, 'at the head (e.g. with --unfinalized-blocks): caught up');
 });
 
 t.test('durations', async (t) => {

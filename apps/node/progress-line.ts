@@ -36,13 +36,14 @@ export function progressLine(
 }
 
 /**
- * Caught up while the chain's head is ahead means the node waits for finality (by default it
- * indexes final blocks only); without saying so, `indexed to 0/0` on a fresh chain looks stuck.
+ * At the target while the chain's head is ahead means the node waits for finality (by default it
+ * indexes final blocks only): saying "caught up" then, or nothing, makes `indexed to 0/0` on a
+ * fresh chain look stuck or done. So the line says what it waits for, and how not to.
  */
 function caughtUp(status: IndexerStatus, target: number): string {
   const waiting = (status.bestHeight ?? target) - target;
   if (waiting <= 0) return 'caught up';
-  return `caught up; the head (${status.bestHeight}) is ${waiting} block${waiting === 1 ? '' : 's'} ahead, not final yet (final: the chain's "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)`;
+  return `waiting for ${waiting} block${waiting === 1 ? '' : 's'} to be final (the head is ${status.bestHeight}; final: the chain's "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)`;
 }
 
 export function formatDuration(seconds: number): string {
