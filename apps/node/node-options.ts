@@ -40,6 +40,8 @@ export interface NodeOptions {
   proofOfIndex: boolean;
   queryLimit: number;
   scaleBatchSize: boolean;
+  /** `--status-page`: an HTML page at `/` for browsers, and `/status` */
+  statusPage: boolean;
   storeCacheThreshold: number;
   storeGetCacheSize: number;
   storeCacheAsync: boolean;
@@ -121,6 +123,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
     .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
     .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
+    .addOption(flag('--status-page', 'serve a status page to browsers at / (heights, progress, pace, ETA, last error), polling /status', false))
     .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
     .addOption(new Option('--store-get-cache-size <n>', 'with --store-cache-async=false: recent reads kept in memory').argParser(positiveInt).default(500))
     .addOption(flag('--store-cache-async', 'flush the store cache asynchronously to indexing', true))
