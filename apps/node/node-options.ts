@@ -1,9 +1,11 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
-import type { EndpointConfig, NodeConfigFile } from '../../domain/project/project-model.ts';
+import type { EndpointConfig } from '../../domain/project/project-model.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
+import { loadConfigFile } from '../../infra/project/load-config-file.ts';
 import { namesMultichain } from '../../infra/project/multichain-location.ts';
 import { UsageError } from '../../infra/cli/usage-error.ts';
+import { configFileOptions } from './node-config-file.ts';
 import { RUNNER_FLAGS, type RunnerFlag } from './runner-options.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,6 +44,8 @@ export interface NodeOptions {
   proofOfIndex: boolean;
   queryLimit: number;
   scaleBatchSize: boolean;
+  /** `--status-page`: an HTML page at `/` for browsers, and `/status` */
+  statusPage: boolean;
   storeCacheThreshold: number;
   storeGetCacheSize: number;
   storeCacheAsync: boolean;
@@ -96,7 +100,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
   const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
   return cmd
     .option('-f, --idx <path>', 'start the project at this path')
-    .option('-c, --config <file>', 'a config file (.yml or .json) holding the same settings as the flags')
+    .option('-c, --config <file>', 'a config file (.yml or .json) holding any of these settings as camelCase or kebab-case keys; flags given too win')
     .option('--idx-name <name>', 'name of the project (default: the project folder name)')
     .addOption(flag('--allow-schema-migration', 'allow automated schema migration on project upgrade', false))
     .addOption(new Option('--batch-size <n>', 'blocks per fetch; overrides the config file (default: 100)').argParser(positiveInt))
@@ -133,6 +137,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
     .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
     .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
+    .addOption(flag('--status-page', 'serve a status page to browsers at / (heights, progress, pace, ETA, last error), polling /status', false))
     .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
     .addOption(new Option('--store-get-cache-size <n>', 'with --store-cache-async=false: recent reads kept in memory').argParser(positiveInt).default(500))
     .addOption(flag('--store-cache-async', 'flush the store cache asynchronously to indexing', true))
@@ -151,27 +156,54 @@ function givenFlags(cmd: Command): RunnerFlag[] {
   return RUNNER_FLAGS.filter((flag) => cmd.getOptionValueSource(flag) === 'cli');
 }
 
+/**
+ * The `-c` file's settings under those of the command line: a flag given wins, a setting of the
+ * file wins over a default. A runner flag the file sets counts as given (the manifest's
+ * runner.node.options does not override it).
+ */
+function withConfigFile(cmd: Command, options: NodeOptions, makeCommand: () => Command): NodeOptions {
+  if (options.config === undefined) return options;
+  const { values } = configFileOptions(loadConfigFile(options.config), makeCommand);
+  const merged: Record<string, unknown> = { ...options };
+  const given = new Set<string>(options.givenFlags ?? []);
+  for (const [name, value] of Object.entries(values)) {
+    if (cmd.getOptionValueSource(name) === 'cli') continue;
+    merged[name] = value;
+    if ((RUNNER_FLAGS as readonly string[]).includes(name)) given.add(name);
+  }
+  return { ...(merged as unknown as NodeOptions), givenFlags: RUNNER_FLAGS.filter((f) => given.has(f)) };
+}
+
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
+  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), ctx.variant);
   const program = createProgram(ctx.program, "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project's mappings.", ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
   addNodeOptions(program, ctx.variant).action(() => {
-    result = { command: 'run', options: { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, warnings: [] };
+    result = {
+      command: 'run',
+      options: withConfigFile(program, { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, configCommand),
+      warnings: [],
+    };
   });
 
   addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), ctx.variant)
     .helpOption('--help', 'show options')
     .action(function (this: Command) {
-      result = { command: 'force-clean', options: { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, warnings: [] };
+      result = {
+        command: 'force-clean',
+        options: withConfigFile(this, { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, configCommand),
+        warnings: [],
+      };
     });
   addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), ctx.variant)
     .helpOption('--help', 'show options')
     .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
     .action(function (this: Command) {
       const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
-      result = { command: 'reindex', options: { ...options, givenFlags: givenFlags(this) }, targetHeight, warnings: [] };
+      result = { command: 'reindex', options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand), targetHeight, warnings: [] };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 
@@ -274,16 +306,6 @@ function endpointConfigProblems(o: NodeOptions): string[] {
     }
   });
   return problems;
-}
-
-/** The node's settings with the `-c` file applied: flags override the file (docs/usage.md "Config file"). */
-export function applyConfigFile(options: NodeOptions, file: NodeConfigFile): NodeOptions {
-  return {
-    ...options,
-    idx: options.idx ?? file.idx,
-    idxName: options.idxName ?? file.idxName,
-    batchSize: options.batchSize ?? file.batchSize,
-  };
 }
 
 export const DEFAULT_BATCH_SIZE = 100;

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { IdxError } from '../../domain/errors.ts';
+import { describePortHolder } from '../../infra/http/describe-port-holder.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
+import { publishServiceUrl } from '../../infra/http/service-url-file.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { join } from 'node:path';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
@@ -141,7 +144,19 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
     const url = `http://localhost:${port}`;
     const { tables } = service.current();
     log.info(`serving GraphQL for schema "${options.name}" of ${db.description} (${tables.size} entities) at ${url}/`);
-    if (port !== options.port) log.info(`port ${options.port} was busy; using ${port}`);
+    if (port !== options.port) {
+      log.warn(`port ${options.port} is ${await describePortHolder(options.port)}; serving on port ${port} instead (choose one with --port)`, {
+        event: 'port-busy',
+        busyPort: options.port,
+        port,
+      });
+    }
+    // embedded: the node on the same project links its status page to this playground
+    const dataDir = join(options.idx, '.idx-data');
+    const unpublish =
+      ownsDb && !ctx.env.DB_HOST && existsSync(dataDir)
+        ? await publishServiceUrl(dataDir, 'idx-query', { url, page: options.playground }).catch(() => undefined)
+        : undefined;
     const running = service;
     return {
       port,
@@ -153,6 +168,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
           server.server.close(() => resolve());
           server.server.closeAllConnections();
         });
+        await unpublish?.();
         for (const f of enabled) await f.close?.();
         await running.close();
         if (ownsDb) await db.close();
