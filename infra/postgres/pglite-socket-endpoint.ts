@@ -1,6 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { isAlive } from './acquire-writer-lock.ts';
 import { createDb, type Db } from './create-db.ts';
@@ -65,10 +65,12 @@ export async function publishPgliteSocket(db: Db, dataDir: string, onError?: (er
 /** Where the node serving `dataDir` listens; a clear error when no node is running there. */
 export async function findPgliteSocket(dataDir: string): Promise<PgliteSocketEndpoint> {
   const dir = resolve(dataDir);
+  // the data folder is <project>/.idx-data: the user knows the project
+  const project = basename(dir) === '.idx-data' ? dirname(dir) : dir;
   const notRunning = (why: string) =>
     new IdxError(
       'EMBEDDED_NODE_NOT_RUNNING',
-      `DB_HOST is not set, so idx-query reads the embedded database of idx-node in ${dir}, but ${why}. ` +
+      `idx-node is not running for ${project}: DB_HOST is not set, so idx-query reads the embedded database of idx-node in ${dir}, but ${why}. ` +
         'Start idx-node on the project first (without DB_HOST), or point DB_HOST at the PostgreSQL server the node writes to.',
       { retryable: true },
     );
