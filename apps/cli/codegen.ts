@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError, problemDetails, ValidationError } from '../../domain/errors.ts';
+import { checkValueDepth, INPUT_LIMITS } from '../../domain/input-limits.ts';
+import { parseJsonValue } from '../../infra/project/parse-data-file.ts';
 import type { Template } from '../../domain/project/project-model.ts';
 import { loadProjects, type LoadedProject } from '../../infra/project/load-project.ts';
 import { abiInterfaceName, abiOf, renderAbiInterface } from './codegen-abi.ts';
@@ -115,10 +117,11 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
       });
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = parseJsonValue(text, file, INPUT_LIMITS.maxAbiBytes);
       } catch (err) {
         if (!isAbi) continue;
-        throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
+        if (!(err instanceof ValidationError)) throw err;
+        throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} cannot be read as JSON: ${problemDetails(err)}`, { cause: err });
       }
       const abi = abiOf(json);
       if (abi === undefined) {
@@ -128,6 +131,7 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
           `${path}.assets.${assetName}: ${file} is not an ABI (expected a JSON array of ABI items, or an object with an "abi" array)`,
         );
       }
+      checkValueDepth(abi, relative(root, file) || file);
       const name = abiInterfaceName(file);
       const clash = [...done.entries()].find(([, d]) => d.name === name);
       done.set(file, { name, abi: JSON.stringify(abi) });

@@ -242,3 +242,14 @@ type D @entity @fullText(fields: ["n"], weights: [1]) { id: ID!, n: String }`),
     ],
   );
 });
+
+t.test('a schema nested or sized past the limits is refused without overflowing the parser', async (t) => {
+  t.same(problemsOf(`type A @entity { id: ID!, x: ${'['.repeat(20_000)}String${']'.repeat(20_000)} }`), [
+    'undefined:undefined nested more than 100 levels deep; idx reads at most 100 levels',
+  ]);
+  t.same(problemsOf(`type A @entity @x(a: ${'{a: '.repeat(5000)}1${'}'.repeat(5000)}) { id: ID! }`), [
+    'undefined:undefined nested more than 100 levels deep; idx reads at most 100 levels',
+  ]);
+  const many = Array.from({ length: 30_000 }, (_, i) => `type A${i} @entity { id: ID! }`).join('\n');
+  t.match(problemsOf(many)[0], /syntax error: Document contains more that 200000 tokens/);
+});

@@ -10,6 +10,7 @@ import {
   type TypeNode,
 } from 'graphql';
 import { ValidationError, type Problem } from '../errors.ts';
+import { checkBracketDepth, checkTextSize, INPUT_LIMITS } from '../input-limits.ts';
 import { CHAIN_COLUMN } from './chain-tables.ts';
 import {
   FULL_TEXT_COLUMN,
@@ -45,9 +46,12 @@ interface Located {
  * each with its line and column, as a ValidationError naming `file`.
  */
 export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel {
+  // bounded before graphql's parser, which recurses into brackets and has no limit of its own by default
+  checkTextSize(text, file, INPUT_LIMITS.maxFileBytes);
+  checkBracketDepth(text, file);
   let doc;
   try {
-    doc = parse(text);
+    doc = parse(text, { maxTokens: INPUT_LIMITS.maxSchemaTokens });
   } catch (e) {
     if (!(e instanceof GraphQLError)) throw e;
     const at = e.locations?.[0];
