@@ -77,6 +77,19 @@ t.test('idx codegen: 3,000-deep nesting in project.yaml, project.json and schema
   refused(t, await run('idx', ['codegen'], schema), [/schema\.graphql is invalid:[\s\S]*nested more than 100 levels deep/]);
 });
 
+t.test('idx init: a path, a 300-character name or a name npm refuses is refused, and nothing is created', async (t) => {
+  const parent = await folder(t);
+  const cwd = join(parent, 'here');
+  await mkdir(cwd);
+  refused(t, await run('idx', ['init', '../escape'], cwd), ['"../escape" is a path: idx init takes a project name']);
+  t.notOk(existsSync(join(parent, 'escape')), 'nothing written outside the current folder');
+  refused(t, await run('idx', ['init', join(parent, 'absolute')], cwd), ['is a path']);
+  t.notOk(existsSync(join(parent, 'absolute')));
+  refused(t, await run('idx', ['init', 'a'.repeat(300)], cwd), ['is 300 characters long; a project name has at most 63']);
+  refused(t, await run('idx', ['init', 'HTTP'], cwd), ['npm refuses "http" as a package name']);
+  t.same(await readdir(cwd), [], 'nothing created');
+});
+
 t.test('idx-node -c: a YAML alias bomb in the config file is refused, naming the file', async (t) => {
   const dir = await project(t, { 'config.yml': `${aliasBomb()}idx: .\n` });
   const r = await run('idx-node', ['-c', 'config.yml'], dir);
