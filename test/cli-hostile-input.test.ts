@@ -57,6 +57,37 @@ function aliasBomb(): string {
   return `${lines.join('\n')}\n`;
 }
 
+t.test('idx codegen: an ABI function name that would be code is refused, naming the file, and nothing is written', async (t) => {
+  const abi = [
+    ...ABI,
+    { type: 'function', name: 'x() : Promise<void>;\n}\nexport const PWNED = 1;\ninterface Y {\n  z', stateMutability: 'view', inputs: [], outputs: [] },
+  ];
+  const dir = await project(t, { 'abis/erc20.abi.json': JSON.stringify(abi) });
+  refused(t, await run('idx', ['codegen'], dir), [
+    'abis/erc20.abi.json: function name "x() : Promise<void>;\\n}\\nexport const PWNED = 1;\\ninterf…" (item 1) is not a valid identifier',
+  ]);
+  t.notOk(existsSync(join(dir, 'src', 'types')), 'nothing written');
+});
+
+t.test('idx codegen: an entity Promise and fields constructor and then are refused with the reason', async (t) => {
+  const dir = await project(t, { 'schema.graphql': 'type Promise @entity {\n  id: ID!\n  constructor: String\n  then: String\n}\n' });
+  refused(t, await run('idx', ['codegen'], dir), [
+    'entity Promise: Promise is a name the generated code uses',
+    'Promise.constructor: "constructor" cannot be a property of the generated class Promise',
+    'Promise.then: "then" cannot be a property',
+  ]);
+  t.notOk(existsSync(join(dir, 'src', 'types')));
+});
+
+t.test('idx codegen: names PostgreSQL would cut or merge are refused', async (t) => {
+  const long = `E${'x'.repeat(70)}`;
+  const dir = await project(t, { 'schema.graphql': `type ${long} @entity { id: ID! }\ntype Person @entity { id: ID! }\ntype People @entity { id: ID! }\n` });
+  refused(t, await run('idx', ['codegen'], dir), [
+    /its table name "ex+es" is longer than PostgreSQL's 63 bytes/,
+    'entities Person and People would both be stored in table "people"; rename one',
+  ]);
+});
+
 t.test('idx codegen: a YAML alias bomb in project.yaml is refused, naming the file', async (t) => {
   const dir = await project(t, { 'project.yaml': `${aliasBomb()}${MANIFEST}` });
   refused(t, await run('idx', ['codegen'], dir), [/project\.yaml is invalid:[\s\S]*its aliases \(\*name\) expand to too much data/]);
