@@ -15,6 +15,7 @@ import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
+import { HUGE_SEARCHES } from '../test/support/hostile-searches.ts';
 
 /**
  * `npm run bench -- attack`: idx-query (the CLI, default flags plus --subscription, its own
@@ -60,15 +61,7 @@ function searchableEntity(): EntityModel {
  */
 function searchAttacks(post: (body: string) => Promise<void>): (() => Promise<void>)[] {
   const query = 'query($s: String!) { searchPosts(search: $s) { totalCount } }';
-  return [
-    '&'.repeat(100_000),
-    ':'.repeat(200_000),
-    'a '.repeat(100_000),
-    '('.repeat(250_000),
-    '"'.repeat(400_000),
-    `"${'w '.repeat(20_000)}"`,
-    `fox)${'&'.repeat(996)}`,
-  ].map((s) => () => post(JSON.stringify({ query, variables: { s } })));
+  return [...HUGE_SEARCHES.map(([, s]) => s), `fox)${'&'.repeat(996)}`].map((s) => () => post(JSON.stringify({ query, variables: { s } })));
 }
 
 async function run(): Promise<void> {
