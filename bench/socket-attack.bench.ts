@@ -13,7 +13,7 @@ import { teardowns } from './teardowns.ts';
 
 /**
  * `npm run bench -- attack` (with query-attack): idx-node on its embedded database follows anvil
- * (a block of 20 transfers every 500 ms, --unfinalized-blocks) while clients of the database's
+ * (a block of 20 transfers every 500 ms, --unfinalized-blocks, a flush every second) while clients of the database's
  * socket attack it for SECONDS: slow readers (BEGIN, a lock, a statement every 500 ms, with the
  * owner's login and idx-query's; back as soon as they are dropped) and huge messages (a Q declaring
  * 2 GB streamed in 1 MB chunks, logged in, and a 2 GB startup packet, not). Measures, before and
@@ -44,7 +44,21 @@ async function run(): Promise<void> {
     const port = freePortGuess();
     const node: ChildProcess = spawn(
       process.execPath,
-      ['--no-node-snapshot', BIN('idx-node'), '-f', dir, '--network-endpoint', anvil.url, '--unfinalized-blocks', '-p', String(port), '--log-level', 'warn'],
+      [
+        '--no-node-snapshot',
+        BIN('idx-node'),
+        '-f',
+        dir,
+        '--network-endpoint',
+        anvil.url,
+        '--unfinalized-blocks',
+        '--store-flush-interval',
+        '1',
+        '-p',
+        String(port),
+        '--log-level',
+        'warn',
+      ],
       { env: programEnv({}), stdio: ['ignore', 'inherit', 'inherit'] },
     );
     const exited = new Promise<void>((r) => node.once('exit', () => r()));
@@ -185,6 +199,7 @@ async function run(): Promise<void> {
     attacking = false;
     await Promise.all(attacks);
     show(`under attack, ${SECONDS} s`, under, rss);
+    console.log(`  the attacks' added pause: ${((under.maxPause - base.maxPause) / 1000).toFixed(2)} s (goal: under 2 s)`);
     console.log(`  node's peak RSS ${hwmBefore.toFixed(0)} MB before the attacks, ${(await vm('VmHWM:')).toFixed(0)} MB after`);
     for (const [what, n] of [...outcomes].sort()) console.log(`  ${n} × ${what}`);
     mining = false;

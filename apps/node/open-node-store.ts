@@ -87,7 +87,10 @@ export async function openNodeStore(input: NodeStoreInput) {
     if (embeddedOnDisk) {
       socket = await publishPgliteSocket(db, join(project.root, '.idx-data'), (err) => log.warn(`embedded database socket: ${err.message}`));
       const { host, port } = socket.endpoint;
-      log.info(`serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${port}`) : `${host}:${port}`}`);
+      log.info(
+        `serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${port}`) : `${host}:${port}`} ` +
+          `(its owner only, with the logins in ${join(project.root, '.idx-data', 'idx-socket.json')})`,
+      );
     }
     const checked = guard;
     const store: EntityStore = checked === undefined ? prepared : { ...prepared, flush: async (batch) => (await checked.check(), prepared.flush(batch)) };

@@ -180,9 +180,10 @@ function lex(sql: string): Token[] | undefined {
         out.push({ kind: 'word', text: word.toLowerCase() });
         i = j;
       }
-    } else if (/[0-9.]/.test(c)) {
+    } else if (/[0-9]/.test(c) || (c === '.' && next !== undefined && /[0-9]/.test(next))) {
       let j = i + 1;
-      while (j < n && /[0-9A-Za-z_.]/.test(sql[j]!)) j++;
+      // letters after digits (1e5, 0x1f) are read as a word: a name glued to a number still counts
+      while (j < n && /[0-9_.]/.test(sql[j]!)) j++;
       out.push({ kind: 'other', text: '' });
       i = j;
     } else if (c === ';') {
