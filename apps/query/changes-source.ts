@@ -5,6 +5,7 @@ import { limitError } from './connection-source.ts';
 import { selectList, type EntityTable } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
 import { indexedChains, metadataValues } from './indexed-chains.ts';
+import { parseCursorJson } from './order-keys.ts';
 import type { QueryContext } from './query-context.ts';
 import { SqlParams } from './sql-params.ts';
 
@@ -159,12 +160,7 @@ export class ChangesSource {
 }
 
 function decodeChangeCursor(cursor: string): [string, string] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = parseCursorJson(cursor);
   if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'changes' || !/^\d+$/.test(String(parsed[1])) || typeof parsed[2] !== 'string') {
     throw badInput('after: not a cursor of a changes connection');
   }

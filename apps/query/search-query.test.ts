@@ -1,5 +1,6 @@
 import pgTsquery from 'pg-tsquery';
 import t from 'tap';
+import { HUGE_SEARCHES } from '../../test/support/hostile-searches.ts';
 import { SEARCH_LIMITS, searchTsquery } from './search-query.ts';
 
 t.test('search strings read as SubQuery reads them', async (t) => {
@@ -71,15 +72,7 @@ t.test('a search past its limits is refused naming the limit; pathological ones 
 
   // the strings that took idx-query's event loop (26 s, 83 s) or overflowed its stack: refused at once
   let slowest = 0;
-  for (const [what, search] of [
-    ['"&" × 100,000', '&'.repeat(100_000)],
-    ['":" × 200,000', ':'.repeat(200_000)],
-    ['100,000 words', 'a '.repeat(100_000)],
-    ['"(" × 250,000', '('.repeat(250_000)],
-    ["'\"' × 400,000", '"'.repeat(400_000)],
-    ['a phrase of 20,000 words', `"${'w '.repeat(20_000)}"`],
-  ] as const)
-    slowest = Math.max(slowest, refused(search, maxChars, /characters is more than the 1000/, what));
+  for (const [what, search] of HUGE_SEARCHES) slowest = Math.max(slowest, refused(search, maxChars, /characters is more than the 1000/, what));
   t.ok(slowest < 250, `huge strings refused in ${slowest.toFixed(1)} ms at most`);
 
   // pg-tsquery's worst cases at the length limit: each operator run retried character by character
