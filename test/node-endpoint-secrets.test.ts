@@ -30,15 +30,21 @@ async function runNode(dir: string, args: readonly string[], until?: number) {
     },
     50,
   );
-  // a node that fails: /meta and /metrics while it retries
+  // a node that fails: /meta and /metrics while it retries (tried until they answer: a loaded machine is slow to serve)
+  let exited = false;
   if (until === undefined) {
-    const started = Date.now();
-    while (servedPort(node.output()) === undefined && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50));
-    const port = servedPort(node.output());
-    if (port !== undefined) reading = read(port).catch(() => undefined);
+    reading = (async () => {
+      while (!exited && seen === undefined) {
+        const port = servedPort(node.output());
+        if (port !== undefined) await read(port).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
   }
-  const deadline = setTimeout(() => node.child.kill('SIGKILL'), 150_000);
+  // under the file's timeout, with room for a loaded machine's slow start
+  const deadline = setTimeout(() => node.child.kill('SIGKILL'), 240_000);
   const { code } = await node.exited;
+  exited = true;
   clearTimeout(deadline);
   await reading;
   return { code, output: node.output(), ...seen };
