@@ -182,6 +182,11 @@ export function formatProblem(p: Problem): string {
   return `${p.path}${at}: ${p.message}`;
 }
 
+/** A validation error's problems on one line, each with its line and column but not the file: for a message that names the file already. */
+export function problemDetails(err: ValidationError): string {
+  return err.problems.map((p) => (p.line === undefined ? p.message : `${p.line}${p.column === undefined ? '' : `:${p.column}`}: ${p.message}`)).join('; ');
+}
+
 /** Invalid user input with every problem found, not just the first. */
 export class ValidationError extends IdxError {
   readonly problems: Problem[];
