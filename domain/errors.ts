@@ -149,9 +149,13 @@ export type ErrorCode =
   | 'UPSTREAM_NO_GENESIS'
   | 'UPSTREAM_UNREACHABLE'
   | 'SHARD_RANGE_REFUSED'
-  // development chain (tests, demo, benchmarks)
+  // development chains (idx dev-chain, tests, demo, benchmarks)
   | 'ANVIL_NOT_INSTALLED'
   | 'ANVIL_START_FAILED'
+  | 'CHOPSTICKS_NOT_INSTALLED'
+  | 'CHOPSTICKS_START_FAILED'
+  | 'DEV_CHAIN_RUNNING'
+  | 'DEV_CHAIN_START_FAILED'
   | 'CONTRACT_DEPLOY_FAILED'
   | 'WORKLOAD_FAILED';
 

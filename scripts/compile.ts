@@ -22,7 +22,7 @@ export function sourceHash(): string {
       } else if (!entry.name.endsWith('.test.ts')) files.push(path);
     }
   };
-  for (const dir of ['domain', 'infra', 'apps']) walk(dir);
+  for (const dir of ['domain', 'infra', 'apps', 'devchain']) walk(dir);
   const hash = createHash('sha256');
   for (const file of files.sort())
     hash

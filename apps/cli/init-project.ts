@@ -119,6 +119,20 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
     const replacement = file === 'package.json' ? name.toLowerCase() : name;
     await writeFile(path, text.replaceAll(starter.name, replacement));
   }
-  options.reporter.info(`created ${name} in ${dir}\nnext:\n  cd ${relative(options.cwd ?? process.cwd(), dir) || '.'}\n  idx codegen\n  idx build`);
+  options.reporter.info(`created ${name} in ${dir}\nnext:\n${nextSteps(network, relative(options.cwd ?? process.cwd(), dir) || '.')}`);
   return { dir, name };
+}
+
+/** The starter README's first lines: from the new folder to indexed rows, on a local chain. */
+function nextSteps(network: string, folder: string): string {
+  return [
+    `cd ${folder}`,
+    ...(network === 'substrate' ? ['npm install              # chopsticks, which runs the local chain'] : []),
+    'idx dev-chain --detach   # a local chain with what the starter indexes (idx dev-chain --stop stops it)',
+    'idx codegen',
+    'idx build',
+    'idx-node -f .',
+  ]
+    .map((line) => `  ${line}`)
+    .join('\n');
 }
