@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { envFor, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
 import { BIN, copyProject, freePortGuess, programEnv, REPO, slowDownTransfers, spawnWatchedNode } from './support/erc20-project.ts';
-import { headlessChromium } from './support/headless-chromium.ts';
+import { launchHeadlessChromium } from './support/headless-chromium.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 
 /**
@@ -33,13 +32,7 @@ async function main(t: Test) {
     () => {},
     60_000,
   );
-  t.teardown(async () => {
-    node.child.kill('SIGTERM');
-    await node.exited;
-    const db = await openDb(PROGRAM_BACKEND, dir);
-    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-    await db.close();
-  });
+  t.teardown(() => stopAndDrop(node, dir, schema));
   const url = await waitFor(
     () => /status page: (http:\/\/localhost:\d+)\//.exec(node.output())?.[1],
     60_000,
@@ -48,11 +41,7 @@ async function main(t: Test) {
   const port = Number(new URL(url).port);
   t.match(node.output(), new RegExp(`serving /health, /meta, /ready and /metrics on http://localhost:${port}\\b`), 'the address is logged');
 
-  const profile = await mkdtemp(join(tmpdir(), 'idx-chromium-'));
-  t.teardown(() => rm(profile, { recursive: true, force: true }));
-  const browser = await headlessChromium();
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, { ...browser, headless: true });
-  t.teardown(() => context.close());
+  const context: BrowserContext = await launchHeadlessChromium(t);
   const requested: string[] = [];
   context.on('request', (r) => requested.push(r.url()));
   const page: Page = context.pages()[0] ?? (await context.newPage());
@@ -152,13 +141,7 @@ async function main(t: Test) {
     const other = await copyProject(t, built);
     const otherSchema = uniqueSchemaName('idx_status');
     const second = spawnWatchedNode(other, env, ['--network-endpoint', anvil.url, '--db-schema', otherSchema, '-p', String(port)], () => {}, 60_000);
-    t.teardown(async () => {
-      second.child.kill('SIGTERM');
-      await second.exited;
-      const db = await openDb(PROGRAM_BACKEND, other);
-      await execute(db.kysely, `drop schema if exists ${quoteIdent(otherSchema)} cascade`);
-      await db.close();
-    });
+    t.teardown(() => stopAndDrop(second, other, otherSchema));
     const served = await waitFor(
       () => /serving \/health, \/meta, \/ready and \/metrics on http:\/\/localhost:(\d+)/.exec(second.output())?.[1],
       60_000,
@@ -186,6 +169,15 @@ async function main(t: Test) {
     }
     t.equal((await fetch(`${base}/meta`)).status, 200, '/meta answers');
   });
+}
+
+/** Stops a node the test started and drops the schema it wrote. */
+async function stopAndDrop(node: ReturnType<typeof spawnWatchedNode>, dir: string, schema: string): Promise<void> {
+  node.child.kill('SIGTERM');
+  await node.exited;
+  const db = await openDb(PROGRAM_BACKEND, dir);
+  await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+  await db.close();
 }
 
 async function waitFor<T>(probe: () => T | undefined, ms: number, context: () => string): Promise<T> {

@@ -133,6 +133,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       settings: { aggregate: options.aggregate, unsafe: options.unsafe, queryLimit: options.queryLimit, queryTimeoutMs: options.queryTimeout },
       queryComplexity: options.queryComplexity,
       indexer: options.indexer,
+      ...(ctx.db === undefined && !ctx.env.DB_HOST && { embeddedProject: options.idx }),
       hotSchema: !options.disableHotSchema,
       hotSchemaIntervalMs: ctx.hotSchemaIntervalMs,
       version: ctx.version,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, mkdtemp, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { isAlive } from './acquire-writer-lock.ts';
 import { createDb, type Db } from './create-db.ts';
@@ -141,10 +141,12 @@ async function writePrivateFile(file: string, text: string): Promise<void> {
 /** Where the node serving `dataDir` listens; a clear error when no node is running there. */
 export async function findPgliteSocket(dataDir: string): Promise<PgliteSocketEndpoint> {
   const dir = resolve(dataDir);
+  // the data folder is <project>/.idx-data: the user knows the project
+  const project = basename(dir) === '.idx-data' ? dirname(dir) : dir;
   const notRunning = (why: string) =>
     new IdxError(
       'EMBEDDED_NODE_NOT_RUNNING',
-      `DB_HOST is not set, so idx-query reads the embedded database of idx-node in ${dir}, but ${why}. ` +
+      `idx-node is not running for ${project}: DB_HOST is not set, so idx-query reads the embedded database of idx-node in ${dir}, but ${why}. ` +
         'Start idx-node on the project first (without DB_HOST), or point DB_HOST at the PostgreSQL server the node writes to.',
       { retryable: true },
     );

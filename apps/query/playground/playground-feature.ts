@@ -100,9 +100,16 @@ export function playgroundFeature(options: PlaygroundFeatureOptions): QueryFeatu
   };
 }
 
-/** A first query for a new user: a page of the first entity with its first columns. */
+/** The reference's "template entity" of SubQuery's starters: a placeholder a project's own entities come after. */
+const TEMPLATE_ENTITY = 'StarterEntity';
+
+/**
+ * A first query for a new user: a page of the project's first entity with its first columns. The
+ * starters' template entity (a row every few blocks) is passed over when the project has others.
+ */
 export function sampleQuery(schemaName: string, built: BuiltSchema, subscriptions: boolean): string {
-  const first = [...built.tables.values()][0];
+  const tables = [...built.tables.values()];
+  const first = tables.find((t) => t.entity.name !== TEMPLATE_ENTITY) ?? tables[0];
   const lines = [
     `# GraphQL over the data idx-node indexed into "${schemaName}". Run the query with the ▶ button (Ctrl-Enter);`,
     '# the Docs button lists every entity, filter and ordering.',
