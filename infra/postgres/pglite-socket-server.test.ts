@@ -227,7 +227,10 @@ t.test('a large message within the limit, streamed in small chunks, is put toget
   const small = await send(1024 * 1024);
   const large = await send(8 * 1024 * 1024);
   t.equal(large.n, 8 * 1024 * 1024 - 40, 'answered');
-  t.ok(large.ms / small.ms < 24, `8 MiB took ${large.ms.toFixed(0)} ms, 1 MiB ${small.ms.toFixed(0)} ms: ×${(large.ms / small.ms).toFixed(1)} for ×8 (the square would be ×64)`);
+  t.ok(
+    large.ms / small.ms < 24,
+    `8 MiB took ${large.ms.toFixed(0)} ms, 1 MiB ${small.ms.toFixed(0)} ms: ×${(large.ms / small.ms).toFixed(1)} for ×8 (the square would be ×64)`,
+  );
   c.end().catch(() => undefined);
 });
 
