@@ -41,7 +41,7 @@ const command = (line: string) => line.replace(/\s+#.*$/, '').trim();
 async function programsOnPath(dir: string): Promise<string> {
   if (INSTALLED_BIN !== undefined) return INSTALLED_BIN;
   const bin = join(dir, 'bin');
-  await mkdir(bin);
+  await mkdir(bin, { recursive: true });
   for (const name of ['idx', 'idx-node', 'idx-query']) {
     await writeFile(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" --no-node-snapshot "${BIN(name)}" "$@"\n`);
     await chmod(join(bin, name), 0o755);

@@ -41,7 +41,7 @@ t.test('heights, share done, pace, ETA, data sources and redacted endpoints', as
     caughtUp: false,
   });
   t.same(doc.dataSources, [{ kind: 'ethereum/Runtime', startBlock: 100, address: '0xabc', handlers: ['handleTransfer (ethereum/LogHandler)'] }]);
-  t.same(doc.endpoints, ['https://mainnet.example.com/v3/0123***'], 'an API key in the URL is not shown');
+  t.same(doc.endpoints, ['https://mainnet.example.com/v3/***'], 'an API key in the URL is not shown');
   t.same(doc.links, { meta: '/meta', metrics: '/metrics', health: '/health' });
   t.notOk('etaSeconds' in statusDocument(status, createRateHistory({ keep: 10 }), facts), 'no ETA before the pace is known');
   const done = statusDocument({ ...status, lastProcessedHeight: 1099, caughtUp: true }, history, { ...facts, playground: 'http://localhost:3001/' });
