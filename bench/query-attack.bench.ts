@@ -4,6 +4,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { StoreOperation } from '../domain/entities/entity-store.ts';
+import type { EntityModel } from '../domain/entities/entity-model.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
@@ -14,13 +15,15 @@ import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN, programEnv } from '../test/support/erc20-project.ts';
 import type { Benchmark } from './run.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
+import { HUGE_SEARCHES } from '../test/support/hostile-searches.ts';
 
 /**
  * `npm run bench -- attack`: idx-query (the CLI, default flags plus --subscription, its own
  * process) under CLIENTS hostile clients for SECONDS, each cycling through 1 MB `__schema` alias
  * floods over HTTP and graphql-ws, 3.7 MB websocket messages, 1 MB of nesting, GraphiQL's
- * introspection query made unique per request (no cache), and the largest answer the limits
- * admit (~14 MB), over a schema of 32 entities. Meanwhile a trivial query every 100 ms. Prints the process's peak RSS
+ * introspection query made unique per request (no cache), the largest answer the limits
+ * admit (~14 MB), and full-text search strings that once held the event loop for a minute
+ * (searchAttacks), over a schema of 33 entities. Meanwhile a trivial query every 100 ms. Prints the process's peak RSS
  * (VmHWM), the trivial query's latencies and whether the process stayed up.
  */
 const CLIENTS = Number(process.env.BENCH_ATTACK_CLIENTS ?? 6);
@@ -28,6 +31,7 @@ const SECONDS = Number(process.env.BENCH_ATTACK_SECONDS ?? 20);
 
 const model = schemaModel([
   entity('Account', { name: 'String', balance: 'BigInt' }),
+  searchableEntity(),
   entity('Transfer', { from: { type: { kind: 'entity', entity: 'Account' } }, value: 'BigInt', note: 'String' }),
   // a schema the size of a real project's (~30 entities), so that introspection costs what it would there
   ...Array.from({ length: 30 }, (_v, i) =>
@@ -43,6 +47,22 @@ const model = schemaModel([
     }),
   ),
 ]);
+
+/** `Post @fullText(fields: ["title"])`: the entity the search attacks search (searchPosts) */
+function searchableEntity(): EntityModel {
+  const post = entity('Post', { title: 'String' });
+  return { ...post, fullText: { fields: ['title'], columns: ['title'], language: 'english' } };
+}
+
+/**
+ * The full-text search strings that held idx-query's event loop (26 s for "&" × 100,000, 83 s for
+ * ":" × 200,000) or overflowed its stack before the search was bounded and read in one pass
+ * (issue 27), and pg-tsquery's cubic case within the bound: each one request.
+ */
+function searchAttacks(post: (body: string) => Promise<void>): (() => Promise<void>)[] {
+  const query = 'query($s: String!) { searchPosts(search: $s) { totalCount } }';
+  return [...HUGE_SEARCHES.map(([, s]) => s), `fox)${'&'.repeat(996)}`].map((s) => () => post(JSON.stringify({ query, variables: { s } })));
+}
 
 async function run(): Promise<void> {
   if (!process.env.DB_HOST) {
@@ -101,11 +121,12 @@ async function run(): Promise<void> {
       const deep = `{ ${'{'.repeat(900_000)} }`;
       const huge = JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename ${' '.repeat(3_700_000)} }` } });
       const biggest = '{ a: transfers(first: 100) { nodes { id note } } b: transfers(first: 100) { nodes { id note } } }';
-      const post = (query: string) =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then(
+      const postBody = (body: string) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
           (r) => r.text(),
           () => '',
         );
+      const post = (query: string) => postBody(JSON.stringify({ query }));
       const rawWs = () =>
         new Promise<void>((resolve) => {
           const ws = new WebSocket(`ws://127.0.0.1:${port}/`, 'graphql-transport-ws');
@@ -136,6 +157,7 @@ async function run(): Promise<void> {
             () => post(`# ${i}.${n}\n${getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true })}`).then(note),
             () => overWs(`# ${i}.${n}\n${getIntrospectionQuery()}`),
             () => post(biggest).then(note),
+            ...searchAttacks((body) => postBody(body).then(note)),
           ];
           await steps[(n + i) % steps.length]!();
           attacks++;
@@ -163,6 +185,7 @@ async function run(): Promise<void> {
           `p99 ${latencies[Math.floor(latencies.length * 0.99)]!.toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`,
       );
       console.log(`  idx-query ${exit === undefined ? 'stayed up' : `died (${exit})`}; peak RSS ${peak.toFixed(0)} MB`);
+      console.log(`  worst trivial query ${latencies.at(-1)!.toFixed(0)} ms: ${latencies.at(-1)! < 1000 ? 'under' : 'OVER'} 1 s throughout`);
     } finally {
       child.kill('SIGTERM');
       await exited;

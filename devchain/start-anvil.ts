@@ -81,8 +81,12 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   throw new IdxError('ANVIL_START_FAILED', `anvil did not start: ${lastError}`);
 }
 
-/** `$0` is anvil; fd 3 is our pipe, read only by the watchdog subshell. */
-const WATCHDOG =
+/**
+ * `sh -c WATCHDOG <program> <args…>` with stdin a pipe from this process: runs the program, and kills
+ * it when the pipe closes (this process ended, in any way). `$0` is the program; fd 3 is our pipe,
+ * read only by the watchdog subshell.
+ */
+export const WATCHDOG =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; (read _ <&3; kill $pid 2>/dev/null) & watcher=$!; wait $pid; code=$?; kill $watcher 2>/dev/null; exit $code';
 
 async function launch(bin: string, args: string[], port: number, timeoutMs: number): Promise<{ anvil: Anvil } | { error: string }> {

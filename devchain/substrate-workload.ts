@@ -1,12 +1,17 @@
-import { ApiPromise, HttpProvider } from '@polkadot/api';
+import { ApiPromise, HttpProvider, WsProvider } from '@polkadot/api';
 import { Keyring } from '@polkadot/keyring';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { DEV_ACCOUNTS, type SubstrateDevChain } from './start-substrate-chain.ts';
 
-/** Signs and submits extrinsics as the dev accounts, and builds the blocks that hold them. */
-export async function createSubstrateWorkload(chain: SubstrateDevChain) {
+/**
+ * Signs and submits extrinsics as the dev accounts, and builds the blocks that hold them. Over HTTP
+ * by default; `ws` for a chain in another process, whose HTTP server closes idle connections just
+ * as a request may reuse one ("fetch failed: other side closed").
+ */
+export async function createSubstrateWorkload(chain: SubstrateDevChain, options: { transport?: 'http' | 'ws' } = {}) {
   await cryptoWaitReady();
-  const api = await ApiPromise.create({ provider: new HttpProvider(chain.httpUrl), noInitWarn: true });
+  const provider = options.transport === 'ws' ? new WsProvider(chain.wsUrl) : new HttpProvider(chain.httpUrl);
+  const api = await ApiPromise.create({ provider, noInitWarn: true });
   const keyring = new Keyring({ type: 'sr25519' });
   const signers = { alice: keyring.addFromUri('//Alice'), bob: keyring.addFromUri('//Bob'), charlie: keyring.addFromUri('//Charlie') };
   const nonces = new Map<string, number>();

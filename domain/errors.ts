@@ -126,6 +126,7 @@ export type ErrorCode =
   | 'CSV_DIR_FAILED'
   | 'CSV_WRITE_FAILED'
   | 'EMBEDDED_NODE_NOT_RUNNING'
+  | 'EMBEDDED_SOCKET_UNSAFE'
   // idx-query
   | 'BAD_REQUEST'
   | 'BAD_USER_INPUT'
@@ -148,9 +149,13 @@ export type ErrorCode =
   | 'UPSTREAM_NO_GENESIS'
   | 'UPSTREAM_UNREACHABLE'
   | 'SHARD_RANGE_REFUSED'
-  // development chain (tests, demo, benchmarks)
+  // development chains (idx dev-chain, tests, demo, benchmarks)
   | 'ANVIL_NOT_INSTALLED'
   | 'ANVIL_START_FAILED'
+  | 'CHOPSTICKS_NOT_INSTALLED'
+  | 'CHOPSTICKS_START_FAILED'
+  | 'DEV_CHAIN_RUNNING'
+  | 'DEV_CHAIN_START_FAILED'
   | 'CONTRACT_DEPLOY_FAILED'
   | 'WORKLOAD_FAILED';
 
@@ -179,6 +184,11 @@ export interface Problem {
 export function formatProblem(p: Problem): string {
   const at = p.line === undefined ? '' : `:${p.line}${p.column === undefined ? '' : `:${p.column}`}`;
   return `${p.path}${at}: ${p.message}`;
+}
+
+/** A validation error's problems on one line, each with its line and column but not the file: for a message that names the file already. */
+export function problemDetails(err: ValidationError): string {
+  return err.problems.map((p) => (p.line === undefined ? p.message : `${p.line}${p.column === undefined ? '' : `:${p.column}`}: ${p.message}`)).join('; ');
 }
 
 /** Invalid user input with every problem found, not just the first. */

@@ -1,6 +1,12 @@
-// `npm test`'s first step: the typecheck and the lint (eslint, then prettier's check) side by side, since
+// `npm test`'s first step: tap built for the .taprc plugins (scripts/build-tap-plugins.mjs, before the typecheck,
+// which reads tap's types), then the typecheck and the lint (eslint, then prettier's check) side by side, since
 // each mostly waits on its own single thread; fails when either fails, with both outputs shown.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+
+if (spawnSync(process.execPath, ['scripts/build-tap-plugins.mjs'], { stdio: 'inherit' }).status !== 0) {
+  process.stdout.write('tap build: failed\n');
+  process.exit(1);
+}
 
 const run = (script) =>
   new Promise((resolve) => {

@@ -22,7 +22,7 @@ export function sourceHash(): string {
       } else if (!entry.name.endsWith('.test.ts')) files.push(path);
     }
   };
-  for (const dir of ['domain', 'infra', 'apps']) walk(dir);
+  for (const dir of ['domain', 'infra', 'apps', 'devchain']) walk(dir);
   const hash = createHash('sha256');
   for (const file of files.sort())
     hash
@@ -41,15 +41,18 @@ export function compiledHash(): string | undefined {
   }
 }
 
-/** tsc -p tsconfig.build.json, then the stamp; false when tsc fails (it printed why). */
-export function compile(): boolean {
+/**
+ * tsc -p tsconfig.build.json, then the stamp; false when tsc fails (it printed why). `typeChecked`: the
+ * sources were just checked (`npm run typecheck` checks them first), so tsc only emits (`--noCheck`, the
+ * same JavaScript in half the CPU).
+ */
+export function compile(typeChecked = false): boolean {
   // The hash taken before compiling: a source edited meanwhile leaves the stamp stale, never wrong.
   const hash = sourceHash();
   // From empty: a moved or deleted source leaves no stale module behind in dist/.
   rmSync(join(root, 'dist'), { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    stdio: 'inherit',
-  });
+  const args = ['-p', join(root, 'tsconfig.build.json'), ...(typeChecked ? ['--noCheck'] : [])];
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ...args], { stdio: 'inherit' });
   if (tsc.status !== 0) return false;
   writeFileSync(stampFile, `${hash}\n`);
   return true;
@@ -61,4 +64,4 @@ export function compileIfStale(): boolean {
   return compile();
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(compile() ? 0 : 1);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(compile(process.argv.includes('--type-checked')) ? 0 : 1);

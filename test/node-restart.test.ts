@@ -25,11 +25,13 @@ for (const kind of BACKENDS) {
     if (first.timedOut) t.fail(`the first run never reached block ${killAt}; its log ends:\n${first.output.slice(-3000)}`);
     t.equal(first.signal, 'SIGKILL', 'the first run was killed');
     t.ok(first.lastSeen !== undefined && first.lastSeen < workload.toBlock, `killed mid-run, after block ${first.lastSeen}`);
-    const second = await runNodeCli(killed, env, args, { until: workload.toBlock });
+    // the fetch lines are debug lines (a catch-up has hundreds of them): --debug fetch shows them
+    const second = await runNodeCli(killed, env, [...args, '--debug', 'fetch'], { until: workload.toBlock });
     if (second.timedOut) t.fail(`the restart never reached block ${workload.toBlock}; its log ends:\n${second.output.slice(-3000)}`);
     t.match(second.output, /resuming after block \d+/);
     // The reference's fetch line, in block order (ranges are fetched ahead but logged as they are processed).
-    const ranges = [...second.output.matchAll(/<fetch> INFO fetch block \[(\d+),(\d+)\], total (\d+) blocks/g)].map((m) => [
+    t.notMatch(first.output, /fetch block \[/, 'not without --debug');
+    const ranges = [...second.output.matchAll(/<fetch> DEBUG fetch block \[(\d+),(\d+)\], total (\d+) blocks/g)].map((m) => [
       Number(m[1]),
       Number(m[2]),
       Number(m[3]),

@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { rm } from 'node:fs/promises';
+import type { BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { queryFeatures } from '../apps/query/query-features.ts';
 import { parseQueryArgs } from '../apps/query/query-options.ts';
@@ -13,7 +11,7 @@ import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { installNotifyTriggers } from '../infra/postgres/notify-triggers.ts';
 import { openPgliteSocketDb, publishPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { headlessChromium } from './support/headless-chromium.ts';
+import { launchHeadlessChromium } from './support/headless-chromium.ts';
 import { freshPgliteDir } from './support/test-backends.ts';
 import { entity, schemaModel } from './support/test-models.ts';
 
@@ -76,11 +74,7 @@ async function main(t: Test) {
   const url = `http://localhost:${running.port}/`;
   t.match(lines.join(''), /schema\.polling\.enable has no effect in GraphiQL and is ignored/, 'settings without a GraphiQL meaning are reported');
 
-  const profile = await mkdtemp(join(tmpdir(), 'idx-chromium-'));
-  t.teardown(() => rm(profile, { recursive: true, force: true }));
-  const browser = await headlessChromium();
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, { ...browser, headless: true });
-  t.teardown(() => context.close());
+  const context: BrowserContext = await launchHeadlessChromium(t);
   const requested: string[] = [];
   const graphqlHeaders: Record<string, string>[] = [];
   context.on('request', (r) => {

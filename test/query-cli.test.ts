@@ -13,6 +13,7 @@ import { execute } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { envFor } from './support/erc20-chain.ts';
 import { BIN, freePortGuess, programEnv } from './support/erc20-project.ts';
+import { deadPort } from './support/local-rpc-server.ts';
 
 interface Run {
   code: number | null;
@@ -132,6 +133,23 @@ t.test(
       logged.some((l) => l.category === 'query' && /serving GraphQL for schema/.test(l.message)),
       '--log-path gets the log, as JSON with --output-fmt json',
     );
+  },
+);
+
+t.test(
+  'an unreachable DB_HOST_READ is named, with its value, not DB_HOST (which answered)',
+  { skip: process.env.DB_HOST ? false : 'needs DB_HOST (PostgreSQL)' },
+  async (t) => {
+    const port = await deadPort();
+    const r = await runQueryCli(['-n', 'x', '--port', String(freePortGuess())], {
+      ...envFor('postgres'),
+      DB_HOST_READ: '127.0.0.1',
+      DB_PORT_READ: String(port),
+    });
+    t.equal(r.code, 1);
+    t.match(r.output, `the read replica (DB_HOST_READ=127.0.0.1): cannot reach PostgreSQL at 127.0.0.1:${port}`);
+    t.match(r.output, 'that DB_HOST_READ and DB_PORT_READ point to it');
+    t.notMatch(r.output, /\bDB_HOST\b(?!_READ)/, 'DB_HOST, which answered, is not blamed');
   },
 );
 

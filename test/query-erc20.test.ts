@@ -60,6 +60,8 @@ for (const kind of BACKENDS) {
         const body = (await res.json()) as { data?: unknown; errors?: unknown };
         t.same({ status: res.status, errors: body.errors }, { status: 200, errors: undefined }, where);
         t.ok(body.data, `${where} answers data`);
+        // an example naming a row must name one the starter's data has (the demo's workload has the same accounts)
+        if (/\baccount\(id: "0x[0-9a-fA-F]{40}"/.test(query)) t.not((body.data as { account?: unknown }).account, null, `${where}: the account exists`);
       }
     });
 
@@ -112,9 +114,14 @@ for (const kind of BACKENDS) {
       t.same(other, { transferByNodeId: null, node: { balance: account.balance } }, "an account's nodeId is no transfer");
       const gone = Buffer.from(JSON.stringify(['transfers', 'no-such-id'])).toString('base64');
       t.same(await gqlData(url, `{ node(nodeId: "${gone}") { nodeId } }`), { node: null }, 'an id that is not there: null');
-      const bad = await gql(url, `{ node(nodeId: "not a node id") { nodeId } }`);
-      t.equal(bad.errors?.[0]?.extensions?.code, 'BAD_USER_INPUT', 'a string that is no node id: BAD_USER_INPUT');
-      t.match(bad.errors?.[0]?.message, /is not a node id of this service/);
+      // as PostGraphile answers them: no entity, whichever field asks (docs/DECISIONS.md)
+      const nul = Buffer.from(JSON.stringify(['transfers', 'a\u0000b'])).toString('base64');
+      for (const bad of ['not a node id', nul])
+        t.same(
+          await gql(url, `query($n: ID!) { node(nodeId: $n) { nodeId } transferByNodeId(nodeId: $n) { id } }`, { n: bad }),
+          { status: 200, data: { node: null, transferByNodeId: null } },
+          `${JSON.stringify(bad)}: null from both, no error`,
+        );
       const root = await gqlData(url, `{ query { transfers { totalCount } } }`);
       t.equal(root.query.transfers.totalCount, transfers.length, 'query: the root again');
     });
@@ -260,6 +267,12 @@ for (const kind of BACKENDS) {
         meta._metadata.rowCountEstimate.map((r: any) => r.table),
         ['accounts', 'starter_entities', 'transfers'],
       );
+      if (kind === 'pglite') {
+        // no autovacuum in PGlite: the node analyzes the tables as they grow, so the estimate is not 0
+        const [{ n }] = await execute<{ n: string }>(db.kysely, `select count(*)::text as n from ${quoteIdent(schema)}.transfers`);
+        const transfers = meta._metadata.rowCountEstimate.find((r: any) => r.table === 'transfers').estimate;
+        t.ok(transfers >= Number(n) * 0.9 && transfers <= Number(n), `the transfers estimate (${transfers}) is within 10% of the ${n} rows`);
+      }
       t.ok(Number(meta._metadata.dbSize) > 0);
       t.same(meta._metadatas, { totalCount: 1, nodes: [{ chain: '31337' }] });
       t.equal(meta.other, null, '_metadata of another chain');

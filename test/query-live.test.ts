@@ -237,7 +237,7 @@ async function notifierFor(kind: BackendKind, dir: string): Promise<pg.Client> {
   let config: pg.ClientConfig;
   if (kind === 'pglite') {
     const e = await findPgliteSocket(join(dir, '.idx-data'));
-    config = { host: e.host, port: e.port, user: 'postgres', database: 'postgres' };
+    config = { host: e.host, port: e.port, user: e.owner.user, password: e.owner.password, database: 'postgres' };
   } else {
     const env = envFor('postgres');
     config = {

@@ -21,10 +21,30 @@ function collecting(): Reporter & { infos: string[]; warnings: string[] } {
   return { infos, warnings, info: (m) => void infos.push(m), warn: (m) => void warnings.push(m) };
 }
 
-async function project(t: Test, files: Record<string, string>): Promise<string> {
+/** A manifest naming no handler, for tests about bundling: idx build needs one (see 'the manifest' tests). */
+const NO_HANDLER_MANIFEST = {
+  'project.yaml': [
+    'specVersion: 1.0.0',
+    'name: build-test',
+    'runner: { node: { name: "@subql/node-ethereum", version: "*" }, query: { name: "@subql/query", version: "*" } }',
+    'schema: { file: ./schema.graphql }',
+    'network: { chainId: "1", endpoint: http://127.0.0.1:8545 }',
+    'dataSources: []',
+    '',
+  ].join('\n'),
+  'schema.graphql': 'type Thing @entity {\n  id: ID!\n}\n',
+};
+const MANIFEST = /^(project|subquery-multichain)\.(ts|ya?ml|json)$/;
+
+async function project(t: Test, files: Record<string, string>, opts: { defaultManifest?: false } = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'idx-build-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
+  const given = Object.keys(files);
+  const withManifest =
+    opts.defaultManifest === false || given.some((f) => MANIFEST.test(f)) || !given.some((f) => f.startsWith('src/'))
+      ? files
+      : { ...NO_HANDLER_MANIFEST, ...files };
+  for (const [path, text] of Object.entries(withManifest)) {
     await mkdir(resolve(dir, path, '..'), { recursive: true });
     await writeFile(join(dir, path), text);
   }
@@ -307,5 +327,59 @@ t.test('an installed package whose exports lack the conditions idx build resolve
   t.match(
     err.message,
     /^src\/index\.ts imports "browser-only", which cannot be resolved: the package browser-only is installed but its package\.json "exports" offers "\." only under the conditions browser, react-native, none of which idx build resolves with \(default, module, import, require, node\)$/,
+  );
+});
+
+t.test('the manifest: a build without one is refused, and so is one naming handlers the bundle does not export', async (t) => {
+  const none = await project(t, { 'src/index.ts': 'export const x = 1;\n', 'schema.graphql': 'type T @entity { id: ID! }\n' }, { defaultManifest: false });
+  const missing = await failure(buildProject({ location: none, reporter: collecting() }));
+  t.equal(missing.code, 'MANIFEST_NOT_FOUND');
+  t.match(missing.message, `no project manifest in ${none}`);
+  t.notOk(existsSync(join(none, 'dist')), 'refused before bundling');
+
+  const manifest = (handlers: string[], templateHandlers: string[] = []) =>
+    [
+      NO_HANDLER_MANIFEST['project.yaml'].replace('dataSources: []\n', ''),
+      'dataSources:',
+      '  - kind: ethereum/Runtime',
+      '    startBlock: 1',
+      '    mapping:',
+      '      file: ./dist/index.js',
+      '      handlers:',
+      ...handlers.map((h) => `        - { kind: ethereum/BlockHandler, handler: ${h} }`),
+      ...(templateHandlers.length === 0
+        ? []
+        : [
+            'templates:',
+            '  - kind: ethereum/Runtime',
+            '    name: Pool',
+            '    mapping:',
+            '      file: ./dist/index.js',
+            '      handlers:',
+            ...templateHandlers.map((h) => `        - { kind: ethereum/BlockHandler, handler: ${h} }`),
+          ]),
+      '',
+    ].join('\n');
+  const files = {
+    'schema.graphql': NO_HANDLER_MANIFEST['schema.graphql'],
+    'src/index.ts': 'export * from "./mappings/blocks";\n',
+    'src/mappings/blocks.ts': 'export async function handleBlock(): Promise<void> {}\nexport async function handlePool(): Promise<void> {}\n',
+  };
+  const bad = await project(t, { ...files, 'project.yaml': manifest(['handleBlock', 'handleBlok', 'handleMint'], ['handlePool', 'handlepool']) });
+  const refused = await failure(buildProject({ location: bad, reporter: collecting() }));
+  t.equal(refused.code, 'HANDLER_NOT_FOUND');
+  t.match(
+    refused.message,
+    /dataSources\[0\]\.mapping\.handlers\[1\]\.handler "handleBlok" is not exported by .*dist\/index\.js \(did you mean "handleBlock"\?\)/,
+  );
+  t.match(refused.message, /dataSources\[0\]\.mapping\.handlers\[2\]\.handler "handleMint" is not exported by .*dist\/index\.js\n/);
+  t.match(refused.message, /templates\[0\]\.mapping\.handlers\[1\]\.handler "handlepool" is not exported by .*\(did you mean "handlePool"\?\)/);
+  t.notMatch(refused.message, /"handleBlock" is not/);
+
+  const good = await project(t, { ...files, 'project.yaml': manifest(['handleBlock'], ['handlePool']) });
+  t.same(
+    (await buildProject({ location: good, reporter: collecting() })).entries.map((e) => e.name),
+    ['index'],
+    'every handler exported: built',
   );
 });

@@ -2,10 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
-import { loadProject, loadProjects, manifestToYaml, MULTICHAIN_FILE_NAMES } from '../../infra/project/load-project.ts';
+import { loadProjects, manifestToYaml } from '../../infra/project/load-project.ts';
 import { toPlainData } from '../../infra/project/to-plain-data.ts';
 import { BUILD_MODES, type BuildMode } from './build-mode.ts';
 import { bundleEntry } from './bundle-entry.ts';
+import { checkHandlerExports, type BundleExports } from './check-handler-exports.ts';
 import type { Reporter } from './reporter.ts';
 
 export interface BuildProjectOptions {
@@ -57,35 +58,33 @@ export async function buildProject(options: BuildProjectOptions): Promise<BuildP
     );
   }
 
+  // The manifest first: a build without one, or with one that cannot be read, fails before bundling.
+  // Only what the build reads must be valid; the rest (network, addresses, filters…) is for idx-node to refuse.
+  const warnNodeOnly = options.reporter.warn;
+  const { multichain, projects } = await loadProjects(root, { ...(given !== undefined && { manifestFile: given }), warnNodeOnly });
+
   const entries: BuiltEntry[] = [{ name: 'index', source: index, file: join(outputDir, 'index.js') }];
   for (const entry of await exportEntries(root, options.reporter)) entries.push({ ...entry, file: join(outputDir, `${entry.name}.js`) });
 
   await mkdir(outputDir, { recursive: true });
   // one rollup run per entry: each output must stand alone, so no chunks are shared between them
+  const bundles: BundleExports[] = [];
   for (const entry of entries) {
-    await bundleEntry({ root, input: entry.source, output: entry.file, mode, reporter: options.reporter });
+    const { exports } = await bundleEntry({ root, input: entry.source, output: entry.file, mode, reporter: options.reporter });
+    bundles.push({ name: entry.name, file: entry.file, exports });
     options.reporter.info(`built ${relative(root, entry.source)} → ${relative(process.cwd(), entry.file) || entry.file}`);
   }
+  checkHandlerExports(projects, bundles);
 
-  // Only what the build reads must be valid; the rest (network, addresses, filters…) is for idx-node to refuse.
-  const warnNodeOnly = options.reporter.warn;
   let manifest: string | undefined;
-  const multichainFile =
-    given === undefined ? MULTICHAIN_FILE_NAMES.find((name) => existsSync(join(root, name))) : MULTICHAIN_FILE_NAMES.find((name) => name === given);
-  const projectTs =
-    given === undefined ? (existsSync(join(root, 'project.ts')) ? 'project.ts' : undefined) : multichainFile === undefined && isTs(given) ? given : undefined;
-  if (projectTs !== undefined) {
-    const project = await loadProject(root, { manifestFile: projectTs, warnNodeOnly });
-    manifest = await writeManifestYaml(outputDir, projectTs, project.raw, options.reporter);
-  }
-  if (multichainFile !== undefined) {
-    // Each chain's project.ts-style manifest is written out as YAML too, and a .ts multichain manifest lists those.
-    const { multichain, projects } = await loadProjects(root, { manifestFile: multichainFile, warnNodeOnly });
-    for (const project of projects.filter((p) => isTs(p.manifestPath)))
-      await writeManifestYaml(outputDir, relative(root, project.manifestPath), project.raw, options.reporter);
-    if (isTs(multichainFile)) {
-      const raw = { ...(toPlainData(multichain!.raw) as object), projects: multichain!.manifest.projects.map((p) => (isTs(p) ? yamlName(p) : p)) };
-      manifest = await writeManifestYaml(outputDir, multichainFile, raw, options.reporter);
+  // Each .ts manifest is written out as YAML; a .ts multichain manifest then lists those.
+  for (const project of projects.filter((p) => isTs(p.manifestPath)))
+    manifest = await writeManifestYaml(outputDir, relative(root, project.manifestPath), project.raw, options.reporter);
+  if (multichain !== undefined) {
+    manifest = undefined;
+    if (isTs(multichain.manifestPath)) {
+      const raw = { ...(toPlainData(multichain.raw) as object), projects: multichain.manifest.projects.map((p) => (isTs(p) ? yamlName(p) : p)) };
+      manifest = await writeManifestYaml(outputDir, relative(root, multichain.manifestPath), raw, options.reporter);
     }
   }
   return { outputDir, entries, manifest };

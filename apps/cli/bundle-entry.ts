@@ -43,10 +43,11 @@ const RESOLVED_CONDITIONS = ['default', 'module', 'import', 'require', ...EXPORT
  * TypeScript, rollup links it with the project's dependencies; only Node built-ins stay external,
  * as `require("<name>")` without the `node:` prefix.
  */
-export async function bundleEntry(options: BundleEntryOptions): Promise<void> {
+export async function bundleEntry(options: BundleEntryOptions): Promise<{ exports: string[] }> {
   const { root, input, output, mode, reporter } = options;
   const warnings: string[] = [];
   let bundle;
+  let exports: string[] = [];
   try {
     bundle = await rollup({
       input,
@@ -78,7 +79,7 @@ export async function bundleEntry(options: BundleEntryOptions): Promise<void> {
         else if (level === 'warn') warnings.push(describeLog(root, log));
       },
     });
-    await bundle.write({
+    const written = await bundle.write({
       file: output,
       format: 'cjs',
       exports: 'named',
@@ -90,12 +91,14 @@ export async function bundleEntry(options: BundleEntryOptions): Promise<void> {
       interop: 'auto',
       plugins: mode === 'production' ? [minifyPlugin()] : [],
     });
+    exports = written.output[0].exports;
   } catch (err) {
     throw buildError(root, input, err);
   } finally {
     await bundle?.close();
   }
   for (const w of warnings) reporter.warn(w);
+  return { exports };
 }
 
 /**

@@ -43,7 +43,7 @@ export function renderAbiInterface(abi: Abi, file: string): string {
     '// re-exported for mappings, and so that the import is used whatever the ABI holds',
     'export type { BigNumber, Indexed };',
   ];
-  for (const [event, typeName] of named(events, (e) => upperFirst(e.name), toEventSignature)) {
+  for (const [event, typeName] of named(events, (e) => upperFirst(e.name), toEventSignature, basename(file))) {
     const args = argsType(event.inputs, toEventSignature(event), true);
     out.push(
       '',
@@ -52,7 +52,7 @@ export function renderAbiInterface(abi: Abi, file: string): string {
       `export type ${typeName}Log = EthereumLog<${typeName}EventArgs> & { args: ${typeName}EventArgs };`,
     );
   }
-  for (const [fn, typeName] of named(functions, (f) => upperFirst(f.name), toFunctionSignature)) {
+  for (const [fn, typeName] of named(functions, (f) => upperFirst(f.name), toFunctionSignature, basename(file))) {
     const args = argsType(fn.inputs, toFunctionSignature(fn));
     out.push(
       '',
@@ -69,23 +69,29 @@ export function renderAbiInterface(abi: Abi, file: string): string {
  * Type names for events or functions; overloads (same name, other parameters) get the parameter
  * types appended, e.g. `Transfer_address_uint256`, so each stays distinct.
  */
-function named<T extends { name: string }>(items: T[], base: (i: T) => string, signature: (i: T) => string): [T, string][] {
+function named<T extends { name: string }>(items: T[], base: (i: T) => string, signature: (i: T) => string, file: string): [T, string][] {
+  // counted by the type name, not the item's: `transfer` and `Transfer` both give `Transfer…`
   const count = new Map<string, number>();
-  for (const i of items) count.set(i.name, (count.get(i.name) ?? 0) + 1);
+  for (const i of items) count.set(base(i), (count.get(base(i)) ?? 0) + 1);
   const seen = new Set<string>();
+  const given = new Map<string, string>(); // type name → the signature that has it
   const result: [T, string][] = [];
   for (const item of items) {
     const sig = signature(item);
     if (seen.has(sig)) continue; // an ABI listing the same item twice
     seen.add(sig);
-    const overloaded = (count.get(item.name) ?? 0) > 1;
+    const overloaded = (count.get(base(item)) ?? 0) > 1;
     const suffix = overloaded
       ? `_${sig
           .slice(sig.indexOf('(') + 1, -1)
           .replace(/[^A-Za-z0-9]+/g, '_')
           .replace(/_+$/, '')}`
       : '';
-    result.push([item, identifier(base(item) + suffix)]);
+    const name = identifier(base(item) + suffix);
+    const other = given.get(name);
+    if (other !== undefined) throw new IdxError('ABI_NAME_CLASH', `${file}: ${other} and ${sig} would both be typed as ${name}; the ABI cannot be typed`);
+    given.set(name, sig);
+    result.push([item, name]);
   }
   return result;
 }
@@ -93,7 +99,8 @@ function named<T extends { name: string }>(items: T[], base: (i: T) => string, s
 /** `[…] & { name: … }`; for an event, indexed dynamic values are only their topic hash (`Indexed`). */
 export function argsType(params: readonly AbiParameter[], where: string, event = false): string {
   const positional = params.map((p) => (event && (p as { indexed?: boolean }).indexed && isDynamic(p) ? 'Indexed' : paramType(p, where)));
-  const keyed = params.flatMap((p, i) => (p.name ? [`${propertyKey(p.name)}: ${positional[i]}`] : []));
+  // a name given twice is a key once, as ethers keeps it (and a type may not declare a key twice)
+  const keyed = params.flatMap((p, i) => (p.name && params.findIndex((q) => q.name === p.name) === i ? [`${propertyKey(p.name)}: ${positional[i]}`] : []));
   return `[${positional.join(', ')}]${keyed.length > 0 ? ` & { ${keyed.join('; ')} }` : ''}`;
 }
 

@@ -1,19 +1,14 @@
 import type { Abi, AbiFunction, AbiParameter } from 'viem';
 import { toFunctionSignature } from 'viem/utils';
 import { argsType, paramType, signatureWithNames } from './codegen-abi.ts';
+import { isIdentifier, parameterName } from './codegen-names.ts';
 import { GENERATED_HEADER } from './codegen-runtime-types.ts';
 
 /** The module `idx build` resolves to the contract runtime (apps/cli/contract-runtime.ts). */
 export const CONTRACT_RUNTIME_MODULE = 'idx:contract-runtime';
 
 /** Members every connected contract has; functions with these names are only reachable by signature. */
-const RESERVED = new Set(['address', 'provider', 'functions', 'callStatic', 'then', 'constructor']);
-
-const RESERVED_WORDS = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval'.split(
-    ' ',
-  ),
-);
+const RESERVED = new Set(['address', 'provider', 'functions', 'callStatic', 'then', 'constructor', '__proto__']);
 
 /**
  * `contracts/<Name>.ts` (the contract's type), `contracts/factories/<Name>__factory.ts` (its
@@ -33,7 +28,8 @@ export function renderContract(abi: Abi, name: string): Map<string, string> {
     if (seen.has(sig)) continue;
     seen.add(sig);
     const where = `${name}.${sig}`;
-    const params = [...fn.inputs.map((p, i) => `${paramName(p, i)}: ${inputType(p, where)}`), 'overrides?: CallOverrides'].join(', ');
+    const taken = new Set(['overrides']);
+    const params = [...fn.inputs.map((p, i) => `${paramName(p, i, taken)}: ${inputType(p, where)}`), 'overrides?: CallOverrides'].join(', ');
     const single = fn.outputs.length === 0 ? 'void' : fn.outputs.length === 1 ? paramType(fn.outputs[0]!, where) : argsType(fn.outputs, where);
     const all = argsType(fn.outputs, where);
     const doc = `  /** ${signatureWithNames(fn)} */`;
@@ -126,7 +122,7 @@ function inputType(param: AbiParameter, where: string): string {
   return paramType(param, where);
 }
 
-function paramName(param: AbiParameter, index: number): string {
-  const name = param.name && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(param.name) ? param.name : `arg${index}`;
-  return RESERVED_WORDS.has(name) ? `${name}_` : name;
+/** The parameter's ABI name when it can be one (not a reserved word, not taken by another), else `arg<index>`. */
+function paramName(param: AbiParameter, index: number, taken: Set<string>): string {
+  return parameterName(param.name && isIdentifier(param.name) ? param.name : `arg${index}`, taken);
 }

@@ -1,4 +1,6 @@
 import type { EntityModel, FieldModel, Scalar, SchemaModel } from '../../domain/entities/entity-model.ts';
+import { propertyName } from '../../domain/entities/property-name.ts';
+import { lookupMethodName, parameterName, RESERVED_WORDS } from './codegen-names.ts';
 import { GENERATED_HEADER } from './codegen-runtime-types.ts';
 
 /** TypeScript types of the schema scalars, as SubQuery's generated models use them. */
@@ -36,7 +38,9 @@ export function renderModels(schema: SchemaModel): Map<string, string> {
       (schema.entities.length === 0 ? 'export {};\n' : ''),
   );
   if (schema.enums.length > 0) {
-    const enums = schema.enums.map((e) => `export enum ${e.name} {\n${e.values.map((v) => `  ${v} = ${JSON.stringify(v)},\n`).join('')}}\n`);
+    // a member that is a reserved word is written quoted (`"delete" = "delete"`), which TypeScript takes alike
+    const member = (v: string) => (RESERVED_WORDS.has(v) ? JSON.stringify(v) : v);
+    const enums = schema.enums.map((e) => `export enum ${e.name} {\n${e.values.map((v) => `  ${member(v)} = ${JSON.stringify(v)},\n`).join('')}}\n`);
     files.set('enums.ts', `${GENERATED_HEADER}\n\n${enums.join('\n')}`);
   }
   if (schema.jsonTypes.length > 0) {
@@ -54,6 +58,9 @@ function renderEntity(entity: EntityModel): string {
   const name = entity.name;
   const props = properties(entity);
   const required = props.filter((p) => p.required);
+  // the constructor's parameters are named as the properties, but a reserved word cannot name one
+  const taken = new Set<string>();
+  const params = new Map(required.map((p) => [p.name, parameterName(p.name, taken)]));
   const stored = entity.fields.filter((f) => f.derivedFrom === undefined);
   const enums = enumsUsed(stored);
   const jsonTypes = [...new Set(stored.flatMap((f) => (f.type.kind === 'json' ? [f.type.name] : [])))];
@@ -70,8 +77,8 @@ function renderEntity(entity: EntityModel): string {
     `export type ${name}Props = Omit<${name}, NonNullable<rt.FunctionPropertyNames<${name}>> | "_name">;`,
     '',
     `export class ${name} implements rt.Entity {`,
-    `  constructor(${required.map((p) => `${p.name}: ${p.type}`).join(', ')}) {`,
-    ...required.map((p) => `    this.${p.name} = ${p.name};`),
+    `  constructor(${required.map((p) => `${params.get(p.name)}: ${p.type}`).join(', ')}) {`,
+    ...required.map((p) => `    this.${p.name} = ${params.get(p.name)};`),
     '  }',
     '',
     ...props.map((p) => `  public ${p.name}${p.required ? '' : '?'}: ${p.type};`),
@@ -100,20 +107,21 @@ function renderEntity(entity: EntityModel): string {
   for (const field of stored) {
     if (field.index === undefined) continue;
     const prop = propertyName(field);
-    const method = `getBy${prop[0]!.toUpperCase()}${prop.slice(1)}`;
+    const method = lookupMethodName(prop);
     const type = tsType(field);
+    const param = parameterName(prop, new Set(['options']));
     out.push('');
     if (field.index.unique) {
       out.push(
-        `  static async ${method}(${prop}: ${type}): Promise<${name} | undefined> {`,
-        `    const record = await store.getOneByField(${JSON.stringify(name)}, ${JSON.stringify(prop)}, ${prop});`,
+        `  static async ${method}(${param}: ${type}): Promise<${name} | undefined> {`,
+        `    const record = await store.getOneByField(${JSON.stringify(name)}, ${JSON.stringify(prop)}, ${param});`,
         `    return record ? this.create(record as unknown as ${name}Props) : undefined;`,
         '  }',
       );
     } else {
       out.push(
-        `  static async ${method}(${prop}: ${type}, options?: rt.GetOptions<${name}Props>): Promise<${name}[]> {`,
-        `    const records = await store.getByField(${JSON.stringify(name)}, ${JSON.stringify(prop)}, ${prop}, options);`,
+        `  static async ${method}(${param}: ${type}, options?: rt.GetOptions<${name}Props>): Promise<${name}[]> {`,
+        `    const records = await store.getByField(${JSON.stringify(name)}, ${JSON.stringify(prop)}, ${param}, options);`,
         `    return records.map((record) => this.create(record as unknown as ${name}Props));`,
         '  }',
       );
@@ -145,10 +153,6 @@ function properties(entity: EntityModel): Property[] {
     .map((f) => ({ name: propertyName(f), type: tsType(f), required: !f.nullable || f.name === 'id' }));
   // SubQuery's models always start with id, whatever its place in the schema.
   return [...props.filter((p) => p.name === 'id'), ...props.filter((p) => p.name !== 'id')];
-}
-
-function propertyName(field: FieldModel): string {
-  return field.type.kind === 'entity' ? `${field.name}Id` : field.name;
 }
 
 function tsType(field: FieldModel): string {

@@ -168,7 +168,7 @@ t.test('build of a multichain project written in TypeScript writes each manifest
     'chains/schema.graphql': SCHEMA,
     'schema.graphql': SCHEMA,
     'abis/erc20.json': JSON.stringify(ERC20),
-    'src/index.ts': 'export async function handleBlock(): Promise<void> {}\n',
+    'src/index.ts': 'export async function handleBlock(): Promise<void> {}\nexport async function handleTransfer(): Promise<void> {}\n',
   });
   const r = await idxCli(['build', '-l', dir]);
   t.equal(r.code, 0, r.stderr);

@@ -181,6 +181,9 @@ export function handleCalls(a: ConfigureTransaction, b: SafeTransfer_addressTran
   const flags: boolean[] = a.args.flags;
   return [fee, cap, holders, flags, b.args.to, c.args.data].join();
 }
+
+/** The Pool template's handler: idx build refuses a manifest naming a handler the bundle does not export. */
+export async function handleBlock(): Promise<void> {}
 `;
 
 const TSCONFIG = {

@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
-import { IdxError } from '../../domain/errors.ts';
+import { IdxError, problemDetails, ValidationError } from '../../domain/errors.ts';
+import { checkValueDepth, INPUT_LIMITS } from '../../domain/input-limits.ts';
+import { parseJsonValue } from '../../infra/project/parse-data-file.ts';
 import type { Template } from '../../domain/project/project-model.ts';
 import { loadProjects, type LoadedProject } from '../../infra/project/load-project.ts';
 import { abiInterfaceName, abiOf, renderAbiInterface } from './codegen-abi.ts';
+import { checkAbiNames, checkSchemaNames, GENERATED_CODE_GLOBALS } from './codegen-names.ts';
 import { renderContract, renderContractsIndex } from './codegen-contracts.ts';
 import { renderModels } from './codegen-models.ts';
 import { GENERATED_HEADER, renderEthereumTypes, renderGlobals } from './codegen-runtime-types.ts';
@@ -45,7 +48,14 @@ export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
       cause: err,
     });
   });
-  const schema = parseSchema(schemaText, relative(process.cwd(), schemaPath) || schemaPath);
+  const schemaFile = relative(process.cwd(), schemaPath) || schemaPath;
+  const schema = parseSchema(schemaText, schemaFile);
+  const templates = new Map(projects.flatMap((p) => p.manifest.templates.map((tpl) => [tpl.name, tpl] as const)));
+  checkSchemaNames(
+    schema,
+    schemaFile,
+    [...templates.keys()].map((name) => [datasourceFunctionName(name), `the function of template ${JSON.stringify(name)}`] as const),
+  );
 
   const files = new Map<string, string>(renderModels(schema));
   files.set('ethereum.ts', renderEthereumTypes());
@@ -56,7 +66,6 @@ export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
     files.set('global.d.ts', renderGlobals());
   }
   for (const [path, text] of await renderAbis(projects, multichain !== undefined)) files.set(path, text);
-  const templates = new Map(projects.flatMap((p) => p.manifest.templates.map((tpl) => [tpl.name, tpl] as const)));
   if (templates.size > 0) files.set('datasources.ts', renderDatasources([...templates.values()]));
 
   const exported = ['./models', ...['enums', 'interfaces', 'datasources'].filter((n) => files.has(`${n}.ts`)).map((n) => `./${n}`)];
@@ -115,10 +124,11 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
       });
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = parseJsonValue(text, file, INPUT_LIMITS.maxAbiBytes);
       } catch (err) {
         if (!isAbi) continue;
-        throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
+        if (!(err instanceof ValidationError)) throw err;
+        throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} cannot be read as JSON: ${problemDetails(err)}`, { cause: err });
       }
       const abi = abiOf(json);
       if (abi === undefined) {
@@ -128,7 +138,12 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
           `${path}.assets.${assetName}: ${file} is not an ABI (expected a JSON array of ABI items, or an object with an "abi" array)`,
         );
       }
+      checkValueDepth(abi, relative(root, file) || file);
+      checkAbiNames(abi, relative(root, file) || file);
       const name = abiInterfaceName(file);
+      if (GENERATED_CODE_GLOBALS.has(name)) {
+        throw new IdxError('ABI_NAME_CLASH', `${file} gives the ABI interface name ${name}, a name the generated code uses; rename the file`);
+      }
       const clash = [...done.entries()].find(([, d]) => d.name === name);
       done.set(file, { name, abi: JSON.stringify(abi) });
       if (clash !== undefined) {
@@ -152,8 +167,13 @@ async function renderAbis(projects: readonly LoadedProject[], multichain: boolea
 function renderDatasources(templates: readonly Template[]): string {
   const fns = templates.map(
     (t) =>
-      `export function create${t.name.replace(/[^A-Za-z0-9_$]/g, '_')}Datasource(args: Record<string, unknown>): Promise<void> {\n` +
+      `export function ${datasourceFunctionName(t.name)}(args: Record<string, unknown>): Promise<void> {\n` +
       `  return createDynamicDatasource(${JSON.stringify(t.name)}, args);\n}\n`,
   );
   return `${GENERATED_HEADER}\n\n// The sandbox provides createDynamicDatasource; declared here so this file needs no globals.\ndeclare function createDynamicDatasource(templateName: string, args: Record<string, unknown>): Promise<void>;\n\n${fns.join('\n')}`;
+}
+
+/** `create<Template>Datasource`, the template's name made an identifier (its other characters become `_`). */
+function datasourceFunctionName(template: string): string {
+  return `create${template.replace(/[^A-Za-z0-9_$]/g, '_')}Datasource`;
 }

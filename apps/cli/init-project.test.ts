@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,4 +104,26 @@ t.test('init never overwrites: a non-empty folder or a file is refused, an empty
   const bad = (await initProject({ name: 'no spaces', cwd, reporter: quiet }).catch((e: unknown) => e)) as IdxError;
   t.equal(bad.code, 'INIT_BAD_NAME');
   t.notOk(existsSync(join(cwd, 'no spaces')));
+});
+
+t.test('the name is a plain folder name in the current folder: paths, long names, names npm refuses and links are refused', async (t) => {
+  const parent = await tempDir(t);
+  const cwd = join(parent, 'here');
+  await mkdir(cwd);
+  const refusal = async (name: string) => (await initProject({ name, cwd, reporter: quiet }).catch((e: unknown) => e)) as IdxError;
+  for (const name of ['../escape', 'a/b', join(parent, 'abs'), '..', '.', 'a\\b']) {
+    const err = await refusal(name);
+    t.equal(err.code, 'INIT_BAD_NAME', name);
+    t.match(err.message, 'is a path: idx init takes a project name and creates a folder of that name in the current folder', name);
+  }
+  t.notOk(existsSync(join(parent, 'escape')));
+  t.notOk(existsSync(join(parent, 'abs')));
+  t.match((await refusal('a'.repeat(64))).message, /is 64 characters long; a project name has at most 63 \(it is the default database schema name/);
+  t.match((await refusal('Node_Modules')).message, 'npm refuses "node_modules" as a package name');
+  t.match((await refusal('fs')).message, 'npm refuses "fs" as a package name');
+  await symlink(parent, join(cwd, 'link'));
+  t.match((await refusal('link')).message, /link is a symbolic link; idx init creates a real folder/);
+  t.same(await readdir(cwd), ['link'], 'nothing created');
+  await initProject({ name: 'a'.repeat(63), cwd, reporter: quiet });
+  t.ok(existsSync(join(cwd, 'a'.repeat(63), 'project.ts')), '63 characters fit');
 });

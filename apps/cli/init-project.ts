@@ -1,12 +1,13 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import type { Reporter } from './reporter.ts';
 
 export interface InitProjectOptions {
-  /** the new project's folder (a name or a path); its last part names the project */
+  /** the project's name, and the name of its new folder in `cwd` (not a path) */
   name: string;
   /** where a relative name is created (default: the current folder) */
   cwd?: string;
@@ -42,6 +43,42 @@ node_modules/
 *.log
 `;
 
+/**
+ * The longest project name: the folder's name is the node's default database schema name, which
+ * PostgreSQL cuts at 63 bytes.
+ */
+const MAX_NAME_BYTES = 63;
+
+/** npm refuses these as package names (the lower-cased project name is the package's). */
+const NPM_REFUSED = new Set(['node_modules', 'favicon.ico', ...builtinModules.map((m) => m.replace(/^node:/, ''))]);
+
+/**
+ * A project name is a plain folder name, created in the current folder: never a path (`../x`,
+ * `/tmp/x`, `a/b` would put files elsewhere), short enough to be a database schema name, and a
+ * valid npm package name once lower-cased.
+ */
+function checkProjectName(name: string): void {
+  const shown = JSON.stringify(name.length > 70 ? `${name.slice(0, 67)}…` : name);
+  if (/[\\/]/.test(name) || name === '.' || name === '..') {
+    throw new IdxError(
+      'INIT_BAD_NAME',
+      `${shown} is a path: idx init takes a project name and creates a folder of that name in the current folder; cd to where the project should go and give only its name`,
+    );
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
+    throw new IdxError('INIT_BAD_NAME', `${shown} cannot name a project: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+  }
+  if (name.length > MAX_NAME_BYTES) {
+    throw new IdxError(
+      'INIT_BAD_NAME',
+      `${shown} is ${name.length} characters long; a project name has at most ${MAX_NAME_BYTES} (it is the default database schema name, and PostgreSQL cuts names at ${MAX_NAME_BYTES} bytes)`,
+    );
+  }
+  if (NPM_REFUSED.has(name.toLowerCase())) {
+    throw new IdxError('INIT_BAD_NAME', `${shown} cannot name a project: npm refuses "${name.toLowerCase()}" as a package name; choose another`);
+  }
+}
+
 /** `idx init <name> [--network substrate]`: a starter project, copied from examples/, in a new or empty folder. */
 export async function initProject(options: InitProjectOptions): Promise<{ dir: string; name: string }> {
   const network = options.network ?? 'ethereum';
@@ -49,13 +86,14 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
   if (starter === undefined || !Object.hasOwn(STARTERS, network)) {
     throw new IdxError('INIT_BAD_NETWORK', `--network ${network}: idx init has starters for ${Object.keys(STARTERS).join(' and ')}`);
   }
-  const dir = resolve(options.cwd ?? '.', options.name);
-  const name = basename(dir);
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
-    throw new IdxError('INIT_BAD_NAME', `"${name}" cannot name a project: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
-  }
-  if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw new IdxError('INIT_TARGET_EXISTS', `${dir} exists and is not a folder; choose another name`);
+  const name = options.name;
+  checkProjectName(name);
+  const dir = resolve(options.cwd ?? '.', name);
+  const entry = lstatSync(dir, { throwIfNoEntry: false });
+  if (entry !== undefined) {
+    // a link could lead the copy anywhere
+    if (entry.isSymbolicLink()) throw new IdxError('INIT_TARGET_EXISTS', `${dir} is a symbolic link; idx init creates a real folder: choose another name`);
+    if (!entry.isDirectory()) throw new IdxError('INIT_TARGET_EXISTS', `${dir} exists and is not a folder; choose another name`);
     if ((await readdir(dir)).length > 0) {
       throw new IdxError('INIT_TARGET_EXISTS', `${dir} exists and is not empty; idx init does not overwrite files: choose another name or empty the folder`);
     }
@@ -81,6 +119,20 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
     const replacement = file === 'package.json' ? name.toLowerCase() : name;
     await writeFile(path, text.replaceAll(starter.name, replacement));
   }
-  options.reporter.info(`created ${name} in ${dir}\nnext:\n  cd ${relative(options.cwd ?? process.cwd(), dir) || '.'}\n  idx codegen\n  idx build`);
+  options.reporter.info(`created ${name} in ${dir}\nnext:\n${nextSteps(network, relative(options.cwd ?? process.cwd(), dir) || '.')}`);
   return { dir, name };
+}
+
+/** The starter README's first lines: from the new folder to indexed rows, on a local chain. */
+function nextSteps(network: string, folder: string): string {
+  return [
+    `cd ${folder}`,
+    ...(network === 'substrate' ? ['npm install              # chopsticks, which runs the local chain'] : []),
+    'idx dev-chain --detach   # a local chain with what the starter indexes (idx dev-chain --stop stops it)',
+    'idx codegen',
+    'idx build',
+    'idx-node -f .',
+  ]
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -45,4 +45,19 @@ t.test('a failing command prints its error for users, not a stack, and exits 1',
   const codegen = await cli(['codegen', '--location', dir]);
   t.equal(codegen.code, 1);
   t.match(codegen.stderr, /^error: no project manifest in /);
+});
+
+t.test('a manifest problem naming an endpoint by its URL prints it redacted (issue 27, item 6)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'idx-main-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const url = 'https://indexer:hunter2-s3cret@rpc.example/v3/9aa3d95b3bc440fa88ea12eaa4456161?apikey=k-s3cret';
+  await writeFile(join(dir, 'schema.graphql'), 'type T @entity {\n  id: ID!\n}\n');
+  await writeFile(
+    join(dir, 'project.yaml'),
+    `specVersion: 1.0.0\nname: p\nversion: 0.0.1\nrunner:\n  node:\n    name: "@subql/node-ethereum"\n    version: "*"\n  query:\n    name: "@subql/query"\n    version: "*"\nschema:\n  file: ./schema.graphql\nnetwork:\n  chainId: "1"\n  endpoint:\n    ${JSON.stringify(url)}:\n      batchSize: 0\ndataSources: []\n`,
+  );
+  // a problem only idx-node would refuse: codegen warns
+  const codegen = await cli(['codegen', '--location', dir]);
+  t.match(codegen.stderr, 'warning: '.concat(join(dir, 'project.yaml'), ': network.endpoint["https://***@rpc.example/v3/***?apikey=***"].batchSize'));
+  t.notMatch(codegen.stderr, /hunter2|9aa3d95b3bc440fa88ea12eaa4456161|k-s3cret/);
 });

@@ -1,8 +1,18 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { IdxError } from '../../domain/errors.ts';
 import { BUILD_MODES, type BuildMode } from './build-mode.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { createConsoleReporter } from './reporter.ts';
+import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
+import { positiveInt } from '../../infra/cli/option-values.ts';
+
+/** The families `idx dev-chain --network` takes (dev-chain.ts is loaded only when the command runs). */
+const DEV_CHAIN_NETWORKS = ['ethereum', 'substrate'];
+
+const nonNegativeNumber = (v: string): number => {
+  if (!/^\d+(\.\d+)?$/.test(v)) throw new InvalidArgumentError('expected a number of seconds, 0 or more.');
+  return Number(v);
+};
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -13,7 +23,7 @@ export interface CliIo {
 export function createProgram(io: CliIo): Command {
   const reporter = createConsoleReporter(io.stdout, io.stderr);
   const program = new Command('idx')
-    .description('Build tool for idx projects (SubQuery Ethereum and Substrate projects): init, codegen, build')
+    .description('Build tool for idx projects (SubQuery Ethereum and Substrate projects): init, codegen, build, and a local dev chain')
     .version(findPackage().version, '-v, --version', 'show the version')
     .helpOption('-h, --help', 'show options')
     .showHelpAfterError('(run with --help for usage)')
@@ -55,6 +65,42 @@ export function createProgram(io: CliIo): Command {
       await initProject({ name, network: opts.network, reporter });
     });
 
+  program
+    .command('dev-chain')
+    .summary('Start a local chain with what the starter project indexes on it (anvil, or chopsticks for Substrate)')
+    .description(
+      "Start a local chain for the project in this folder, with what its starter indexes on it (EVM: anvil, the ERC20 at the starter's address and its transfers; Substrate: chopsticks, transfers and batch calls), every block final at once",
+    )
+    .option('-l, --location <folder>', 'the project folder: its manifest gives the chain family and the port', '.')
+    .addOption(new Option('--network <family>', "the chain family (default: the project's, else ethereum)").choices(DEV_CHAIN_NETWORKS))
+    .option('--host <address>', 'address to listen on (0.0.0.0: every interface)', '127.0.0.1')
+    .addOption(
+      new Option(
+        '-p, --port <port>',
+        "port to listen on (default: the port of the project's network.endpoint, else 8545 for ethereum and 8000 for substrate)",
+      ).argParser(positiveInt),
+    )
+    .addOption(new Option('--block-time <seconds>', 'seconds between the blocks made after the first ones (0: none)').argParser(nonNegativeNumber).default(3))
+    .option('-d, --detach', 'run in the background: return once the chain is ready (its log is in the temporary folder)', false)
+    .option('--stop', 'stop the chains started with --detach (only the one on --port, when given)', false)
+    .addOption(new Option('--ready-file <path>').hideHelp())
+    .helpOption('-h, --help', 'show options')
+    .action(
+      async (opts: {
+        location: string;
+        network?: string;
+        host: string;
+        port?: number;
+        blockTime: number;
+        detach: boolean;
+        stop: boolean;
+        readyFile?: string;
+      }) => {
+        const { devChain } = await import('./dev-chain.ts');
+        await devChain({ ...opts, reporter });
+      },
+    );
+
   // subcommands inherit neither exitOverride nor output settings from their parent
   for (const cmd of program.commands) {
     cmd
@@ -74,10 +120,11 @@ export async function runCli(argv: readonly string[], io: CliIo = { stdout: proc
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode; // commander has printed its message
     if (err instanceof IdxError) {
-      io.stderr.write(`error: ${err.message}\n`);
+      // a manifest problem may name an endpoint by its URL: printed as the node's logger prints URLs
+      io.stderr.write(`error: ${redactUrlsIn(err.message)}\n`);
       return 1;
     }
-    io.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n(this looks like a bug in idx; please report it)\n`);
+    io.stderr.write(`error: ${redactUrlsIn((err as Error)?.stack ?? String(err))}\n(this looks like a bug in idx; please report it)\n`);
     return 2;
   }
 }

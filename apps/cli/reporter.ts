@@ -1,3 +1,5 @@
+import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
+
 /** Where the CLI's commands tell the user what they did; the tests collect it instead. */
 export interface Reporter {
   info(message: string): void;
@@ -6,7 +8,8 @@ export interface Reporter {
 
 export function createConsoleReporter(out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Reporter {
   return {
-    info: (message) => out.write(`${message}\n`),
-    warn: (message) => err.write(`warning: ${message}\n`),
+    // endpoint URLs in messages (a manifest warning naming one) are printed redacted, as idx-node's logger prints them
+    info: (message) => out.write(`${redactUrlsIn(message)}\n`),
+    warn: (message) => err.write(`warning: ${redactUrlsIn(message)}\n`),
   };
 }

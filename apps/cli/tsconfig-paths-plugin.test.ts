@@ -20,6 +20,10 @@ t.test('idx build follows compilerOptions.paths of tsconfig.json', async (t) => 
     'src/index.ts': 'import { twice } from "@lib/math";\nimport { factor } from "config";\nexport const handle = (): number => twice(factor);\n',
     'src/lib/math.ts': 'export const twice = (n: number): number => n * 2;\n',
     'src/config.ts': 'export const factor = 21;\n',
+    // idx build needs a manifest; this one names no handler
+    'project.yaml':
+      'specVersion: 1.0.0\nname: paths\nschema: { file: ./schema.graphql }\nnetwork: { chainId: "1", endpoint: http://127.0.0.1:8545 }\ndataSources: []\n',
+    'schema.graphql': 'type Thing @entity {\n  id: ID!\n}\n',
   };
   for (const [path, text] of Object.entries(files)) {
     await mkdir(resolve(dir, path, '..'), { recursive: true });

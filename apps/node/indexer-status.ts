@@ -2,7 +2,11 @@ import { createBlockTimeWindow, type BlockTimeWindow } from '../../domain/blocks
 
 /** Where indexing stands: the loop writes it, `/meta`, `/health`, `/ready`, metrics and the progress line read it. */
 export interface IndexerStatus {
+  /** the project's first block (its lowest data source startBlock): where progress is counted from */
+  startHeight?: number;
   bestHeight?: number;
+  /** the chain's final block as the node reads it (the `finalized` tag, else --block-confirmations behind the best) */
+  finalizedHeight?: number;
   targetHeight?: number;
   currentProcessingHeight?: number;
   currentProcessingTimestamp?: number;

@@ -2,10 +2,10 @@ import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { IdxError } from '../../domain/errors.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
-import { loadNodeConfigFile } from '../../infra/project/load-config-file.ts';
+import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { heapGrowingFlag } from './heap-growing-flag.ts';
-import { applyConfigFile, parseNodeArgs, type NodeVariant } from './node-options.ts';
+import { parseNodeArgs, type NodeVariant } from './node-options.ts';
 
 /** `idx-node` and `idx-node-ethereum`: returns the exit code. */
 export async function main(argv: readonly string[] = process.argv.slice(2), variant: NodeVariant = 'base'): Promise<number> {
@@ -15,9 +15,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
   try {
     version = findPackage().version;
     cmd = parseNodeArgs(argv, { program, version, variant, cores: availableParallelism(), write: (s) => void process.stdout.write(s) });
-    if (cmd.command !== 'exit' && cmd.options.config !== undefined) cmd.options = applyConfigFile(cmd.options, loadNodeConfigFile(cmd.options.config));
   } catch (err) {
-    process.stderr.write(`${err instanceof IdxError ? err.message : String(err)}\n`);
+    // a flag's value may be an endpoint URL with its key: printed as the logger prints URLs
+    process.stderr.write(`${redactUrlsIn(err instanceof IdxError ? err.message : String(err))}\n`);
     return 1;
   }
   if (cmd.command === 'exit') return cmd.code;

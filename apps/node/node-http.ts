@@ -37,8 +37,17 @@ export interface NodeStatus {
   ready(): boolean;
 }
 
-/** `GET /health`, `/meta`, `/ready`, `/metrics`; anything else is SubQuery's 404 body. */
-export function createNodeHttpApp(status: NodeStatus, metrics: Registry): Koa {
+/** `--status-page`: the page for browsers and the figures it polls. */
+export interface StatusPage {
+  html: string;
+  document(): Promise<unknown>;
+}
+
+/**
+ * `GET /health`, `/meta`, `/ready`, `/metrics`; with `statusPage`, also `/` for browsers (a
+ * request that accepts HTML before JSON) and `/status`. Anything else is SubQuery's 404 body.
+ */
+export function createNodeHttpApp(status: NodeStatus, metrics: Registry, statusPage?: StatusPage): Koa {
   const router = new Router();
   router.get('/health', (ctx) => {
     const h = status.health();
@@ -62,6 +71,20 @@ export function createNodeHttpApp(status: NodeStatus, metrics: Registry): Koa {
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
   });
+
+  if (statusPage !== undefined) {
+    // Only browsers get the page: a script or monitor asking `/` (Accept: */* or JSON) still gets the reference's 404.
+    router.get('/', async (ctx, next) => {
+      if (ctx.accepts('json', 'html') !== 'html') return next();
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = statusPage.html;
+    });
+    router.get('/status', async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await statusPage.document();
+    });
+  }
 
   const app = new Koa();
   app.use(router.routes());

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import t from 'tap';
+import type { ValidationError } from '../../domain/errors.ts';
 import { UsageError } from '../../infra/cli/usage-error.ts';
-import { applyConfigFile, parseNodeArgs, type NodeCommand, type ParseNodeArgsContext } from './node-options.ts';
+import { networkEndpoints, parseNodeArgs, type NodeCommand, type ParseNodeArgsContext } from './node-options.ts';
 
 const ctx = (over: Partial<ParseNodeArgsContext> = {}): ParseNodeArgsContext & { out: string[] } => {
   const out: string[] = [];
@@ -201,9 +203,104 @@ t.test('--help and --version answer and exit 0', async (t) => {
   t.match(r.out.join(''), '--targetHeight');
 });
 
-t.test('flags override the config file', async (t) => {
-  const { options } = run(['--batch-size', '5']);
-  t.match(applyConfigFile(options, { idx: '/p', idxName: 'from-file', batchSize: 50 }), { idx: '/p', idxName: 'from-file', batchSize: 5 });
-  const { options: o2 } = run(['-f', '/q']);
-  t.match(applyConfigFile(o2, { idx: '/p', batchSize: 50 }), { idx: '/q', batchSize: 50 });
+t.test('the config file holds any flag, camelCase or kebab-case; flags given on the command line win', async (t) => {
+  const dir = t.testdir({
+    'idx-config.yml': [
+      'idx: .',
+      'idxName: from-file',
+      'batchSize: 50',
+      'db-schema: app',
+      'unfinalizedBlocks: true',
+      'store-cache-async: false',
+      'networkEndpoint: [http://a:8545, http://b:8545]',
+      'port: 4000',
+      'csvOutDir: csv',
+      'logLevel: warn',
+      'debug: true',
+      'statusPage: true',
+      '',
+    ].join('\n'),
+  });
+  const file = join(dir, 'idx-config.yml');
+  const { options } = run(['-c', file]);
+  t.match(options, {
+    idx: dir,
+    idxName: 'from-file',
+    batchSize: 50,
+    dbSchema: 'app',
+    unfinalizedBlocks: true,
+    storeCacheAsync: false,
+    networkEndpoint: ['http://a:8545', 'http://b:8545'],
+    port: 4000,
+    csvOutDir: join(dir, 'csv'),
+    logLevel: 'warn',
+    debug: '*',
+    statusPage: true,
+    timeout: 10000,
+  });
+  t.same(options.givenFlags, ['unfinalizedBlocks'], "a runner flag the file sets wins over the manifest's runner.node.options");
+  const { options: o2 } = run(['-c', file, '--batch-size', '5', '-f', '/q', '--network-endpoint', 'http://c:8545', '--unfinalized-blocks=false']);
+  t.match(o2, { idx: '/q', batchSize: 5, networkEndpoint: ['http://c:8545'], unfinalizedBlocks: false, dbSchema: 'app' }, 'flags win');
+  // combinations are checked on the merged settings
+  const bad = t.testdir({ 'c.yml': 'idx: .\nunfinalized-blocks: true\ndisableHistorical: true\n' });
+  t.match(usage(['-c', join(bad, 'c.yml')]), /--unfinalized-blocks needs historical tracking/);
+});
+
+t.test('the config file: unknown keys and bad values refused, naming the key, its line and column', async (t) => {
+  const dir = t.testdir({
+    'bad.yml': ['idx: .', 'batchSise: 5', 'batchSize: 0', 'unsafe: yes', 'port: [1, 2]', 'logLevel: loud', 'config: other.yml', 'batch-size: 3', ''].join('\n'),
+    'missing.yml': 'idxName: app\n',
+    'types.yml': 'idx: 5\nidxName: ""\n',
+  });
+  const problems = (file: string) => {
+    try {
+      run(['-c', join(dir, file)]);
+    } catch (e) {
+      return (e as ValidationError).problems.map((p) => `${p.path}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
+    }
+    throw new Error('expected a refusal');
+  };
+  const refused = problems('bad.yml');
+  t.same(refused, [
+    'batchSise:2:12: unknown setting (did you mean "batchSize"?); the config file takes the node\'s flags as camelCase or kebab-case keys (batchSize or batch-size for --batch-size; idx-node --help lists them)',
+    'batchSize:3:12: expected a positive integer',
+    'unsafe:4:9: expected true or false, got "yes"',
+    'port:5:7: expected one value, not a list (only networkEndpoint takes a list)',
+    'logLevel:6:11: Allowed choices are fatal, error, warn, info, debug, trace, silent',
+    "config:7:9: unknown setting; the config file takes the node's flags as camelCase or kebab-case keys (batchSize or batch-size for --batch-size; idx-node --help lists them)",
+    'batch-size:8:13: sets --batch-size a second time (also as batchSize)',
+  ]);
+  t.same(problems('missing.yml'), ['idx: required: the project folder ("." is the folder of this file)']);
+  t.same(problems('types.yml'), [
+    'idx:1:6: expected the project folder as a string ("." is the folder of this file)',
+    'idxName:2:10: expected a non-empty value',
+  ]);
+});
+
+t.test("--network-endpoint-config gives the --network-endpoint at its position headers and a batch size (SubQuery's flag)", async (t) => {
+  const { options } = run([
+    '-f',
+    'p',
+    '--network-endpoint',
+    'http://a:1',
+    '--network-endpoint-config',
+    '{"headers":{"x-api-key":"k"},"batchSize":5}',
+    '--network-endpoint',
+    'http://b:2',
+  ]);
+  t.same(networkEndpoints(options), [{ url: 'http://a:1', headers: { 'x-api-key': 'k' }, batchSize: 5 }, { url: 'http://b:2' }]);
+  t.same(networkEndpoints(run(['-f', 'p']).options), [], 'none given: the manifest says');
+
+  const secret = 'k-0123456789abcdef';
+  const refusals = [
+    usage(['-f', 'p', '--network-endpoint-config', `{"headers":{"x-api-key":"${secret}"}}`]),
+    usage(['-f', 'p', '--network-endpoint', 'http://a:1', '--network-endpoint-config', `{"headers":{"x-api-key":"${secret}"},"batchsize":1}`]),
+    usage(['-f', 'p', '--network-endpoint', 'http://a:1', '--network-endpoint-config', `{"headers":{"x-api-key":${JSON.stringify(secret)}`]),
+    usage(['-f', 'p', '--network-endpoint', 'http://a:1', '--network-endpoint-config', `{"headers":{"x-api-key":7},"batchSize":0}`]),
+  ];
+  t.match(refusals[0], /1 --network-endpoint-config for 0 --network-endpoint/);
+  t.match(refusals[1], /--network-endpoint-config number 1: unknown key "batchsize"; it takes headers and batchSize/);
+  t.match(refusals[2], /--network-endpoint-config number 1 is not JSON/);
+  t.match(refusals[3], /headers must be an object of header names to string values.*batchSize must be a positive integer/);
+  for (const r of refusals) t.notMatch(r, secret, 'the refusal does not quote the value: its headers may hold a key');
 });

@@ -1,9 +1,11 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { booleanValue as bool, positiveInt } from '../../infra/cli/option-values.ts';
-import type { NodeConfigFile } from '../../domain/project/project-model.ts';
+import type { EndpointConfig } from '../../domain/project/project-model.ts';
 import { createProgram } from '../../infra/cli/create-program.ts';
+import { loadConfigFile } from '../../infra/project/load-config-file.ts';
 import { namesMultichain } from '../../infra/project/multichain-location.ts';
 import { UsageError } from '../../infra/cli/usage-error.ts';
+import { configFileOptions } from './node-config-file.ts';
 import { RUNNER_FLAGS, type RunnerFlag } from './runner-options.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -31,6 +33,8 @@ export interface NodeOptions {
   multiChain: boolean;
   networkDictionary?: string;
   networkEndpoint: string[];
+  /** `--network-endpoint-config`, as given: a JSON object `{ headers?, batchSize? }` per `--network-endpoint`, by position */
+  networkEndpointConfig: string[];
   outputFmt: OutputFormat;
   port: number;
   pgCa?: string;
@@ -40,6 +44,8 @@ export interface NodeOptions {
   proofOfIndex: boolean;
   queryLimit: number;
   scaleBatchSize: boolean;
+  /** `--status-page`: an HTML page at `/` for browsers, and `/status` */
+  statusPage: boolean;
   storeCacheThreshold: number;
   storeGetCacheSize: number;
   storeCacheAsync: boolean;
@@ -87,12 +93,14 @@ const url = (v: string): string => {
   return v;
 };
 const collect = (v: string, prev: string[] = []): string[] => [...prev, url(v)];
+// checked in checkCombinations: commander's own error would print the value, headers and all
+const collectRaw = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
   const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
   return cmd
     .option('-f, --idx <path>', 'start the project at this path')
-    .option('-c, --config <file>', 'a config file (.yml or .json) holding the same settings as the flags')
+    .option('-c, --config <file>', 'a config file (.yml or .json) holding any of these settings as camelCase or kebab-case keys; flags given too win')
     .option('--idx-name <name>', 'name of the project (default: the project folder name)')
     .addOption(flag('--allow-schema-migration', 'allow automated schema migration on project upgrade', false))
     .addOption(new Option('--batch-size <n>', 'blocks per fetch; overrides the config file (default: 100)').argParser(positiveInt))
@@ -112,6 +120,14 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--multi-chain', 'index several projects into the same --db-schema', false))
     .addOption(new Option('-d, --network-dictionary <url>', 'dictionary GraphQL endpoint (default: from the manifest)').argParser(url))
     .addOption(new Option('--network-endpoint <url>', 'network RPC endpoint; repeat for several (default: from the manifest)').argParser(collect).default([]))
+    .addOption(
+      new Option(
+        '--network-endpoint-config <json>',
+        'settings of the --network-endpoint at the same position, as JSON: {"headers": {"<name>": "<value>"}, "batchSize": <n>}',
+      )
+        .argParser(collectRaw)
+        .default([]),
+    )
     .addOption(new Option('--output-fmt <format>', 'terminal output format').choices(['json', 'colored']).default('colored'))
     .addOption(new Option('-p, --port <port>', 'port to bind; the next free one when busy').argParser(positiveInt).default(3000))
     .option('--pg-ca <file>', 'server certificate (.pem) for an SSL database connection')
@@ -121,6 +137,7 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
     .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
     .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
+    .addOption(flag('--status-page', 'serve a status page to browsers at / (heights, progress, pace, ETA, last error), polling /status', false))
     .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
     .addOption(new Option('--store-get-cache-size <n>', 'with --store-cache-async=false: recent reads kept in memory').argParser(positiveInt).default(500))
     .addOption(flag('--store-cache-async', 'flush the store cache asynchronously to indexing', true))
@@ -139,27 +156,54 @@ function givenFlags(cmd: Command): RunnerFlag[] {
   return RUNNER_FLAGS.filter((flag) => cmd.getOptionValueSource(flag) === 'cli');
 }
 
+/**
+ * The `-c` file's settings under those of the command line: a flag given wins, a setting of the
+ * file wins over a default. A runner flag the file sets counts as given (the manifest's
+ * runner.node.options does not override it).
+ */
+function withConfigFile(cmd: Command, options: NodeOptions, makeCommand: () => Command): NodeOptions {
+  if (options.config === undefined) return options;
+  const { values } = configFileOptions(loadConfigFile(options.config), makeCommand);
+  const merged: Record<string, unknown> = { ...options };
+  const given = new Set<string>(options.givenFlags ?? []);
+  for (const [name, value] of Object.entries(values)) {
+    if (cmd.getOptionValueSource(name) === 'cli') continue;
+    merged[name] = value;
+    if ((RUNNER_FLAGS as readonly string[]).includes(name)) given.add(name);
+  }
+  return { ...(merged as unknown as NodeOptions), givenFlags: RUNNER_FLAGS.filter((f) => given.has(f)) };
+}
+
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
+  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), ctx.variant);
   const program = createProgram(ctx.program, "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project's mappings.", ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
   addNodeOptions(program, ctx.variant).action(() => {
-    result = { command: 'run', options: { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, warnings: [] };
+    result = {
+      command: 'run',
+      options: withConfigFile(program, { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, configCommand),
+      warnings: [],
+    };
   });
 
   addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), ctx.variant)
     .helpOption('--help', 'show options')
     .action(function (this: Command) {
-      result = { command: 'force-clean', options: { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, warnings: [] };
+      result = {
+        command: 'force-clean',
+        options: withConfigFile(this, { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, configCommand),
+        warnings: [],
+      };
     });
   addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), ctx.variant)
     .helpOption('--help', 'show options')
     .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
     .action(function (this: Command) {
       const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
-      result = { command: 'reindex', options: { ...options, givenFlags: givenFlags(this) }, targetHeight, warnings: [] };
+      result = { command: 'reindex', options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand), targetHeight, warnings: [] };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 
@@ -193,6 +237,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
     errors.push('--multi-chain needs --db-schema naming the shared schema');
   }
   if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
+  errors.push(...endpointConfigProblems(o));
   if (errors.length > 0) throw new UsageError(`${ctx.program}: ${errors.join('; ')}`);
 
   if (ctx.variant === 'base' && o.blockConfirmations !== 200) {
@@ -211,14 +256,56 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   return warnings;
 }
 
-/** The node's settings with the `-c` file applied: flags override the file (docs/usage.md "Config file"). */
-export function applyConfigFile(options: NodeOptions, file: NodeConfigFile): NodeOptions {
-  return {
-    ...options,
-    idx: options.idx ?? file.idx,
-    idxName: options.idxName ?? file.idxName,
-    batchSize: options.batchSize ?? file.batchSize,
-  };
+/**
+ * The `--network-endpoint`s with their `--network-endpoint-config`s (SubQuery's pair of flags: the
+ * n-th config goes with the n-th endpoint, an endpoint without one has none); empty when no
+ * endpoint is given. Only after parseNodeArgs, which checked the configs.
+ */
+export function networkEndpoints(o: Pick<NodeOptions, 'networkEndpoint' | 'networkEndpointConfig'>): EndpointConfig[] {
+  return o.networkEndpoint.map((url, i) => {
+    const raw = o.networkEndpointConfig[i];
+    if (raw === undefined) return { url };
+    const { headers, batchSize } = JSON.parse(raw) as { headers?: Record<string, string>; batchSize?: number };
+    return { url, ...(headers !== undefined && { headers }), ...(batchSize !== undefined && { batchSize }) };
+  });
+}
+
+/** What is wrong with the `--network-endpoint-config`s, never quoting them (their headers may hold keys). */
+function endpointConfigProblems(o: NodeOptions): string[] {
+  const problems: string[] = [];
+  if (o.networkEndpointConfig.length > o.networkEndpoint.length) {
+    problems.push(
+      `${o.networkEndpointConfig.length} --network-endpoint-config for ${o.networkEndpoint.length} --network-endpoint: each config goes with the --network-endpoint at its position`,
+    );
+  }
+  o.networkEndpointConfig.forEach((raw, i) => {
+    const which = `--network-endpoint-config number ${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      problems.push(`${which} is not JSON: expected an object such as {"headers": {"x-api-key": "<key>"}, "batchSize": 10}`);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      problems.push(`${which}: expected a JSON object with headers and batchSize`);
+      return;
+    }
+    const rec = value as Record<string, unknown>;
+    for (const key of Object.keys(rec))
+      if (key !== 'headers' && key !== 'batchSize') problems.push(`${which}: unknown key "${key}"; it takes headers and batchSize`);
+    const { headers, batchSize } = rec;
+    if (
+      headers !== undefined &&
+      (headers === null || typeof headers !== 'object' || Array.isArray(headers) || !Object.values(headers).every((h) => typeof h === 'string'))
+    ) {
+      problems.push(`${which}: headers must be an object of header names to string values`);
+    }
+    if (batchSize !== undefined && !(typeof batchSize === 'number' && Number.isSafeInteger(batchSize) && batchSize > 0)) {
+      problems.push(`${which}: batchSize must be a positive integer`);
+    }
+  });
+  return problems;
 }
 
 export const DEFAULT_BATCH_SIZE = 100;

@@ -4,6 +4,7 @@ import type { IdxError } from '../../domain/errors.ts';
 import { createCsvExporter, type CsvExporter } from '../../infra/csv/create-csv-exporter.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { Db } from '../../infra/postgres/create-db.ts';
+import { createAnalyzeAfterWrites } from '../../infra/postgres/analyze-after-writes.ts';
 import { createEntityStore } from '../../infra/postgres/create-entity-store.ts';
 import { createDiskSpaceGuard, type DiskSpaceGuard, type DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
 import { dropNotifyTriggers, installNotifyTriggers } from '../../infra/postgres/notify-triggers.ts';
@@ -87,10 +88,27 @@ export async function openNodeStore(input: NodeStoreInput) {
     if (embeddedOnDisk) {
       socket = await publishPgliteSocket(db, join(project.root, '.idx-data'), (err) => log.warn(`embedded database socket: ${err.message}`));
       const { host, port } = socket.endpoint;
-      log.info(`serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${port}`) : `${host}:${port}`}`);
+      log.info(
+        `serving the embedded database to idx-query on ${host.startsWith('/') ? join(host, `.s.PGSQL.${port}`) : `${host}:${port}`} ` +
+          `(its owner only, with the logins in ${join(project.root, '.idx-data', 'idx-socket.json')})`,
+      );
     }
     const checked = guard;
-    const store: EntityStore = checked === undefined ? prepared : { ...prepared, flush: async (batch) => (await checked.check(), prepared.flush(batch)) };
+    // Embedded: PGlite has no autovacuum, so the node keeps the tables' statistics (rowCountEstimate) itself.
+    const analyze = db.pglite !== undefined ? createAnalyzeAfterWrites({ db: db.kysely, schema, model: files.model }) : undefined;
+    const store: EntityStore =
+      checked === undefined && analyze === undefined
+        ? prepared
+        : {
+            ...prepared,
+            flush: async (batch) => {
+              await checked?.check();
+              await prepared.flush(batch);
+              await analyze
+                ?.afterFlush(batch.operations)
+                .catch((err: unknown) => log.warn(`could not update the tables' statistics: ${(err as Error).message}`));
+            },
+          };
     return { store, exporter, historical, close };
   } catch (err) {
     await close();

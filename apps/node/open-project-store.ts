@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
+import { schemaNameProblem } from '../../domain/entities/names.ts';
 import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { IdxError } from '../../domain/errors.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
@@ -15,7 +16,15 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The database schema of a project: `--db-schema`, else `--idx-name`, else the project folder's name. */
 export function projectSchemaName(options: NodeOptions, project: LoadedProject): string {
-  return options.dbSchema ?? options.idxName ?? basename(project.root);
+  return checkedSchemaName(options, options.dbSchema ?? options.idxName ?? basename(project.root), `the project folder ${project.root}`);
+}
+
+/** `name` when it fits a PostgreSQL schema name; else a refusal naming where the name came from. */
+export function checkedSchemaName(options: Pick<NodeOptions, 'dbSchema' | 'idxName'>, name: string, folder: string): string {
+  const problem = schemaNameProblem(name);
+  if (problem === undefined) return name;
+  const from = options.dbSchema !== undefined ? '--db-schema' : options.idxName !== undefined ? '--idx-name' : `the name of ${folder}`;
+  throw new IdxError('BAD_ARGUMENT', `${problem} (from ${from}); give a shorter --db-schema`);
 }
 
 /**

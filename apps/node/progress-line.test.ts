@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createIndexerStatus } from './indexer-status.ts';
-import { formatDuration, progressLine } from './progress-line.ts';
+import { formatDuration, formatPercent, percentDone, progressLine } from './progress-line.ts';
 
 t.test('the progress line gives height, target, rates and ETA', async (t) => {
   const status = {
@@ -24,21 +24,55 @@ t.test('the progress line gives height, target, rates and ETA', async (t) => {
   t.match(progressLine(status, { at: 0, blocks: 600, events: 12000 }, 1000).line, /ETA unknown$/);
 });
 
-t.test('caught up below the head: the line says the node waits for finality and how not to', async (t) => {
+t.test('at the target below the head: the line says the node waits for finality, not that it caught up', async (t) => {
   // a fresh anvil: blocks exist, none is final yet
   const fresh = { ...createIndexerStatus(), bestHeight: 12, targetHeight: 0, caughtUp: true };
+  const line = progressLine(fresh, { at: 0, blocks: 0, events: 0 }, 5000).line;
   t.equal(
-    progressLine(fresh, { at: 0, blocks: 0, events: 0 }, 5000).line,
-    'indexed to 0/0 (processing -), 0.0 blocks/s, 0.0 events/s, caught up; the head (12) is 12 blocks ahead, not final yet ' +
-      '(final: the chain\'s "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)',
+    line,
+    'indexed to 0/0 (processing -), 0.0 blocks/s, 0.0 events/s, waiting for 12 blocks to be final (the head is 12; ' +
+      'final: the chain\'s "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)',
   );
-  t.match(progressLine({ ...fresh, bestHeight: 1 }, { at: 0, blocks: 0, events: 0 }, 5000).line, /caught up; the head \(1\) is 1 block ahead, not final yet/);
+  t.notMatch(line, /caught up/, 'never "caught up" while blocks wait for finality');
+  t.match(progressLine({ ...fresh, bestHeight: 1 }, { at: 0, blocks: 0, events: 0 }, 5000).line, /waiting for 1 block to be final \(the head is 1;/);
+  const behind = { ...fresh, lastProcessedHeight: 36, currentProcessingHeight: 36, targetHeight: 36, bestHeight: 100 };
+  t.match(progressLine(behind, { at: 0, blocks: 0, events: 0 }, 5000).line, /^indexed to 36\/36 .*, waiting for 64 blocks to be final \(the head is 100;/);
   const atHead = { ...fresh, lastProcessedHeight: 12, currentProcessingHeight: 12, targetHeight: 12 };
-  t.match(progressLine(atHead, { at: 0, blocks: 0, events: 0 }, 5000).line, /, caught up$/, 'at the head (e.g. with --unfinalized-blocks): no note');
+  t.match(progressLine(atHead, { at: 0, blocks: 0, events: 0 }, 5000).line, /, caught up$/, 'at the head (e.g. with --unfinalized-blocks): caught up');
 });
 
 t.test('durations', async (t) => {
   t.equal(formatDuration(42), '42s');
   t.equal(formatDuration(125), '2m05s');
   t.equal(formatDuration(3 * 3600 + 7 * 60), '3h07m');
+});
+
+t.test('the progress line says how much of the project is done, counted from its start block', async (t) => {
+  const status = {
+    ...createIndexerStatus(),
+    startHeight: 15_000_000,
+    lastProcessedHeight: 15_000_599,
+    currentProcessingHeight: 15_000_600,
+    targetHeight: 15_001_999,
+    blocksProcessed: 600,
+  };
+  const { line, fields } = progressLine(status, { at: 0, blocks: 0, events: 0 }, 10_000);
+  t.match(line, /^indexed to 15000599\/15001999 \(30\.0%\) \(processing 15000600\), 60\.0 blocks\/s/);
+  t.equal(fields.percent, 30, 'the share as a field for --output-fmt=json');
+  t.equal(formatPercent(percentDone(0, 1999, 2000)!), '99.9%', 'rounded down: not 100% before the last block');
+  t.equal(formatPercent(percentDone(0, 2000, 2000)!), '100.0%');
+  t.equal(percentDone(0, undefined, 2000), 0, 'nothing committed yet');
+  t.equal(percentDone(undefined, 10, 20), undefined, 'unknown before the indexer loaded the project');
+  t.equal(percentDone(100, undefined, 50), undefined, 'nothing from the start block is final yet');
+});
+
+t.test('the long note on finality is said once, then a short line', async (t) => {
+  const fresh = { ...createIndexerStatus(), startHeight: 1, bestHeight: 12, targetHeight: 0, caughtUp: true };
+  const first = progressLine(fresh, { at: 0, blocks: 0, events: 0 }, 5000);
+  t.match(first.line, /--unfinalized-blocks indexes to the head/);
+  const second = progressLine(fresh, first.sample, 10_000);
+  t.match(second.line, /waiting for 12 blocks to be final \(the head is 12\)$/);
+  t.ok(second.line.length < 140, `short: ${second.line}`);
+  const third = progressLine({ ...fresh, bestHeight: 13 }, second.sample, 15_000);
+  t.notMatch(third.line, /--unfinalized-blocks/, 'and stays short');
 });

@@ -4,11 +4,13 @@ export interface ProgressSample {
   at: number;
   blocks: number;
   events: number;
+  /** the long note on finality was printed once already: later lines carry a short one */
+  finalityExplained?: boolean;
 }
 
 /**
- * The periodic progress line: height and target, blocks/s and events/s since the last sample,
- * and the time left at that pace.
+ * The periodic progress line: height and target with the share of the project's blocks done,
+ * blocks/s and events/s since the last sample, and the time left at that pace.
  */
 export function progressLine(
   status: IndexerStatus,
@@ -21,28 +23,60 @@ export function progressLine(
   const height = status.lastProcessedHeight ?? status.currentProcessingHeight ?? 0;
   const target = status.targetHeight ?? height;
   const left = Math.max(0, target - (status.currentProcessingHeight ?? height));
-  const eta = left === 0 ? caughtUp(status, target) : blocksPerSecond > 0 ? `ETA ${formatDuration(left / blocksPerSecond)}` : 'ETA unknown';
-  const line = `indexed to ${height}/${target} (processing ${status.currentProcessingHeight ?? '-'}), ${blocksPerSecond.toFixed(1)} blocks/s, ${eventsPerSecond.toFixed(1)} events/s, ${eta}`;
+  const done = percentDone(status.startHeight, status.lastProcessedHeight, target);
+  const note = left === 0 ? caughtUp(status, target, previous.finalityExplained === true) : undefined;
+  const eta = note !== undefined ? note.text : blocksPerSecond > 0 ? `ETA ${formatDuration(left / blocksPerSecond)}` : 'ETA unknown';
+  const line =
+    `indexed to ${height}/${target}${done === undefined ? '' : ` (${formatPercent(done)})`} (processing ${status.currentProcessingHeight ?? '-'}), ` +
+    `${blocksPerSecond.toFixed(1)} blocks/s, ${eventsPerSecond.toFixed(1)} events/s, ${eta}`;
   const fields = {
     event: 'progress',
     height,
     target,
+    ...(done !== undefined && { percent: Number(formatPercent(done).slice(0, -1)) }),
     processing: status.currentProcessingHeight,
     blocksPerSecond: Number(blocksPerSecond.toFixed(1)),
     eventsPerSecond: Number(eventsPerSecond.toFixed(1)),
     etaSeconds: left === 0 ? 0 : blocksPerSecond > 0 ? Math.round(left / blocksPerSecond) : null,
   };
-  return { line, fields, sample: { at: now, blocks: status.blocksProcessed, events: status.eventsProcessed } };
+  const sample: ProgressSample = { at: now, blocks: status.blocksProcessed, events: status.eventsProcessed };
+  if (previous.finalityExplained === true || note?.explained === true) sample.finalityExplained = true;
+  return { line, fields, sample };
 }
 
 /**
- * Caught up while the chain's head is ahead means the node waits for finality (by default it
- * indexes final blocks only); without saying so, `indexed to 0/0` on a fresh chain looks stuck.
+ * The share of the blocks from the project's start to the target that are committed (0..1), or
+ * undefined before the start is known or while no block from it is final yet. Counted from the start
+ * height, not from 0: a project starting at block 15,000,000 is not 99% done at its first block.
  */
-function caughtUp(status: IndexerStatus, target: number): string {
+export function percentDone(start: number | undefined, indexed: number | undefined, target: number): number | undefined {
+  if (start === undefined) return undefined;
+  const total = target - start + 1;
+  if (total <= 0) return undefined;
+  const committed = indexed === undefined ? 0 : Math.min(total, Math.max(0, indexed - start + 1));
+  return committed / total;
+}
+
+/** One decimal, rounded down: 100% only when every block is in. */
+export function formatPercent(share: number): string {
+  return `${(Math.floor(share * 1000) / 10).toFixed(1)}%`;
+}
+
+/**
+ * At the target while the chain's head is ahead means the node waits for finality (by default it
+ * indexes final blocks only): saying "caught up" then, or nothing, makes `indexed to 0/0` on a
+ * fresh chain look stuck or done. So the line says what it waits for: the whole explanation once,
+ * then a short line (every 5 s it would drown the log).
+ */
+function caughtUp(status: IndexerStatus, target: number, explainedBefore: boolean): { text: string; explained: boolean } {
   const waiting = (status.bestHeight ?? target) - target;
-  if (waiting <= 0) return 'caught up';
-  return `caught up; the head (${status.bestHeight}) is ${waiting} block${waiting === 1 ? '' : 's'} ahead, not final yet (final: the chain's "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)`;
+  if (waiting <= 0) return { text: 'caught up', explained: false };
+  const short = `waiting for ${waiting} block${waiting === 1 ? '' : 's'} to be final (the head is ${status.bestHeight}`;
+  if (explainedBefore) return { text: `${short})`, explained: true };
+  return {
+    text: `${short}; final: the chain's "finalized" block, else --block-confirmations behind the head; --unfinalized-blocks indexes to the head)`,
+    explained: true,
+  };
 }
 
 export function formatDuration(seconds: number): string {

@@ -4,6 +4,7 @@ import { IdxError } from '../../domain/errors.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { loadProject, type LoadedMultichain } from '../../infra/project/load-project.ts';
 import type { NodeOptions } from './node-options.ts';
+import { checkedSchemaName } from './open-project-store.ts';
 import type { RunNodeContext } from './run-node.ts';
 
 /**
@@ -91,7 +92,7 @@ export async function runMultichain(ctx: RunNodeContext, multichain: LoadedMulti
 
 /** The shared schema: `--db-schema`, else `--idx-name`, else the multichain folder's name, for every chain alike. */
 export function multichainSchemaName(options: Pick<NodeOptions, 'dbSchema' | 'idxName'>, multichain: LoadedMultichain): string {
-  return options.dbSchema ?? options.idxName ?? basename(multichain.root);
+  return checkedSchemaName(options, options.dbSchema ?? options.idxName ?? basename(multichain.root), `the multichain folder ${multichain.root}`);
 }
 
 /** A multichain project only makes sense with `--multi-chain`: say so, and how to use one chain instead. */

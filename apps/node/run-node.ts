@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { bypassedHeights } from '../../domain/project/bypass-blocks.ts';
 import { withRunnerOptions } from './runner-options.ts';
+import { boundServer } from '../../infra/http/bound-server.ts';
+import { describePortHolder } from '../../infra/http/describe-port-holder.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
+import { publishServiceUrl } from '../../infra/http/service-url-file.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
 import { findMultichain, loadProject, type LoadedProject } from '../../infra/project/load-project.ts';
@@ -16,10 +20,12 @@ import { connectEthereumChain } from './families/ethereum-chain.ts';
 import type { AnyNodeChain } from './families/node-chain.ts';
 import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
+import { recordingProblems, type LoggedProblem } from './last-problem.ts';
+import { createNodeStatusPage } from './node-status-page.ts';
 import { metaDocument } from './node-meta.ts';
 import { createNodeMetrics } from './node-metrics.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
-import { DEFAULT_BATCH_SIZE, type NodeOptions, type NodeVariant } from './node-options.ts';
+import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions, type NodeVariant } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from './progress-line.ts';
@@ -70,12 +76,14 @@ async function loadNodeProject(options: NodeOptions, project: LoadedProject) {
  * earlier phase opened is closed again, in reverse order.
  */
 export async function runNode(ctx: RunNodeContext): Promise<void> {
-  const { logger } = ctx;
+  let lastProblem: LoggedProblem | undefined;
+  // the status page shows the last warning or error, whichever part logged it
+  const logger = ctx.options.statusPage ? recordingProblems(ctx.logger, (p) => (lastProblem = p)) : ctx.logger;
   const log = logger.child('node');
   if (ctx.options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
   const multichain = await findMultichain(ctx.options.idx);
   if (multichain !== undefined) return runMultichain(ctx, multichain, runNode);
-  const project = await loadProject(ctx.options.idx, { networkEndpoints: ctx.options.networkEndpoint });
+  const project = await loadProject(ctx.options.idx, { networkEndpoints: networkEndpoints(ctx.options) });
   const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
   if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
   const { network, files, schema } = await loadNodeProject(options, project);
@@ -95,25 +103,45 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
   const closers: (() => unknown)[] = [() => ctx.signal.removeEventListener('abort', onAbort)];
   let lockLost: IdxError | undefined;
+  const statusPage = options.statusPage
+    ? createNodeStatusPage({
+        status,
+        project,
+        name: options.idxName ?? project.manifest.name ?? basename(project.root),
+        schema,
+        version: ctx.version,
+        startedAt,
+        endpoints: network.endpoints.map((e) => e.url),
+        live: () => ({
+          health: facts.health,
+          chain: { chain: network.chainId, specName: facts.specName },
+          ...(lastProblem !== undefined && { lastProblem }),
+        }),
+      })
+    : undefined;
+  if (statusPage !== undefined) closers.push(statusPage.close);
 
   try {
     // Phase 2: /health and /meta answer from the start (a monitor sees "starting", then why it failed).
-    const server = createServer(
-      createNodeHttpApp(
-        {
-          health: () => facts.health,
-          ready: () => status.caughtUp,
-          meta: () =>
-            metaDocument(status, {
-              version: ctx.version,
-              startedAt,
-              chain: { chain: network.chainId, specName: facts.specName, genesisHash: facts.genesisHash, chainSdkVersion: facts.chainSdkVersion },
-              apiConnected: facts.health.healthy,
-              usingDictionary: facts.usingDictionary,
-            }),
-        },
-        createNodeMetrics(status),
-      ).callback(),
+    const server = boundServer(
+      createServer(
+        createNodeHttpApp(
+          {
+            health: () => facts.health,
+            ready: () => status.caughtUp,
+            meta: () =>
+              metaDocument(status, {
+                version: ctx.version,
+                startedAt,
+                chain: { chain: network.chainId, specName: facts.specName, genesisHash: facts.genesisHash, chainSdkVersion: facts.chainSdkVersion },
+                apiConnected: facts.health.healthy,
+                usingDictionary: facts.usingDictionary,
+              }),
+          },
+          createNodeMetrics(status),
+          statusPage,
+        ).callback(),
+      ),
     );
     closers.push(async () => {
       // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
@@ -121,7 +149,23 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       await new Promise((r) => server.close(r));
     });
     const port = await listenOnFreePort(server, options.port);
-    log.info(`serving /health, /meta, /ready and /metrics on http://localhost:${port}`);
+    const url = `http://localhost:${port}`;
+    if (port !== options.port) {
+      log.warn(`port ${options.port} is ${await describePortHolder(options.port)}; serving on port ${port} instead (choose one with -p, --port)`, {
+        event: 'port-busy',
+        busyPort: options.port,
+        port,
+      });
+    }
+    // scripts read the address from this line (or its fields with --output-fmt=json)
+    log.info(`serving /health, /meta, /ready and /metrics on ${url}`, {
+      event: 'listening',
+      port,
+      url,
+      meta: `${url}/meta`,
+      ...(statusPage !== undefined && { statusPage: `${url}/` }),
+    });
+    if (statusPage !== undefined) log.info(`status page: ${url}/ (open it in a browser)`);
     ctx.onListening?.(port);
 
     // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
@@ -159,6 +203,9 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       },
     });
     closers.push(opened.close);
+    // Embedded: idx-query on the same project finds the status page through the data folder.
+    const dataDir = join(project.root, '.idx-data');
+    if (existsSync(dataDir)) closers.push(await publishServiceUrl(dataDir, 'idx-node', { url, page: statusPage !== undefined }));
 
     // Phase 5: the sandbox with the project's mappings.
     const mapping = await startMapping({ options, project, files, store: opened.store, chain, chainId: network.chainId, logger });

@@ -1,3 +1,4 @@
+import { didYouMean } from '../../domain/closest-name.ts';
 import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { IdxError, ValidationError } from '../../domain/errors.ts';
@@ -56,7 +57,7 @@ export async function startMapping(input: {
     sandbox.dispose();
     throw new IdxError(
       'HANDLER_NOT_FOUND',
-      `${files.codeFile} does not export ${[...new Set(missing)].join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
+      `${files.codeFile} does not export ${[...new Set(missing)].map((h) => `${h}${didYouMean(h, sandbox.handlers)}`).join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
     );
   }
   if (sandbox.customProblems.length > 0) {

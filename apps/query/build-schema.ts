@@ -131,7 +131,9 @@ export function createSchemaComposer(input: BuildSchemaInput): { composer: Schem
   const isNode = (t: EntityTable) => !t.byName.has('nodeId') && !t.forward.some((r) => r.name === 'nodeId') && !t.backward.some((r) => r.name === 'nodeId');
   const byAlias = new Map([...tables.values()].filter(isNode).map((t) => [nodeAlias(t), t]));
   const loadNode = async (ctx: QueryContext, nodeId: string, only?: EntityTable): Promise<NodeRow | null> => {
-    const { alias, id } = parseNodeId(nodeId);
+    const parsed = parseNodeId(nodeId);
+    if (parsed === undefined) return null;
+    const { alias, id } = parsed;
     const t = byAlias.get(alias);
     if (t === undefined || (only !== undefined && t !== only)) return null;
     const row = await loadById(ctx, t, id, undefined);

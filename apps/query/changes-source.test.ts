@@ -110,6 +110,13 @@ t.test('the changes between two heights are the versions a model of the history 
     const UNFINAL = 4;
 
     let height = 0;
+    /** the last final block: it only grows, as a chain's finality does */
+    let finalized = 0;
+    const unfinalizedBlocks = () => {
+      const list = [];
+      for (let h = finalized + 1; h <= height; h++) list.push({ blockHeight: h, blockHash: `0x${h}`, parentHash: `0x${h - 1}`, timestamp: 0 });
+      return list;
+    };
     /** writes `n` more blocks, the last UNFINAL of them not final */
     const write = async (n: number) => {
       const ops: StoreOperation[] = [];
@@ -133,16 +140,14 @@ t.test('the changes between two heights are the versions a model of the history 
         }
       }
       for (const op of ops) history.apply(op);
-      const unfinalizedBlocks = [];
-      for (let h = Math.max(1, height - UNFINAL + 1); h <= height; h++)
-        unfinalizedBlocks.push({ blockHeight: h, blockHash: `0x${h}`, parentHash: `0x${h - 1}`, timestamp: 0 });
-      await store.flush({ operations: ops, metadata: { lastProcessedHeight: height, unfinalizedBlocks } });
+      finalized = Math.max(finalized, height - UNFINAL);
+      await store.flush({ operations: ops, metadata: { lastProcessedHeight: height, unfinalizedBlocks: unfinalizedBlocks() } });
     };
     /** a fork replaces the last `n` blocks (never more than the unfinalized ones) */
     const fork = async (n: number) => {
-      height -= n;
+      height -= Math.min(n, height - finalized);
       history.rewind(height);
-      await store.rewind(height, { lastProcessedHeight: height, unfinalizedBlocks: [] });
+      await store.rewind(height, { lastProcessedHeight: height, unfinalizedBlocks: unfinalizedBlocks() });
     };
 
     const tables = entityTables(await readStoredProject(db.kysely, schema));
@@ -195,6 +200,22 @@ t.test('the changes between two heights are the versions a model of the history 
     const expected = history.changes('Item', 0, settled + 1);
     t.ok(expected.filter((c) => c.mutation === 'DELETE').length > 3 && expected.filter((c) => c.mutation === 'UPDATE').length > 10, 'every kind of change');
     t.same(polled.map(shown), expected.map(modelShown), 'the poller saw every final change once, and none a fork undid');
+
+    // a window that starts past the final heights: no toHeight could be answered without claiming heights not final
+    t.same(
+      await new ChangesSource(ctx(), item, { fromHeight: settled + 1 }).heights(),
+      { from: settled + 1, to: settled + 1 },
+      'from just past the last final block: an empty window',
+    );
+    for (const fromHeight of [settled + 2, 2147483647])
+      await t.rejects(
+        new ChangesSource(ctx(), item, { fromHeight }).heights(),
+        {
+          extensions: { code: 'BAD_USER_INPUT' },
+          message: `fromHeight ${fromHeight} is past the heights whose changes are final: the last is ${settled}; ask from at most ${settled + 1}`,
+        },
+        `fromHeight ${fromHeight}: refused`,
+      );
 
     // windows, page sizes and filters against the model
     const windows: [number, number][] = [

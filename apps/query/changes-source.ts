@@ -5,6 +5,7 @@ import { limitError } from './connection-source.ts';
 import { selectList, type EntityTable } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
 import { indexedChains, metadataValues } from './indexed-chains.ts';
+import { parseCursorJson } from './order-keys.ts';
 import type { QueryContext } from './query-context.ts';
 import { SqlParams } from './sql-params.ts';
 
@@ -65,12 +66,19 @@ export class ChangesSource {
     this.afterKey = args.after == null ? undefined : decodeChangeCursor(args.after);
   }
 
-  /** the window answered: `toHeight` as asked, but not past the last height that cannot change */
+  /**
+   * the window answered: `toHeight` as asked, but not past the last height that cannot change. A
+   * window that starts past it is refused: any `toHeight` answered would claim heights not settled.
+   */
   heights(): Promise<{ from: number; to: number }> {
     this.heightsPromise ??= settledHeight(this.ctx).then((settled) => {
       const cap = settled + 1;
-      const to = Math.max(this.args.fromHeight, Math.min(this.args.toHeight ?? cap, cap));
-      return { from: this.args.fromHeight, to };
+      const { fromHeight } = this.args;
+      if (fromHeight > cap)
+        throw badInput(
+          `fromHeight ${fromHeight} is past the heights whose changes are final: ${settled < 0 ? 'nothing is indexed yet' : `the last is ${settled}`}; ask from at most ${cap} (the toHeight of the previous answer)`,
+        );
+      return { from: fromHeight, to: Math.max(fromHeight, Math.min(this.args.toHeight ?? cap, cap)) };
     });
     return this.heightsPromise;
   }
@@ -152,12 +160,7 @@ export class ChangesSource {
 }
 
 function decodeChangeCursor(cursor: string): [string, string] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = parseCursorJson(cursor);
   if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'changes' || !/^\d+$/.test(String(parsed[1])) || typeof parsed[2] !== 'string') {
     throw badInput('after: not a cursor of a changes connection');
   }

@@ -70,6 +70,8 @@ export class ConnectionSource {
   private readonly afterValues: (string | null)[] | undefined;
   private readonly beforeValues: (string | null)[] | undefined;
   private readonly distinct: QueryColumn[];
+  /** the search as tsquery text, read (and bounded) when the field is resolved */
+  private readonly tsquery: string | undefined;
   private pagePromise: Promise<Page> | undefined;
   private countPromise: Promise<number> | undefined;
 
@@ -96,6 +98,7 @@ export class ConnectionSource {
     this.backwards = last != null;
     this.limit = first ?? last ?? queryLimit;
     this.offset = offset ?? 0;
+    this.tsquery = search === undefined ? undefined : searchTsquery(search.text);
     this.keys = orderKeys(t, args.orderBy, args.orderByNull, { tables: ctx.tables, height, ranked: search !== undefined });
     this.afterValues = args.after == null ? undefined : decodeCursor(this.keys, args.after, 'after');
     this.beforeValues = args.before == null ? undefined : decodeCursor(this.keys, args.before, 'before');
@@ -116,8 +119,8 @@ export class ConnectionSource {
    */
   private from(params: SqlParams): string {
     const ft = this.t.entity.fullText;
-    if (this.search === undefined || ft === undefined) return this.t.table;
-    const query = `to_tsquery(${fullTextConfig(ft)}, ${params.add(searchTsquery(this.search.text), 'text')})`;
+    if (this.tsquery === undefined || ft === undefined) return this.t.table;
+    const query = `to_tsquery(${fullTextConfig(ft)}, ${params.add(this.tsquery, 'text')})`;
     const doc = `s.${quoteIdent(FULL_TEXT_COLUMN)}`;
     return `(select s.*, ts_rank(${doc}, ${query}) as __rank from ${this.t.table} s where ${doc} @@ ${query})`;
   }

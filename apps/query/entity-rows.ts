@@ -26,16 +26,16 @@ export function parseBlockHeight(t: EntityTable, value: string | null | undefine
   if (!t.historical) {
     throw badInput(`blockHeight needs historical data, but ${t.entity.name} was indexed with --disable-historical; query without blockHeight`);
   }
-  const height = BigInt(value.trim());
-  if (height > MAX_HEIGHT)
-    throw badInput(
-      `blockHeight ${value.trim().length > 30 ? `${value.trim().slice(0, 30)}…` : value.trim()} is beyond the largest block height (${MAX_HEIGHT})`,
-    );
-  return height;
+  // digits past int8's 19 are refused before BigInt, which takes seconds over a million of them
+  const digits = value.trim().replace(/^0+(?=\d)/, '');
+  if (digits.length > MAX_HEIGHT_DIGITS || BigInt(digits) > MAX_HEIGHT)
+    throw badInput(`blockHeight ${digits.length > 30 ? `${digits.slice(0, 30)}…` : digits} is beyond the largest block height (${MAX_HEIGHT})`);
+  return BigInt(digits);
 }
 
 /** heights are int8 */
 const MAX_HEIGHT = 2n ** 63n - 1n;
+const MAX_HEIGHT_DIGITS = String(MAX_HEIGHT).length;
 
 /**
  * Rows of `t` by id at `height`, batched: every lookup of one request in the same tick (a

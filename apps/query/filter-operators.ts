@@ -28,7 +28,8 @@ const encode = (c: QueryColumn, v: unknown): string | null => {
 
 /** 0x-hex as bytea's text input (`\x…`); anything else is the user's error */
 function byteaText(hex: string): string {
-  if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) {
+  // a run of hex digits and an even count: `(hex{2})*$` backtracked over a megabyte of odd length
+  if (!/^0x[0-9a-fA-F]*$/.test(hex) || hex.length % 2 !== 0) {
     throw new GraphQLError(`a Bytes value to compare with must be 0x-hex of whole bytes, got ${JSON.stringify(hex.slice(0, 80))}`, {
       extensions: { code: 'BAD_USER_INPUT' },
     });
@@ -59,10 +60,23 @@ const insensitive = (name: string, op: string): FilterOperator => ({
   shape: 'value',
   sql: (ref, v, _c, p) => `lower(${ref}) ${op} lower(${p.add(String(v), 'text')})`,
 });
+/**
+ * Characters of a pattern operand (`includes`, `like`, …): the database matches a pattern against
+ * each row in time that grows with both lengths, and the embedded one cannot stop a statement.
+ */
+export const MAX_PATTERN_CHARS = 1000;
+
 const pattern = (name: string, wrap: (s: string) => string, negate: boolean, ci: boolean, raw = false): FilterOperator => ({
   name,
   shape: 'string',
-  sql: (ref, v, _c, p) => `${ref} ${negate ? 'not ' : ''}${ci ? 'ilike' : 'like'} ${p.add(raw ? String(v) : wrap(escapeLike(String(v))), 'text')}`,
+  sql: (ref, v, _c, p) => {
+    const text = String(v);
+    if (text.length > MAX_PATTERN_CHARS)
+      throw new GraphQLError(`${name}: a pattern of ${text.length} characters is more than the ${MAX_PATTERN_CHARS} a pattern may have`, {
+        extensions: { code: 'BAD_USER_INPUT', limit: MAX_PATTERN_CHARS },
+      });
+    return `${ref} ${negate ? 'not ' : ''}${ci ? 'ilike' : 'like'} ${p.add(raw ? text : wrap(escapeLike(text)), 'text')}`;
+  },
 });
 
 const isNull: FilterOperator = { name: 'isNull', shape: 'boolean', sql: (ref, v) => `${ref} is ${v ? '' : 'not '}null` };

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { execute } from '../../infra/postgres/sql.ts';
+import { databaseUnavailableError, isConnectionLost, type DatabasePlace } from './database-unavailable.ts';
 import type { EntityTable } from './entity-tables.ts';
 import { RequestBatcher } from './request-batcher.ts';
 import { REQUEST_LIMITS, rowsOverLimitError } from './request-limits.ts';
@@ -45,6 +46,8 @@ export interface QueryContextDeps {
   settings: QuerySettings;
   metadata: MetadataSource;
   logger?: Logger;
+  /** where the database is, for the error when it cannot be reached */
+  place?: DatabasePlace;
 }
 
 export function timeoutError(ms: number): GraphQLError {
@@ -88,6 +91,7 @@ export function createQueryContext(deps: QueryContextDeps): QueryContext {
           );
         }
         deps.logger?.error(`query failed: ${e.message ?? String(err)}`, { sql: text });
+        if (isConnectionLost(err)) throw databaseUnavailableError(deps.place ?? { description: 'the database' });
         throw new GraphQLError('the database failed to answer this query; the idx-query log has the cause', { extensions: { code: 'DATABASE_ERROR' } });
       }
       // nested pages multiply (100 accounts × 100 transfers × …): stop before the answer is built in memory

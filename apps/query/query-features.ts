@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { indexerStatusPage } from './indexer-status-page.ts';
 import { playgroundFeature } from './playground/playground-feature.ts';
 import type { QueryOptions } from './query-options.ts';
 import type { QueryFeature } from './run-query.ts';
@@ -12,6 +14,14 @@ export function queryFeatures(options: QueryOptions): QueryFeature[] {
   return [
     subscriptionFeature({ queryComplexity: options.queryComplexity }),
     subgraphFeature({ queryComplexity: options.queryComplexity }),
-    ...(options.playground ? [playgroundFeature({ settings: options.playgroundSettings, subscriptions: options.subscription })] : []),
+    ...(options.playground
+      ? [
+          playgroundFeature({
+            settings: options.playgroundSettings,
+            subscriptions: options.subscription,
+            statusPage: indexerStatusPage({ dataDir: join(options.idx, '.idx-data'), ...(options.indexer !== undefined && { indexer: options.indexer }) }),
+          }),
+        ]
+      : []),
   ];
 }

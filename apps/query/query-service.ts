@@ -5,6 +5,7 @@ import { execute, qualified } from '../../infra/postgres/sql.ts';
 import { buildSchema, type BuiltSchema, type SchemaExtension } from './build-schema.ts';
 import { indexedChains } from './indexed-chains.ts';
 import { DocumentCache, executeRequest, type GraphqlRequest, type GraphqlResponse } from './execute-request.ts';
+import { databaseUnavailableError, isConnectionLost, type DatabasePlace } from './database-unavailable.ts';
 import { createQueryContext, type MetadataSource, type QueryContext, type QuerySettings } from './query-context.ts';
 
 export interface QueryServiceOptions {
@@ -16,6 +17,8 @@ export interface QueryServiceOptions {
   queryComplexity: number;
   /** `--indexer`: the node's base URL, for /health, /meta and readiness */
   indexer?: string;
+  /** embedded: the project folder whose idx-node serves the database (for the error when it is stopped) */
+  embeddedProject?: string;
   /** rebuild the schema when the node's model changes (not with `--disable-hot-schema`) */
   hotSchema: boolean;
   /** how often to look for a changed model (default 5 s) */
@@ -92,7 +95,7 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
         r.value,
       ]),
     );
-  const metadata: MetadataSource = {
+  const stored: MetadataSource = {
     async chains() {
       // --multi-chain: a metadata table per chain; else the schema's own
       const chains = await indexedChains((text, params) => execute(db.kysely, text, params), schema);
@@ -116,6 +119,15 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
       }
       return metas;
     },
+  };
+
+  const place: DatabasePlace = { description: db.description, ...(options.embeddedProject !== undefined && { embeddedProject: options.embeddedProject }) };
+  const metadata: MetadataSource = {
+    chains: () =>
+      stored.chains().catch((err: unknown) => {
+        if (isConnectionLost(err)) throw databaseUnavailableError(place);
+        throw err;
+      }),
   };
 
   async function reload(): Promise<boolean> {
@@ -152,10 +164,10 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    createContext: () => createQueryContext({ db: db.kysely, schema, tables: built.tables, settings, metadata, logger: log }),
+    createContext: () => createQueryContext({ db: db.kysely, schema, tables: built.tables, settings, metadata, logger: log, place }),
     execute(request) {
       const current = built;
-      const context = createQueryContext({ db: db.kysely, schema, tables: current.tables, settings, metadata, logger: log });
+      const context = createQueryContext({ db: db.kysely, schema, tables: current.tables, settings, metadata, logger: log, place });
       return executeRequest(request, { schema: current.schema, context, queryComplexity: options.queryComplexity, logger: log }, cache);
     },
     async health() {

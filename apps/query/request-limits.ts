@@ -43,8 +43,9 @@ export function messageTooLargeText(): string {
 }
 
 /**
- * The deepest nesting of braces, brackets and parentheses in a query text, ignoring strings and
- * comments; parsing a deeper text would recurse past the stack.
+ * The deepest nesting of braces, brackets and parentheses in a query text (or a JSON text), ignoring
+ * strings and comments; parsing a deeper text would recurse past the stack (or, for JSON.parse,
+ * take seconds).
  */
 export function textDepth(query: string): number {
   let depth = 0;

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { IdxError } from '../../domain/errors.ts';
+import { describePortHolder } from '../../infra/http/describe-port-holder.ts';
 import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
+import { publishServiceUrl } from '../../infra/http/service-url-file.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { join } from 'node:path';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
@@ -76,8 +79,23 @@ export async function openQueryDb(options: QueryOptions, env: RunQueryContext['e
   // the primary is opened only to check it answers and to know how to LISTEN on it
   const primary = await open(env, 1);
   await primary.close();
-  const read = await open(readReplicaEnv(env), options.maxConnection);
+  const read = await open(readReplicaEnv(env), options.maxConnection).catch((err: unknown) => {
+    throw replicaError(err, env);
+  });
   return { ...read, description: `${read.description} (a read replica; LISTEN on ${primary.description})`, connection: primary.connection };
+}
+
+/**
+ * A failure to open the read replica in the variables that set it: the replica's settings come
+ * from DB_HOST_READ (and DB_*_READ where given), so a message naming DB_HOST would send the user to
+ * the primary, which answered.
+ */
+function replicaError(err: unknown, env: RunQueryContext['env']): unknown {
+  if (!(err instanceof IdxError)) return err;
+  const named = err.message.replace(/\bDB_(HOST|PORT|USER|PASS|DATABASE)\b(?!_READ)/g, (name: string, key: string) =>
+    key === 'HOST' || env[`${name}_READ`] ? `${name}_READ` : name,
+  );
+  return new IdxError(err.code, `the read replica (DB_HOST_READ=${env.DB_HOST_READ}): ${named}`, { cause: err, retryable: err.retryable });
 }
 
 /** DB_HOST_READ, and DB_PORT_READ, DB_USER_READ, DB_PASS_READ, DB_DATABASE_READ where they differ from the primary's. */
@@ -115,6 +133,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       settings: { aggregate: options.aggregate, unsafe: options.unsafe, queryLimit: options.queryLimit, queryTimeoutMs: options.queryTimeout },
       queryComplexity: options.queryComplexity,
       indexer: options.indexer,
+      ...(ctx.db === undefined && !ctx.env.DB_HOST && { embeddedProject: options.idx }),
       hotSchema: !options.disableHotSchema,
       hotSchemaIntervalMs: ctx.hotSchemaIntervalMs,
       version: ctx.version,
@@ -126,7 +145,19 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
     const url = `http://localhost:${port}`;
     const { tables } = service.current();
     log.info(`serving GraphQL for schema "${options.name}" of ${db.description} (${tables.size} entities) at ${url}/`);
-    if (port !== options.port) log.info(`port ${options.port} was busy; using ${port}`);
+    if (port !== options.port) {
+      log.warn(`port ${options.port} is ${await describePortHolder(options.port)}; serving on port ${port} instead (choose one with --port)`, {
+        event: 'port-busy',
+        busyPort: options.port,
+        port,
+      });
+    }
+    // embedded: the node on the same project links its status page to this playground
+    const dataDir = join(options.idx, '.idx-data');
+    const unpublish =
+      ownsDb && !ctx.env.DB_HOST && existsSync(dataDir)
+        ? await publishServiceUrl(dataDir, 'idx-query', { url, page: options.playground }).catch(() => undefined)
+        : undefined;
     const running = service;
     return {
       port,
@@ -138,6 +169,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
           server.server.close(() => resolve());
           server.server.closeAllConnections();
         });
+        await unpublish?.();
         for (const f of enabled) await f.close?.();
         await running.close();
         if (ownsDb) await db.close();

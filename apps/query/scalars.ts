@@ -1,11 +1,18 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// one way to read each string (`\d+\.?\d*` backtracked quadratically over a long run of digits)
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** A literal of one of `kinds` as its text; anything else is refused in the scalar's name. */
 export function literal(ast: ValueNode, name: string, kinds: readonly Kind[]): string {
   if (!kinds.includes(ast.kind)) throw new GraphQLError(`${name} cannot represent a ${ast.kind} value`, { nodes: [ast] });
   return (ast as { value: string }).value;
+}
+
+/** a value refused, as an error quotes it: the start of a long one (graphql-js puts the whole value before the reason) */
+function shown(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 40)}…(${text.length} characters)` : text;
 }
 
 /** far beyond uint256 (78 digits); PostgreSQL's numeric overflows at a size no block data has */
@@ -23,8 +30,7 @@ export function numberText(
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
   if (typeof s === 'string' && s.length > MAX_DECIMAL_CHARS)
     throw new GraphQLError(`${name} must be ${what} of at most ${MAX_DECIMAL_CHARS} characters; got one of ${s.length}`);
-  if (typeof s !== 'string' || !shape.test(s.trim()))
-    throw new GraphQLError(`${name} must be ${what} in a string, e.g. "${example}"; got ${JSON.stringify(v)}`);
+  if (typeof s !== 'string' || !shape.test(s.trim())) throw new GraphQLError(`${name} must be ${what} in a string, e.g. "${example}"; got ${shown(v)}`);
   return s.trim();
 }
 
@@ -50,9 +56,14 @@ export const GraphQLBigIntString = new GraphQLScalarType({
   parseLiteral: (ast) => literal(ast, 'BigInt', [Kind.STRING, Kind.INT]),
 });
 
+/** ISO 8601 with nanoseconds and a zone is 35 characters */
+const MAX_DATETIME_CHARS = 100;
+
 function datetimeInput(v: unknown): string {
+  if (typeof v === 'string' && v.length > MAX_DATETIME_CHARS)
+    throw new GraphQLError(`Datetime must be an ISO 8601 date and time of at most ${MAX_DATETIME_CHARS} characters; got one of ${v.length}`);
   if (typeof v !== 'string' || Number.isNaN(Date.parse(v)))
-    throw new GraphQLError(`Datetime must be an ISO 8601 date and time, e.g. "2024-05-01T12:00:00Z"; got ${JSON.stringify(v)}`);
+    throw new GraphQLError(`Datetime must be an ISO 8601 date and time, e.g. "2024-05-01T12:00:00Z"; got ${shown(v)}`);
   return v;
 }
 

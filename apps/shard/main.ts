@@ -1,5 +1,6 @@
 import { IdxError } from '../../domain/errors.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
+import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { parseShardArgs } from './shard-options.ts';
 
@@ -9,7 +10,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   try {
     cmd = parseShardArgs(argv, { version: findPackage().version, write: (s) => void process.stdout.write(s) });
   } catch (err) {
-    process.stderr.write(`${err instanceof IdxError ? err.message : String(err)}\n`);
+    // a flag's value may be an endpoint URL with its key: printed as the logger prints URLs
+    process.stderr.write(`${redactUrlsIn(err instanceof IdxError ? err.message : String(err))}\n`);
     return 1;
   }
   if (cmd.command === 'exit') return cmd.code;

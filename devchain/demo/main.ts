@@ -60,6 +60,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
         '3000',
         '--subscription',
         '--changes-index',
+        '--status-page',
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -75,6 +76,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const m = /serving \/health.* on (http:\/\/\S+)/.exec(nodeOutput);
       if (m && nodeUrl === undefined) {
         nodeUrl = m[1]!;
+        say(`indexer status page: ${nodeUrl}/   (open it in a browser)`);
         say(`indexer metadata: ${nodeUrl}/meta   health: ${nodeUrl}/health   metrics: ${nodeUrl}/metrics`);
       }
       // the node serves its embedded database once the project schema is ready: idx-query can start

@@ -8,6 +8,24 @@ import { pluralizeAsSequelize } from './sequelize-plural.ts';
  * Measured against SubQuery's own output: `priceETH` → `price_e_t_h`, `NewTTL` → `new_t_t_ls`.
  */
 
+/** PostgreSQL cuts identifiers longer than this many bytes (NAMEDATALEN - 1). */
+export const MAX_IDENTIFIER_BYTES = 63;
+
+/** What an enum type's name gets while idx migrates its values: the type is renamed aside, then dropped. */
+export const ENUM_ASIDE_SUFFIX = '__before_migration';
+
+/**
+ * Why `name` cannot name a project's database schema, or undefined when it can: PostgreSQL would
+ * cut a longer name, and two projects with long names could share a schema.
+ */
+export function schemaNameProblem(name: string): string | undefined {
+  const bytes = new TextEncoder().encode(name).length;
+  if (bytes === 0) return 'the database schema name is empty';
+  if (bytes > MAX_IDENTIFIER_BYTES)
+    return `the database schema name "${name.slice(0, 20)}…" has ${bytes} bytes; PostgreSQL names have at most ${MAX_IDENTIFIER_BYTES}`;
+  return undefined;
+}
+
 /**
  * inflection's `underscore`: `_` before every capital letter, then one leading `_` dropped, then
  * lower case. Digits and existing underscores stay as they are: `blockHeight` → `block_height`,
@@ -56,7 +74,7 @@ export function enumTypeName(name: string): string {
  */
 export function notifyChannel(schema: string, table: string): string {
   const name = `${schema}.${table}`;
-  if (new TextEncoder().encode(name).length <= 63) return name;
+  if (new TextEncoder().encode(name).length <= MAX_IDENTIFIER_BYTES) return name;
   let hash = 0x811c9dc5; // FNV-1a, 32 bit
   for (const ch of name) hash = Math.imul(hash ^ ch.codePointAt(0)!, 0x01000193) >>> 0;
   return `${name.slice(0, 40)}_${hash.toString(16).padStart(8, '0')}`;

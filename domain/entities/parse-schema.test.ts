@@ -242,3 +242,47 @@ type D @entity @fullText(fields: ["n"], weights: [1]) { id: ID!, n: String }`),
     ],
   );
 });
+
+t.test('names PostgreSQL would cut at 63 bytes, or that would share a table or type, are refused', async (t) => {
+  const long = `E${'x'.repeat(61)}`; // table e…es: 64 bytes
+  t.same(
+    problemsOf(`type ${long} @entity { id: ID!, ${'f'.repeat(64)}: Int, ${'g'.repeat(63)}: Int }
+type Person @entity { id: ID! }
+type People @entity { id: ID! }
+enum TransferKind { A }
+enum Transfer_Kind { B }
+enum ${'K'.repeat(46)} { C }
+enum Twice { A, B, A }`),
+    [
+      `5:1 enums TransferKind and Transfer_Kind would both be the database type "transfer_kind"; rename one`,
+      `6:1 enum ${'K'.repeat(46)}: its database type name "${'k'.repeat(46)}" is too long (at most 45 bytes); shorten the name`,
+      '7:20 enum Twice lists A twice',
+      `1:88 ${long}.${'f'.repeat(64)}: its column name "${'f'.repeat(64)}" is longer than PostgreSQL's 63 bytes (PostgreSQL would cut it, and two such names could become one); shorten the name`,
+      `1:1 ${long}: its table name "e${'x'.repeat(61)}es" is longer than PostgreSQL's 63 bytes (PostgreSQL would cut it, and two such names could become one); shorten the name`,
+      '3:1 entities Person and People would both be stored in table "people"; rename one',
+    ],
+  );
+  t.doesNotThrow(() => parseSchema(`type ${'E'.repeat(1)}${'x'.repeat(59)} @entity { id: ID!, ${'g'.repeat(63)}: Int }`), '63 bytes fit');
+});
+
+t.test('__proto__ cannot name a type, a field or an enum value', async (t) => {
+  t.same(
+    problemsOf('type A @entity { id: ID!, __proto__: Int }\nenum E { __proto__ }\ntype J @jsonField { __proto__: Int }\ntype B @entity { id: ID!, j: J }'),
+    [
+      '2:10 enum E value __proto__: "__proto__" cannot be a name (it is every JavaScript object\'s prototype); rename it',
+      '3:21 J.__proto__: "__proto__" cannot be a name (it is every JavaScript object\'s prototype); rename it',
+      '1:27 A.__proto__: "__proto__" cannot be a name (it is every JavaScript object\'s prototype); rename it',
+    ],
+  );
+});
+
+t.test('a schema nested or sized past the limits is refused without overflowing the parser', async (t) => {
+  t.same(problemsOf(`type A @entity { id: ID!, x: ${'['.repeat(20_000)}String${']'.repeat(20_000)} }`), [
+    'undefined:undefined nested more than 100 levels deep; idx reads at most 100 levels',
+  ]);
+  t.same(problemsOf(`type A @entity @x(a: ${'{a: '.repeat(5000)}1${'}'.repeat(5000)}) { id: ID! }`), [
+    'undefined:undefined nested more than 100 levels deep; idx reads at most 100 levels',
+  ]);
+  const many = Array.from({ length: 30_000 }, (_, i) => `type A${i} @entity { id: ID! }`).join('\n');
+  t.match(problemsOf(many)[0], /syntax error: Document contains more that 200000 tokens/);
+});

@@ -10,6 +10,7 @@ import {
   type TypeNode,
 } from 'graphql';
 import { ValidationError, type Problem } from '../errors.ts';
+import { checkBracketDepth, checkTextSize, INPUT_LIMITS } from '../input-limits.ts';
 import { CHAIN_COLUMN } from './chain-tables.ts';
 import {
   FULL_TEXT_COLUMN,
@@ -25,7 +26,7 @@ import {
   type SchemaModel,
 } from './entity-model.ts';
 import { LAYOUT } from './layout.ts';
-import { columnName, enumTypeName, tableName } from './names.ts';
+import { columnName, ENUM_ASIDE_SUFFIX, enumTypeName, MAX_IDENTIFIER_BYTES, tableName } from './names.ts';
 
 /**
  * Columns idx may add to an entity table besides its fields; a field may not map onto one of them.
@@ -36,6 +37,11 @@ const RESERVED_COLUMNS = new Set(['__block_range', '__created_at', '__updated_at
 const TYPE_DIRECTIVES = new Set(['entity', 'jsonField', 'compositeIndexes', 'fullText']);
 const FIELD_DIRECTIVES = new Set(['index', 'derivedFrom']);
 
+// PostgreSQL would cut a longer table, column or type name, and two such names could silently become one: refused instead.
+const byteLength = (s: string) => new TextEncoder().encode(s).length;
+const tooLong = (what: string) =>
+  `${what} is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES} bytes (PostgreSQL would cut it, and two such names could become one); shorten the name`;
+
 interface Located {
   loc?: { startToken: { line: number; column: number } };
 }
@@ -45,9 +51,12 @@ interface Located {
  * each with its line and column, as a ValidationError naming `file`.
  */
 export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel {
+  // bounded before graphql's parser, which recurses into brackets and has no limit of its own by default
+  checkTextSize(text, file, INPUT_LIMITS.maxFileBytes);
+  checkBracketDepth(text, file);
   let doc;
   try {
-    doc = parse(text);
+    doc = parse(text, { maxTokens: INPUT_LIMITS.maxSchemaTokens });
   } catch (e) {
     if (!(e instanceof GraphQLError)) throw e;
     const at = e.locations?.[0];
@@ -66,9 +75,24 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
   for (const def of doc.definitions) {
     if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
       if (!claimName(def.name.value, def)) continue;
-      const values = (def.values ?? []).map((v) => v.name.value);
-      if (values.length === 0) report(def, `enum ${def.name.value} has no values`);
-      enums.push({ name: def.name.value, pgName: enumTypeName(def.name.value), values });
+      const values: string[] = [];
+      for (const v of def.values ?? []) {
+        if (values.includes(v.name.value)) report(v, `enum ${def.name.value} lists ${v.name.value} twice`);
+        else if (protoName(v.name.value, v, `enum ${def.name.value} value ${v.name.value}`)) values.push(v.name.value);
+      }
+      if ((def.values ?? []).length === 0) report(def, `enum ${def.name.value} has no values`);
+      const pgName = enumTypeName(def.name.value);
+      // idx renames the type aside (…__before_migration) while it migrates its values: that name must fit too
+      if (byteLength(`${pgName}${ENUM_ASIDE_SUFFIX}`) > MAX_IDENTIFIER_BYTES) {
+        report(
+          def,
+          `enum ${def.name.value}: its database type name "${pgName}" is too long (at most ${MAX_IDENTIFIER_BYTES - ENUM_ASIDE_SUFFIX.length} bytes); shorten the name`,
+        );
+      } else {
+        const other = enums.find((e) => e.pgName === pgName);
+        if (other !== undefined) report(def, `enums ${other.name} and ${def.name.value} would both be the database type "${pgName}"; rename one`);
+      }
+      enums.push({ name: def.name.value, pgName, values });
     } else if (def.kind === Kind.OBJECT_TYPE_DEFINITION) {
       const name = def.name.value;
       if (!claimName(name, def)) continue;
@@ -88,7 +112,15 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
     }
   }
 
+  /** `__proto__` as a key of a record sets the record's prototype instead of a value: no program may take it as a name. */
+  function protoName(name: string, node: Located, what: string): boolean {
+    if (name !== '__proto__') return true;
+    report(node, `${what}: "__proto__" cannot be a name (it is every JavaScript object's prototype); rename it`);
+    return false;
+  }
+
   function claimName(name: string, node: Located): boolean {
+    if (!protoName(name, node, `type ${name}`)) return false;
     if (typeNames.has(name)) {
       report(node, `type ${name} is defined twice`);
       return false;
@@ -123,6 +155,7 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
     const fields: FieldModel[] = [];
     for (const f of node.fields ?? []) {
       const where = `${node.name.value}.${f.name.value}`;
+      if (!protoName(f.name.value, f, where)) continue;
       for (const d of f.directives ?? []) report(d, `${where}: @${d.name.value} is not allowed in a @jsonField type`);
       const shape = unwrap(f.type);
       const type = resolveType(shape, where, f.type);
@@ -136,6 +169,7 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
     return { name: node.name.value, fields };
   });
 
+  const tables = new Map<string, string>(); // table → entity
   const entities: EntityModel[] = entityNodes.map((node) => readEntity(node));
 
   function readEntity(node: ObjectTypeDefinitionNode): EntityModel {
@@ -153,6 +187,7 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
         continue;
       }
       seen.add(fname);
+      if (!protoName(fname, f, where)) continue;
       for (const d of f.directives ?? []) {
         if (!FIELD_DIRECTIVES.has(d.name.value)) report(d, `${where}: unknown directive @${d.name.value}; fields take @index or @derivedFrom`);
       }
@@ -160,7 +195,8 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
       if (field === undefined) continue;
       if (field.column !== undefined) {
         const other = columns.get(field.column);
-        if (other !== undefined) report(f, `${where} and ${name}.${other} would both be stored in column "${field.column}"; rename one`);
+        if (byteLength(field.column) > MAX_IDENTIFIER_BYTES) report(f, tooLong(`${where}: its column name "${field.column}"`));
+        else if (other !== undefined) report(f, `${where} and ${name}.${other} would both be stored in column "${field.column}"; rename one`);
         else if (RESERVED_COLUMNS.has(field.column)) report(f, `${where}: column "${field.column}" is reserved for idx's own use; rename the field`);
         columns.set(field.column, fname);
       }
@@ -177,7 +213,11 @@ export function parseSchema(text: string, file = 'schema.graphql'): SchemaModel 
       if (d.name.value === 'compositeIndexes') indexes.push(...readCompositeIndexes(d, name, fields));
     }
 
-    const entity: EntityModel = { name, table: tableName(name), fields, indexes };
+    const table = tableName(name);
+    if (byteLength(table) > MAX_IDENTIFIER_BYTES) report(node, tooLong(`${name}: its table name "${table}"`));
+    else if (tables.has(table)) report(node, `entities ${tables.get(table)} and ${name} would both be stored in table "${table}"; rename one`);
+    tables.set(table, name);
+    const entity: EntityModel = { name, table, fields, indexes };
     const fullText = directive(node, 'fullText');
     if (fullText !== undefined) {
       const model = readFullText(fullText, name, fields);

@@ -143,13 +143,6 @@ export interface ProjectManifest {
   templates: Template[];
 }
 
-/** The `-c` config file (docs/usage.md "Config file"). */
-export interface NodeConfigFile {
-  idx: string;
-  idxName?: string;
-  batchSize?: number;
-}
-
 /** The height indexing starts from: the lowest `startBlock` of the manifest's data sources. */
 export function projectStartHeight(dataSources: readonly Pick<DataSource, 'startBlock'>[]): number {
   return Math.min(...dataSources.map((d) => d.startBlock));

@@ -291,7 +291,9 @@ t.test('data sources', async (t) => {
   );
   t.same(
     problemsOf((m) => (m.dataSources[0].kind = 'ethereum/FrontierEvm')),
-    ['dataSources[0].kind: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)'],
+    [
+      'dataSources[0].kind: "ethereum/FrontierEvm" is not a data source kind idx runs: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)',
+    ],
   );
   t.same(
     problemsOf((m) => (m.dataSources[0].startBlock = '4719568')),
@@ -507,7 +509,9 @@ t.test('templates: like data sources, with a name and no startBlock', async (t) 
   );
   t.same(
     problemsOf((m) => (m.templates = [{ ...template(), kind: 'ethereum/Custom' }])),
-    ['templates[0].kind: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)'],
+    [
+      'templates[0].kind: "ethereum/Custom" is not a data source kind idx runs: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)',
+    ],
   );
   t.same(
     problemsOf((m) => (m.templates = [{ ...template(), options: { abi: 'nope' } }])),
@@ -736,7 +740,7 @@ t.test('custom Substrate data sources: a processor file and options, assets, han
   t.same(problems({ ...frontier(), options: { abi: 'erc20' } }), ['dataSources[0].options: a custom data source takes its options under processor.options']);
   t.equal(
     problems({ ...frontier(), kind: 'substrate/' })[0],
-    'dataSources[0].kind: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)',
+    'dataSources[0].kind: "substrate/" is not a data source kind idx runs: expected ethereum/Runtime or substrate/Runtime, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)',
   );
   const runtime = {
     kind: 'substrate/Runtime',

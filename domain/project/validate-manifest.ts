@@ -384,7 +384,11 @@ function checkUniqueTemplateNames(c: Checker, templates: unknown): void {
 function checkKind(c: Checker, path: FieldPath, kind: unknown): DataSource['kind'] | undefined {
   if (kind === undefined) c.report([...path, 'kind'], 'required');
   else if (DATASOURCE_KINDS.includes(kind as DataSourceKind) || (typeof kind === 'string' && CUSTOM_KIND.test(kind))) return kind as DataSource['kind'];
-  else c.report([...path, 'kind'], `expected ${DATASOURCE_KINDS.join(' or ')}, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)`);
+  else
+    c.report(
+      [...path, 'kind'],
+      `${JSON.stringify(kind)} is not a data source kind idx runs: expected ${DATASOURCE_KINDS.join(' or ')}, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)`,
+    );
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 import { IdxError } from '../../domain/errors.ts';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
 import { dictionaryHeights, dictionaryRequest, type DictionaryEntry, type DictionaryHeights } from '../../domain/chains/ethereum/dictionary-query.ts';
-import { redactUrl } from '../rpc/redact-url.ts';
+import { endpointTarget } from '../rpc/endpoint-target.ts';
 
 /** How far a dictionary has indexed, and which chain it serves. */
 export interface DictionaryMetadata {
@@ -46,7 +46,9 @@ const NO_DISTINCT = /Unknown argument "distinct"/;
 const NO_START_HEIGHT = /Cannot query field "startHeight"/;
 
 export function createDictionaryClient(options: DictionaryClientOptions): DictionaryClient {
-  const name = redactUrl(options.url);
+  // a user and password in the URL go as basic auth; messages name the dictionary by its redacted URL
+  const target = endpointTarget(options.url);
+  const name = target.label;
   const pageLimit = options.pageLimit ?? 100;
   let distinct = true;
   let startHeight = true;
@@ -54,9 +56,9 @@ export function createDictionaryClient(options: DictionaryClientOptions): Dictio
   async function post(query: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     let res: Response;
     try {
-      res = await fetch(options.url, {
+      res = await fetch(target.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...target.headers },
         body: JSON.stringify({ query, variables }),
         signal: AbortSignal.timeout(options.timeoutSeconds * 1000),
       });
@@ -66,17 +68,18 @@ export function createDictionaryClient(options: DictionaryClientOptions): Dictio
           cause: err,
         });
       }
-      throw new DictionaryError(`cannot reach dictionary ${name}: ${(err as Error).message}`, { cause: err });
+      // not the error itself as the cause: fetch's messages quote the URL whole
+      throw new DictionaryError(`cannot reach dictionary ${name}: ${target.redact(describeCause(err))}`);
     }
     const text = await res.text();
     let body: { data?: Record<string, unknown> | null; errors?: { message: string }[] };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
-      throw new DictionaryError(`dictionary ${name} answered HTTP ${res.status} with something that is not GraphQL JSON: ${text.slice(0, 200)}`);
+      throw new DictionaryError(`dictionary ${name} answered HTTP ${res.status} with something that is not GraphQL JSON: ${target.redact(text.slice(0, 200))}`);
     }
     if (body.errors !== undefined && body.errors.length > 0) {
-      throw new DictionaryError(`dictionary ${name} refused the query: ${body.errors.map((e) => e.message).join('; ')}`);
+      throw new DictionaryError(`dictionary ${name} refused the query: ${target.redact(body.errors.map((e) => e.message).join('; '))}`);
     }
     if (body.data === undefined || body.data === null) throw new DictionaryError(`dictionary ${name} answered HTTP ${res.status} without data`);
     return body.data;
@@ -126,4 +129,12 @@ export function createDictionaryClient(options: DictionaryClientOptions): Dictio
       return { metadata: readMetadata(data), ...(heights !== undefined && { heights }) };
     },
   };
+}
+
+/** fetch's error, with the reason undici keeps in `cause` (ECONNREFUSED, ENOTFOUND…) */
+export function describeCause(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error ? (err.cause as { message?: string; code?: string } | undefined) : undefined;
+  const why = cause?.message ?? cause?.code;
+  return why === undefined || message.includes(why) ? message : `${message} (${why})`;
 }

@@ -80,3 +80,19 @@ t.test('level() is what a category prints, so a mapping can drop lines that woul
   t.equal(capture({ level: 'silent', format: 'json', debug: '*' }).logger.child('mapping').level(), 'silent');
   t.equal(capture({ level: 'trace', format: 'json' }).logger.child('mapping').level(), 'trace');
 });
+
+t.test('an endpoint URL is redacted wherever a line quotes it: message, fields, an error and its cause, in both formats', async (t) => {
+  const url = 'https://user:hunter2@rpc.example:8443/v3/9aa3d95b3bc440fa88ea12eaa4456161?apikey=s3cret';
+  const cause = new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url}`);
+  for (const format of ['json', 'colored'] as const) {
+    const { lines, logger } = capture({ level: 'trace', format, colors: false });
+    logger.child('fetch').trace(`asking ${url}`);
+    logger.warn(`fetch failed (${url}: ${cause.message})`, { endpoint: url });
+    logger.error('gave up', { err: new Error('no endpoint answered', { cause }) });
+    const text = lines.join('');
+    t.equal(lines.length, 3, format);
+    t.notMatch(text, /hunter2|9aa3d95b3bc440fa88ea12eaa4456161|s3cret/, `${format}: no secret`);
+    t.match(text, 'https://***@rpc.example:8443/v3/***?apikey=***', `${format}: scheme, host and port stay`);
+    if (format === 'json') for (const line of lines) t.doesNotThrow(() => JSON.parse(line), 'still JSON');
+  }
+});

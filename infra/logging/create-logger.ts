@@ -1,4 +1,5 @@
 import { pino, type Logger as Pino } from 'pino';
+import { redactUrlsIn } from '../rpc/redact-url.ts';
 
 export const LOG_LEVEL_NAMES = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
@@ -37,6 +38,12 @@ export interface CreateLoggerOptions {
   write?: (line: string) => void;
   /** ANSI colors in the colored format (default: when standard output is a terminal) */
   colors?: boolean;
+  /**
+   * Applied to every line before it is written (default: every URL in it redacted, docs/usage.md
+   * "Endpoint URLs in logs"): whatever a message, a field or an error's stack and causes quote, an
+   * endpoint's key never reaches the log.
+   */
+  redact?: (line: string) => string;
 }
 
 /** Which categories `--debug` turns on. */
@@ -67,7 +74,9 @@ export function formatColoredLine(record: Record<string, unknown>, colors: boole
 }
 
 export function createLogger(options: CreateLoggerOptions): Logger {
-  const write = options.write ?? ((line: string) => void process.stdout.write(line));
+  const out = options.write ?? ((line: string) => void process.stdout.write(line));
+  const redact = options.redact ?? redactUrlsIn;
+  const write = (line: string) => out(redact(line));
   const colors = options.colors ?? (process.env.FORCE_COLOR !== undefined || (process.stdout.isTTY === true && process.env.NO_COLOR === undefined));
   const destination =
     options.format === 'json' ? { write } : { write: (line: string) => write(formatColoredLine(JSON.parse(line) as Record<string, unknown>, colors)) };

@@ -18,6 +18,8 @@ export interface Db {
   readonly description: string;
   /** the embedded database itself, when `kind` is `pglite`: for LISTEN and for serving it to other processes */
   readonly pglite?: PGlite;
+  /** with `pglite`: how many wait for its one session (the socket server lets them go first) */
+  readonly pgliteWaiting?: () => number;
   /** how to open one more connection outside the pool, e.g. for LISTEN (PostgreSQL only) */
   readonly connection?: pg.ClientConfig;
   close(): Promise<void>;
@@ -42,6 +44,8 @@ export interface CreateDbOptions {
   maxConnections?: number;
   /** PostgreSQL cancels statements running longer (idx-query's --query-timeout); not applied on PGlite */
   statementTimeoutMs?: number;
+  /** the password asked each time a connection opens, instead of DB_PASS (the embedded database's socket changes it with each node run) */
+  password?: () => Promise<string>;
   applicationName?: string;
   /** errors of idle pooled connections, which would otherwise crash the process */
   onPoolError?: (err: Error) => void;
@@ -121,12 +125,14 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
       { cause: err },
     );
   }
-  const kysely = new Kysely<any>({ dialect: createPgliteDialect(pglite) });
+  const dialect = createPgliteDialect(pglite);
+  const kysely = new Kysely<any>({ dialect });
   return {
     kind: 'pglite',
     kysely,
     description,
     pglite,
+    pgliteWaiting: dialect.waiting,
     async close() {
       try {
         await kysely.destroy();
@@ -150,7 +156,7 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
     port,
     database,
     user,
-    password: env.DB_PASS,
+    password: options.password ?? env.DB_PASS,
     max: options.maxConnections ?? 10,
     ...(options.statementTimeoutMs !== undefined && { statement_timeout: options.statementTimeoutMs }),
     ssl,
@@ -167,7 +173,15 @@ async function openPostgres(host: string, options: CreateDbOptions): Promise<Db>
     throw connectionError(err, where);
   }
   const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: poolWithCopyIn(pool) }) });
-  const connection: pg.ClientConfig = { host, port, database, user, password: env.DB_PASS, ssl, application_name: options.applicationName ?? 'idx' };
+  const connection: pg.ClientConfig = {
+    host,
+    port,
+    database,
+    user,
+    password: options.password ?? env.DB_PASS,
+    ssl,
+    application_name: options.applicationName ?? 'idx',
+  };
   let lock: WriterLock | undefined;
   if (options.writerLock !== undefined) {
     try {
@@ -285,6 +299,8 @@ export function connectionError(err: unknown, where: Where): IdxError {
 export async function prepareDatabase(db: Kysely<any>, description: string): Promise<void> {
   const [row] = await execute<{ v: string }>(db, `select current_setting('server_version_num') as v`);
   checkServerVersion(Number(row?.v), description);
+  // asked first: a read-only login (idx-query's on the embedded database) may not run CREATE, even one that does nothing
+  if ((await execute(db, `select 1 from pg_extension where extname = 'btree_gist'`)).length > 0) return;
   try {
     await execute(db, 'create extension if not exists btree_gist');
   } catch (err) {

@@ -4,6 +4,7 @@ import { describeChange, type SchemaChange } from '../../domain/entities/schema-
 import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { FULL_TEXT_COLUMN } from '../../domain/entities/entity-model.ts';
+import { ENUM_ASIDE_SUFFIX } from '../../domain/entities/names.ts';
 import { resolveColumn, toJsonText } from './column-codec.ts';
 import { fullTextColumnDdl } from './full-text.ts';
 import { textArray } from './create-entity-store.ts';
@@ -144,7 +145,7 @@ export async function migrateEntitySchema(
     for (const c of changes) {
       if (c.kind !== 'drop-enum-values') continue;
       const type = qualified(schema, c.enum.pgName);
-      const old = `${c.enum.pgName}__before_migration`;
+      const old = `${c.enum.pgName}${ENUM_ASIDE_SUFFIX}`;
       await step(c, `alter type ${type} rename to ${quoteIdent(old)}`);
       await step(c, `create type ${type} as enum (${c.enum.values.map(quoteLiteral).join(', ')})`);
       for (const entity of to.entities) {

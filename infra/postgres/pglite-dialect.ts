@@ -21,32 +21,42 @@ import { copyToPglite } from './copy-in.ts';
  * at a time: a kysely transaction keeps it from `begin` to `commit`, and every other query waits,
  * which serializes transactions exactly as separate pooled connections would isolate them.
  */
-export function createPgliteDialect(pglite: PGlite): Dialect {
+export function createPgliteDialect(pglite: PGlite): PgliteDialect {
+  const gate: Gate = { held: false, waiters: [] };
   return {
+    waiting: () => gate.waiters.length,
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => createPgliteDriver(pglite),
+    createDriver: () => createPgliteDriver(pglite, gate),
     createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   };
 }
 
-function createPgliteDriver(pglite: PGlite): Driver {
+export interface PgliteDialect extends Dialect {
+  /** how many wait for the session (the node's queries, socket clients' turns): a reader's long transaction yields to them */
+  waiting(): number;
+}
+
+/** The single connection's holder and the FIFO of those waiting for it. */
+interface Gate {
+  held: boolean;
+  waiters: (() => void)[];
+}
+
+function createPgliteDriver(pglite: PGlite, gate: Gate): Driver {
   const connection = createPgliteConnection(pglite);
-  // A FIFO of waiters for the single connection.
-  let held = false;
-  const waiters: (() => void)[] = [];
   return {
     async init() {
       await pglite.waitReady;
     },
     async acquireConnection() {
-      if (held) await new Promise<void>((resolve) => waiters.push(resolve));
-      held = true;
+      if (gate.held) await new Promise<void>((resolve) => gate.waiters.push(resolve));
+      gate.held = true;
       return connection;
     },
     async releaseConnection() {
-      const next = waiters.shift();
-      if (next === undefined) held = false;
+      const next = gate.waiters.shift();
+      if (next === undefined) gate.held = false;
       else next();
     },
     async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings) {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -18,9 +18,9 @@ await execute(node.kysely, 'create table items (id text primary key, n int)');
 
 const published = await publishPgliteSocket(node, dir);
 t.teardown(() => published.close());
-const { host, port } = published.endpoint;
+const { host, port, owner } = published.endpoint;
 const connect = async (extra: pg.ClientConfig = {}) => {
-  const c = new pg.Client({ host, port, user: 'postgres', database: 'postgres', ...extra });
+  const c = new pg.Client({ host, port, user: owner.user, password: owner.password, database: 'postgres', ...extra });
   await c.connect();
   return c;
 };
@@ -47,6 +47,191 @@ t.test('a Unix socket in the data folder, named in idx-socket.json; pg queries w
     await c.end();
     await execute(node.kysely, 'delete from items');
   }
+});
+
+t.test("every login needs its password; the socket and the endpoint file are the owner's alone", async (t) => {
+  t.equal((await stat(join(dir, '.s.PGSQL.5432'))).mode & 0o777, 0o600, 'socket file 0600');
+  t.equal((await stat(join(dir, ENDPOINT_FILE))).mode & 0o777, 0o600, 'endpoint file 0600');
+  t.equal(published.endpoint.reader.user, 'idx_query');
+  t.equal(published.endpoint.owner.user, 'postgres');
+  const attempt = (config: pg.ClientConfig) => {
+    const c = new pg.Client({ host, port, database: 'postgres', ...config });
+    c.on('error', () => undefined);
+    return c.connect().finally(() => c.end().catch(() => undefined));
+  };
+  await t.rejects(attempt({ user: 'postgres', password: 'guess' }), { code: '28P01' }, 'a wrong password is refused');
+  await t.rejects(attempt({ user: 'postgres', password: published.endpoint.reader.password }), { code: '28P01' }, "another login's password too");
+  await t.rejects(attempt({ user: 'root', password: 'x' }), { code: '28P01' }, 'an unknown user');
+  await t.resolves(attempt({ user: 'idx_query', password: published.endpoint.reader.password }), "the reader's login");
+});
+
+t.test("idx-query's login reads and cannot write, nor make itself writable", async (t) => {
+  const db = await openPgliteSocketDb(dir, { maxConnections: 2 });
+  const q = (sql: string, params: unknown[] = []) => execute(db.kysely, sql, params);
+  try {
+    await execute(node.kysely, `insert into items values ('r', 1)`);
+    t.same(await q('select id, n from items'), [{ id: 'r', n: 1 }], 'reads work');
+    t.same(await q('select n from items where id = $1', ['r']), [{ n: 1 }], 'with parameters too');
+    const refused: [string, unknown[]?][] = [
+      [`update items set n = 31337 where id = 'r' returning n`],
+      [`update items set n = $1 returning n`, [31337]],
+      [`insert into items values ('w', 2)`],
+      [`delete from items`],
+      ['create table stolen (x int)'],
+      ['create temp table stolen (x int)'],
+      ['select 1 into stolen'],
+      [`with x as (insert into items values ('cte', 3) returning 1) select * from x`],
+      ['set default_transaction_read_only = off'],
+      ['SET "default_transaction_read_only" TO off'],
+      ['reset all'],
+      [`select set_config('default_transaction_read_only', 'off', false)`],
+      [`begin read write`],
+      [`start transaction isolation level serializable, read /* */ write`],
+      ['set session characteristics as transaction read write'],
+      [`select 1; insert into items values ('two', 2)`],
+      [`commit; insert into items values ('two', 2)`],
+      [`do $$ begin insert into items values ('do', 1); end $$`],
+      [`copy items to '/tmp/items.csv'`],
+      [`select pg_sleep(5)`],
+      [`select query_to_xml('select 1', true, true, '')`],
+      [`select * from U&"items"`],
+      [`truncate items`],
+    ];
+    for (const [sql, params] of refused) await t.rejects(q(sql, params), { code: /^(25006|42501)$/ }, sql);
+    t.same(await q('select id, n from items'), [{ id: 'r', n: 1 }], 'nothing changed');
+    t.notOk((await execute(node.kysely, `select to_regclass('stolen') as r`))[0]!.r, 'no table made');
+
+    // a transaction of its own: read-only from BEGIN to COMMIT
+    const c = new pg.Client({ host, port, user: 'idx_query', password: published.endpoint.reader.password, database: 'postgres' });
+    await c.connect();
+    try {
+      await c.query('begin');
+      t.same((await c.query('select n from items')).rows, [{ n: 1 }]);
+      await t.rejects(c.query('set transaction read write'), { code: '25006' });
+      await t.rejects(c.query(`update items set n = 2`), { code: '25006' });
+      await c.query('rollback');
+      await c.query(`set search_path = public`);
+      t.same((await c.query('select count(*)::int as n from items')).rows, [{ n: 1 }], 'and its own SETs of other settings work');
+      t.same((await c.query(`select current_setting('default_transaction_read_only') as v`)).rows, [{ v: 'on' }]);
+    } finally {
+      await c.end();
+    }
+    // the node's session is its own again: it writes
+    await execute(node.kysely, `update items set n = 2 where id = 'r'`);
+    t.same(await items(), ['r'], 'the node still writes');
+    t.same((await execute(node.kysely, `select current_setting('default_transaction_read_only') as v`))[0], { v: 'off' });
+  } finally {
+    await db.close();
+    await execute(node.kysely, 'delete from items');
+  }
+});
+
+t.test('a transaction that holds the session while the node waits is rolled back after the bound', async (t) => {
+  // the attack: BEGIN, a lock, and a statement now and then so that it is never idle
+  const c = await connect();
+  const errors: Error[] = [];
+  c.on('error', (e) => errors.push(e));
+  let stop = false;
+  try {
+    await c.query('begin');
+    await c.query(`lock table items in access exclusive mode`);
+    await c.query(`insert into items values ('attacker', 1)`);
+    const ticking = (async () => {
+      while (!stop) {
+        await new Promise((r) => setTimeout(r, 200));
+        await c.query('select 1').catch(() => (stop = true));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    // the node's flush
+    const flush = node.kysely.transaction().execute((tx) => execute(tx, `insert into items values ('node', 2)`));
+    const wrote = await Promise.race([flush.then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))]);
+    const waited = Date.now() - started;
+    t.ok(wrote && waited < 3000, `the node wrote after ${waited} ms (bound: 1 s, checked every 100 ms)`);
+    stop = true;
+    await ticking;
+    await flush;
+    t.same(await items(), ['node'], "the attacker's transaction was rolled back");
+    t.match(errors[0]?.message ?? '', /transaction open for more than 1 s while idx-node waited to write; rolled back/);
+  } finally {
+    stop = true;
+    await c.end().catch(() => undefined);
+    await execute(node.kysely, 'delete from items');
+  }
+});
+
+t.test('a message declared larger than the limit is refused at once, before any of it is kept', async (t) => {
+  const c = await connect();
+  const errors: Error[] = [];
+  c.on('error', (e) => errors.push(e));
+  const stream = (c as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream;
+  const closed = new Promise<void>((r) => stream.once('close', () => r()));
+  const rssBefore = process.memoryUsage().rss;
+  // a Q of 2 GB, streamed in 1 MB chunks for as long as the server reads them (at most 300 MB)
+  const header = Buffer.alloc(5);
+  header.write('Q');
+  header.writeInt32BE(2 ** 31 - 1, 1);
+  stream.write(header);
+  const chunk = Buffer.alloc(1024 * 1024, 0x61);
+  let sent = 0;
+  let open = true;
+  void closed.then(() => (open = false));
+  const started = Date.now();
+  while (open && sent < 300 && Date.now() - started < 20_000) {
+    if (!stream.write(chunk)) await new Promise((r) => setTimeout(r, 5));
+    sent++;
+    await new Promise((r) => setImmediate(r));
+  }
+  await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))]);
+  t.notOk(open, `closed after ${Date.now() - started} ms`);
+  stream.destroy();
+  t.match(errors[0]?.message ?? '', /message of 2147483643 bytes is over the limit of 16777216 bytes/);
+  const grown = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+  t.ok(grown < 100, `memory grew by ${grown.toFixed(0)} MB`);
+  t.ok(sent < 300, `the server stopped reading after ${sent} MB`);
+  // and everyone else goes on
+  const other = await connect();
+  t.same((await other.query('select 1 as n')).rows, [{ n: 1 }]);
+  await other.end();
+});
+
+t.test('a large message within the limit, streamed in small chunks, is put together in linear time', async (t) => {
+  const c = await connect();
+  const stream = (c as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream;
+  stream.removeAllListeners('data'); // from here on the test reads the answers itself
+  // one simple query of `bytes`, written 4 KiB at a time, each after the server has had its turn
+  const send = async (bytes: number) => {
+    const sql = Buffer.from(`select length('${'a'.repeat(bytes - 40)}') as n\0`);
+    const msg = Buffer.concat([Buffer.from('Q'), Buffer.alloc(4), sql]);
+    msg.writeInt32BE(msg.length - 1, 1);
+    const answer = new Promise<number>((resolve) => {
+      let got = Buffer.alloc(0);
+      const onData = (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        if (got.includes(Buffer.from('Z\0\0\0\x05'))) {
+          stream.off('data', onData);
+          resolve(Number(/(\d+)/.exec(got.toString('latin1', got.indexOf(Buffer.from('D'))))?.[1]));
+        }
+      };
+      stream.on('data', onData);
+    });
+    const started = performance.now();
+    for (let at = 0; at < msg.length; at += 4096) {
+      stream.write(msg.subarray(at, at + 4096));
+      await new Promise((r) => setImmediate(r));
+    }
+    const n = await answer;
+    return { n, ms: performance.now() - started };
+  };
+  const small = await send(1024 * 1024);
+  const large = await send(8 * 1024 * 1024);
+  t.equal(large.n, 8 * 1024 * 1024 - 40, 'answered');
+  t.ok(
+    large.ms / small.ms < 24,
+    `8 MiB took ${large.ms.toFixed(0)} ms, 1 MiB ${small.ms.toFixed(0)} ms: ×${(large.ms / small.ms).toFixed(1)} for ×8 (the square would be ×64)`,
+  );
+  c.end().catch(() => undefined);
 });
 
 t.test('many clients at once, through a pool, as idx-query connects', async (t) => {
@@ -184,11 +369,12 @@ t.test('a client idle inside a transaction too long is rolled back and dropped',
     pglite: node.pglite!,
     exclusive: (fn) => node.kysely.connection().execute(() => fn()),
     listen: { host: '127.0.0.1', port: 0 },
+    users: [{ name: 'postgres', password: 'pw', readOnly: false }],
     idleInTransactionMs: 200,
   });
   try {
     const address = server.address as { host: string; port: number };
-    const c = new pg.Client({ host: address.host, port: address.port, user: 'postgres' });
+    const c = new pg.Client({ host: address.host, port: address.port, user: 'postgres', password: 'pw' });
     const errors: Error[] = [];
     c.on('error', (e) => errors.push(e));
     await c.connect();
@@ -228,12 +414,13 @@ t.test("a node killed in another container: its pid is not looked up in this pid
   const dir = await freshPgliteDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   // pid 1 is alive here (init, or this container's first process): it must not count as the node
-  await writeFile(join(dir, ENDPOINT_FILE), JSON.stringify({ host: dir, port: 5432, pid: 1, hostname: 'another-container' }));
+  const logins = { reader: { user: 'idx_query', password: 'x' }, owner: { user: 'postgres', password: 'y' } };
+  await writeFile(join(dir, ENDPOINT_FILE), JSON.stringify({ host: dir, port: 5432, pid: 1, hostname: 'another-container', ...logins }), { mode: 0o600 });
   await t.rejects(openPgliteSocketDb(dir), {
     code: 'EMBEDDED_NODE_NOT_RUNNING',
     message:
       /cannot connect to the embedded database of idx-node \(pid 1 on another-container\).*runs in another container or on another host: is it still running\?/,
   });
-  await writeFile(join(dir, ENDPOINT_FILE), JSON.stringify({ host: dir, port: 5432, pid: 2 ** 22 + 1, hostname: hostname() }));
+  await writeFile(join(dir, ENDPOINT_FILE), JSON.stringify({ host: dir, port: 5432, pid: 2 ** 22 + 1, hostname: hostname(), ...logins }), { mode: 0o600 });
   await t.rejects(findPgliteSocket(dir), { code: 'EMBEDDED_NODE_NOT_RUNNING', message: /pid 4194305\) is no longer running/ }, 'on this host the pid tells');
 });

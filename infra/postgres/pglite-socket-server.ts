@@ -1,7 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { unlink } from 'node:fs/promises';
+import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
+import { createChunkQueue, type ChunkQueue } from './chunk-queue.ts';
+import { readerRefusal } from './reader-sql.ts';
+import { createScramSecret, SCRAM_MECHANISM, startScram, type ScramExchange, type ScramSecret } from './scram-server.ts';
 import { quoteIdent } from './sql.ts';
 
 /**
@@ -22,7 +25,14 @@ import { quoteIdent } from './sql.ts';
  * - LISTEN/UNLISTEN are kept per client: the session listens on the union of the channels, and
  *   each notification goes to the clients that listen on its channel (PGlite hands them to
  *   `onNotification` whichever statement's output they came in).
+ * - every login gives a password (SCRAM-SHA-256, as PostgreSQL asks it); a read-only login runs
+ *   its statements with `default_transaction_read_only` on and may not turn it off (reader-sql.ts);
+ * - a message, and the messages up to a Sync, are at most `maxMessageBytes`: a larger declared
+ *   length is refused at once, before any of it is kept;
+ * - a client's transaction yields to the others: once someone waits for the session (the node's
+ *   flush), a transaction older than `maxTransactionMs` is rolled back and its client dropped.
  * Not supported: COPY FROM STDIN, and LISTEN hidden among other statements in one query string.
+ * A statement, once running, cannot be interrupted (PGlite runs it synchronously, without timers).
  */
 
 export interface PgliteSocketServerOptions {
@@ -34,10 +44,32 @@ export interface PgliteSocketServerOptions {
   exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
   /** a Unix socket path, or a TCP host and port (0 picks a free one) */
   listen: { path: string } | { host: string; port: number };
+  /** who may log in; a user not named here is refused */
+  users: readonly SocketUser[];
+  /** how many wait for the session (the node's `pgliteWaiting`): a client's long transaction yields to them */
+  waiting?: () => number;
   /** a client idle inside a transaction this long is rolled back and dropped (default 60 s) */
   idleInTransactionMs?: number;
+  /** a client's transaction this old is rolled back, and the client dropped, as soon as someone waits for the session (default 1 s) */
+  maxTransactionMs?: number;
+  /** the largest message, and the largest run of messages up to a Sync, a client may send (default {@link MAX_MESSAGE_BYTES}) */
+  maxMessageBytes?: number;
+  /** a connection that has not logged in after this long is closed (default 30 s) */
+  loginTimeoutMs?: number;
   onError?: (err: Error) => void;
 }
+
+export interface SocketUser {
+  name: string;
+  password: string;
+  /** statements run read-only, and what could turn that off is refused */
+  readOnly: boolean;
+}
+
+/** The largest message a client may send: 16 MiB (a GraphQL request's SQL is far smaller; PostgreSQL's own cap is 1 GB). */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+// a login's messages (startup packet, SASL) are small
+const MAX_LOGIN_MESSAGE = 10_000;
 
 export interface PgliteSocketServer {
   /** where clients connect: the socket path, or the TCP host and port */
@@ -47,6 +79,12 @@ export interface PgliteSocketServer {
   close(): Promise<void>;
 }
 
+const EMPTY = Buffer.alloc(0);
+const READ_ONLY_AGAIN = simpleQuery(`select set_config('default_transaction_read_only', 'on', false), set_config('standard_conforming_strings', 'on', false)`);
+// and gives the session back its defaults at once, in the transaction if there is one (a rollback then restores READ_ONLY_AGAIN's)
+const TRANSACTION_READ_ONLY = simpleQuery(
+  `select current_setting('transaction_read_only'); reset default_transaction_read_only; reset standard_conforming_strings`,
+);
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const CANCEL_REQUEST = 80877102;
@@ -58,10 +96,19 @@ type TxStatus = 'I' | 'T' | 'E';
 
 interface Client {
   socket: Socket;
-  buffer: Buffer;
-  started: boolean;
-  /** complete units of messages waiting to run */
-  units: Buffer[];
+  queue: ChunkQueue;
+  phase: 'startup' | 'login' | 'ready';
+  user?: SocketUser;
+  secret?: ScramSecret;
+  scram?: ScramExchange;
+  loginTimer?: NodeJS.Timeout;
+  /** the messages of the unit being received, their bytes and how many are Executes */
+  pending: Buffer[];
+  pendingBytes: number;
+  pendingExecutes: number;
+  /** complete units of messages waiting to run, and their bytes (past maxMessageBytes the socket pauses) */
+  units: Unit[];
+  unitBytes: number;
   /** wakes the runner when a unit arrives */
   wake?: () => void;
   running: boolean;
@@ -71,11 +118,27 @@ interface Client {
   /** `set_config` statements for the client's startup settings */
   settings: string;
   channels: Set<string>;
+  /** when the transaction the client holds the session with began */
+  txSince?: number;
+}
+
+interface Unit {
+  data: Buffer;
+  /** the message that ends it: Sync, Query, Flush or FunctionCall */
+  last: 'S' | 'Q' | 'H' | 'F';
+  executes: number;
 }
 
 export async function createPgliteSocketServer(options: PgliteSocketServerOptions): Promise<PgliteSocketServer> {
   const { pglite, exclusive } = options;
   const idleInTransactionMs = options.idleInTransactionMs ?? 60_000;
+  const maxTransactionMs = options.maxTransactionMs ?? 1000;
+  const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  const loginTimeoutMs = options.loginTimeoutMs ?? 30_000;
+  const waiting = options.waiting ?? (() => 0);
+  const users = new Map(options.users.map((u) => [u.name, u]));
+  // derived once per server run: a login then costs two HMACs
+  const secrets = new Map(options.users.map((u) => [u.name, createScramSecret(u.password)]));
   const clients = new Set<Client>();
   const listeners = new Map<string, Set<Client>>();
   const secret = randomInt(2 ** 31);
@@ -83,22 +146,25 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   const [info] = await exclusive(
     async () => (await pglite.query<{ v: string; tz: string }>(`select current_setting('server_version') as v, current_setting('TimeZone') as tz`)).rows,
   );
-  const greeting = Buffer.concat([
-    message('R', int32(0)),
-    ...Object.entries({
-      server_version: info?.v ?? '16',
-      server_encoding: 'UTF8',
-      client_encoding: 'UTF8',
-      DateStyle: 'ISO, MDY',
-      IntervalStyle: 'postgres',
-      integer_datetimes: 'on',
-      standard_conforming_strings: 'on',
-      TimeZone: info?.tz ?? 'UTC',
-      is_superuser: 'on',
-    }).map(([k, v]) => message('S', cstring(k), cstring(v))),
-    message('K', int32(process.pid), int32(secret)),
-    readyForQuery('I'),
-  ]);
+  const greeting = (user: SocketUser) =>
+    Buffer.concat([
+      message('R', int32(0)),
+      ...Object.entries({
+        server_version: info?.v ?? '16',
+        server_encoding: 'UTF8',
+        client_encoding: 'UTF8',
+        DateStyle: 'ISO, MDY',
+        IntervalStyle: 'postgres',
+        integer_datetimes: 'on',
+        standard_conforming_strings: 'on',
+        TimeZone: info?.tz ?? 'UTC',
+        is_superuser: user.readOnly ? 'off' : 'on',
+        session_authorization: user.name,
+        default_transaction_read_only: user.readOnly ? 'on' : 'off',
+      }).map(([k, v]) => message('S', cstring(k), cstring(v))),
+      message('K', int32(process.pid), int32(secret)),
+      readyForQuery('I'),
+    ]);
 
   const offNotification = pglite.onNotification((channel, payload) => {
     const to = listeners.get(channel);
@@ -110,9 +176,13 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   const server: Server = createServer((socket) => {
     const client: Client = {
       socket,
-      buffer: Buffer.alloc(0),
-      started: false,
+      queue: createChunkQueue(),
+      phase: 'startup',
+      pending: [],
+      pendingBytes: 0,
+      pendingExecutes: 0,
       units: [],
+      unitBytes: 0,
       running: false,
       closed: false,
       status: 'I',
@@ -120,9 +190,11 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
       channels: new Set(),
     };
     clients.add(client);
+    client.loginTimer = setTimeout(() => fail(client, `no login within ${loginTimeoutMs / 1000} s`, '08P01'), loginTimeoutMs);
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
-      client.buffer = client.buffer.length === 0 ? chunk : Buffer.concat([client.buffer, chunk]);
+      if (client.closed) return;
+      client.queue.push(chunk);
       try {
         receive(client);
       } catch (err) {
@@ -134,15 +206,15 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   });
 
   function receive(c: Client): void {
-    for (;;) {
-      if (!c.started) {
-        if (c.buffer.length < 8) return;
-        const len = c.buffer.readInt32BE(0);
-        if (len < 8 || len > 10_000) throw new Error('invalid startup packet');
-        if (c.buffer.length < len) return;
-        const code = c.buffer.readInt32BE(4);
-        const body = c.buffer.subarray(8, len);
-        c.buffer = c.buffer.subarray(len);
+    const q = c.queue;
+    while (!c.closed) {
+      if (c.phase === 'startup') {
+        if (q.length < 8) return;
+        const len = q.int32At(0);
+        if (len < 8 || len > MAX_LOGIN_MESSAGE) throw new Error('invalid startup packet');
+        if (q.length < len) return;
+        const packet = q.take(len);
+        const code = packet.readInt32BE(4);
         if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
           c.socket.write('N');
           continue;
@@ -150,36 +222,78 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
         // A cancel cannot interrupt PGlite's synchronous run; the statement finishes anyway.
         if (code === CANCEL_REQUEST) return void c.socket.end();
         if (code !== PROTOCOL_3) throw new Error(`unsupported protocol ${code >> 16}.${code & 0xffff}`);
-        c.settings = settingsSql(parseStartup(body));
-        c.started = true;
-        c.socket.write(greeting);
+        const params = parseStartup(packet.subarray(8));
+        const name = params.get('user') ?? '';
+        const user = users.get(name);
+        if (user === undefined) return fail(c, `password authentication failed for user "${name}"`, '28P01');
+        c.user = user;
+        c.secret = secrets.get(name);
+        c.settings = settingsSql(params);
+        c.phase = 'login';
+        c.socket.write(message('R', int32(10), cstring(SCRAM_MECHANISM), Buffer.from([0])));
         continue;
       }
-      // Whole messages up to the end of a unit: Sync, a simple Query, Flush, or a function call.
-      let end = 0;
-      let unitEnd = -1;
-      while (end + 5 <= c.buffer.length) {
-        const len = c.buffer.readInt32BE(end + 1);
-        if (len < 4) throw new Error('invalid message length');
-        if (end + 1 + len > c.buffer.length) break;
-        const type = String.fromCharCode(c.buffer[end]!);
-        end += 1 + len;
-        if (type === 'X') {
-          c.socket.end();
-          close(c);
-          return;
-        }
-        if (type === 'S' || type === 'Q' || type === 'H' || type === 'F') {
-          unitEnd = end;
-          break;
-        }
+      if (q.length < 5) return;
+      const type = String.fromCharCode(q.byteAt(0));
+      const len = q.int32At(1);
+      if (len < 4) throw new Error('invalid message length');
+      const limit = c.phase === 'login' ? MAX_LOGIN_MESSAGE : maxMessageBytes;
+      if (len - 4 > limit) {
+        // refused before any of it is kept: the declared length alone is over the limit
+        return fail(c, `a message of ${len - 4} bytes is over the limit of ${limit} bytes of the embedded database's socket`, '54000');
       }
-      if (unitEnd < 0) return;
-      c.units.push(Buffer.from(c.buffer.subarray(0, unitEnd)));
-      c.buffer = c.buffer.subarray(unitEnd);
+      if (q.length < len + 1) return;
+      const msg = q.take(len + 1);
+      if (c.phase === 'login') {
+        login(c, type, msg.subarray(5));
+        continue;
+      }
+      if (type === 'X') {
+        c.socket.end();
+        close(c);
+        return;
+      }
+      c.pending.push(msg);
+      c.pendingBytes += msg.length;
+      if (type === 'E') c.pendingExecutes++;
+      if (c.pendingBytes > maxMessageBytes) {
+        return fail(c, `the messages up to a Sync are over the limit of ${maxMessageBytes} bytes of the embedded database's socket`, '54000');
+      }
+      // a unit ends at a Sync, a simple Query, a Flush, or a function call
+      if (type !== 'S' && type !== 'Q' && type !== 'H' && type !== 'F') continue;
+      const data = c.pending.length === 1 ? msg : Buffer.concat(c.pending, c.pendingBytes);
+      c.units.push({ data, last: type, executes: c.pendingExecutes });
+      c.unitBytes += data.length;
+      c.pending = [];
+      c.pendingBytes = 0;
+      c.pendingExecutes = 0;
+      // a client sending faster than its units run waits (TCP's own backpressure), instead of queueing without end
+      if (c.unitBytes > maxMessageBytes) c.socket.pause();
       c.wake?.();
       if (!c.running) void run(c);
     }
+  }
+
+  /** The SCRAM exchange: the client's first message, then its proof. */
+  function login(c: Client, type: string, body: Buffer): void {
+    const denied = () => fail(c, `password authentication failed for user "${c.user!.name}"`, '28P01');
+    if (type !== 'p') return denied();
+    if (c.scram === undefined) {
+      const mechanism = body.toString('utf8', 0, Math.max(0, body.indexOf(0)));
+      const at = body.indexOf(0) + 1;
+      if (mechanism !== SCRAM_MECHANISM || at <= 0 || at + 4 > body.length) return denied();
+      const size = body.readInt32BE(at);
+      const exchange = startScram(c.secret!, body.toString('utf8', at + 4, at + 4 + Math.max(0, size)));
+      if (exchange === undefined) return denied();
+      c.scram = exchange;
+      c.socket.write(message('R', int32(11), Buffer.from(exchange.serverFirst, 'utf8')));
+      return;
+    }
+    const final = c.scram.finish(body.toString('utf8'));
+    if (final === undefined) return denied();
+    clearTimeout(c.loginTimer);
+    c.phase = 'ready';
+    c.socket.write(Buffer.concat([message('R', int32(12), Buffer.from(final, 'utf8')), greeting(c.user!)]));
   }
 
   /** Runs a client's units, holding the session from a unit until the client is idle again. */
@@ -197,9 +311,16 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
             for (;;) {
               const unit = c.units.shift();
               if (unit !== undefined) {
+                c.unitBytes -= unit.data.length;
+                if (c.socket.isPaused() && c.unitBytes <= maxMessageBytes / 2) c.socket.resume();
+                if (overtime(c)) return await abortOvertime(c);
+                const before = c.status;
+                const started = Date.now();
                 const out = await execute(c, unit);
                 changedSettings ||= out.changedSettings;
                 if (!c.closed) c.socket.write(out.data);
+                if (c.status === 'I') c.txSince = undefined;
+                else if (before === 'I') c.txSince = started;
               }
               if (c.closed) {
                 // a client gone mid-transaction leaves nothing behind (Sync ends a half-sent extended query)
@@ -208,10 +329,14 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
               }
               // idle: the session goes back to the node and the other clients
               if (c.status === 'I') return;
-              if (c.units.length === 0 && !(await nextUnit(c))) {
-                await raw(simpleQuery('rollback'));
-                fail(c, `idle in a transaction for more than ${idleInTransactionMs / 1000} s; rolled back to free the embedded database`, '25P03');
-                return;
+              if (c.units.length === 0) {
+                const next = await nextUnit(c);
+                if (next === 'overtime') return await abortOvertime(c);
+                if (next === 'idle') {
+                  await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+                  fail(c, `idle in a transaction for more than ${idleInTransactionMs / 1000} s; rolled back to free the embedded database`, '25P03');
+                  return;
+                }
               }
             }
           } finally {
@@ -222,6 +347,9 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
                 c.settings = settingsSql(new Map(rows.map((r) => [r.name, r.setting])));
               }
               await raw(simpleQuery('reset all'));
+            } else if (c.user!.readOnly && c.closed) {
+              // a reader dropped mid-transaction: its rollback restored what READ_ONLY_AGAIN set
+              await raw(simpleQuery('reset default_transaction_read_only; reset standard_conforming_strings'));
             }
           }
         });
@@ -234,18 +362,34 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     }
   }
 
-  /** Waits for the client's next unit; false after the idle-in-transaction limit. */
-  function nextUnit(c: Client): Promise<boolean> {
+  /** The client's transaction has had its time and someone waits for the session: the node's writes come first. */
+  function overtime(c: Client): boolean {
+    return c.txSince !== undefined && Date.now() - c.txSince >= maxTransactionMs && waiting() > 0;
+  }
+
+  async function abortOvertime(c: Client): Promise<void> {
+    await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+    c.status = 'I';
+    fail(
+      c,
+      `transaction open for more than ${maxTransactionMs / 1000} s while idx-node waited to write; rolled back to let it write (the embedded database has one session: keep transactions short)`,
+      '25P04',
+    );
+  }
+
+  /** Waits for the client's next unit, up to the idle-in-transaction limit, or until its transaction must yield. */
+  function nextUnit(c: Client): Promise<'unit' | 'idle' | 'overtime'> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        c.wake = undefined;
-        resolve(false);
-      }, idleInTransactionMs);
-      c.wake = () => {
+      const done = (why: 'unit' | 'idle' | 'overtime') => {
         clearTimeout(timer);
+        clearInterval(poll);
         c.wake = undefined;
-        resolve(true);
+        resolve(why);
       };
+      const timer = setTimeout(() => done('idle'), idleInTransactionMs);
+      // whether someone waits is asked, not told: a tenth of a second late at most
+      const poll = setInterval(() => overtime(c) && done('overtime'), Math.min(100, maxTransactionMs));
+      c.wake = () => done('unit');
       if (c.closed) c.wake();
     });
   }
@@ -257,10 +401,34 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     return (await pglite._runExclusiveTransaction(run)).data;
   }
 
-  async function execute(c: Client, unit: Buffer): Promise<{ data: Buffer; changedSettings: boolean }> {
+  async function execute(c: Client, { data: unit, last, executes }: Unit): Promise<{ data: Buffer; changedSettings: boolean }> {
+    if (c.user!.readOnly) {
+      const refusal = readerUnitRefusal(unit, last, executes);
+      if (refusal !== undefined) {
+        // an answer the client can go on from, at the end of a query; otherwise it is dropped
+        if ((last === 'S' || last === 'Q') && c.status !== undefined) {
+          return { data: Buffer.concat([errorResponse('25006', refusal, 'ERROR'), readyForQuery(c.status)]), changedSettings: false };
+        }
+        fail(c, refusal, '25006');
+        return { data: EMPTY, changedSettings: false };
+      }
+    }
     const listen = unit[0] === 0x51 /* Q */ ? parseListen(unit.subarray(5, unit.length - 1).toString('utf8')) : undefined;
     if (listen !== undefined) return { data: await applyListen(c, listen), changedSettings: false };
-    const out = Buffer.from(await raw(unit));
+    // A reader's query goes between two of ours, in the same call: before it, transactions it starts
+    // are read-only again whatever it did before (not mid-pipeline, where a query would end the
+    // pipeline's transaction); after it, whether the transaction it is in is read-only.
+    const wrapped = c.user!.readOnly && (last === 'S' || last === 'Q');
+    const before = wrapped && c.status !== undefined ? READ_ONLY_AGAIN : undefined;
+    const after = wrapped ? TRANSACTION_READ_ONLY : undefined;
+    let out = Buffer.from(await raw(before || after ? Buffer.concat([before ?? EMPTY, unit, after ?? EMPTY]) : unit));
+    let check: Buffer | undefined;
+    if (before) out = out.subarray(afterReadyForQuery(out, 1));
+    if (after) {
+      const cut = afterReadyForQuery(out, 1);
+      check = out.subarray(cut);
+      out = out.subarray(0, cut);
+    }
     // Notifications reach listeners through onNotification; the bytes go to the client without them.
     const kept: Buffer[] = [];
     let status: TxStatus | undefined;
@@ -269,11 +437,18 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
       const type = out[at]!;
       const next = at + 1 + out.readInt32BE(at + 1);
       if (type === 0x5a /* Z */) status = String.fromCharCode(out[at + 5]!) as TxStatus;
-      else if (type === 0x43 /* C */ && out.toString('latin1', at + 5, at + 8) === 'SET') changedSettings = true;
+      else if (type === 0x43 /* C */ && /^(SET|RESET)\0/.test(out.toString('latin1', at + 5, at + 11))) changedSettings = true;
       if (type !== 0x41 /* A */) kept.push(out.subarray(at, next));
       at = next;
     }
     c.status = status;
+    if (check !== undefined && status === 'T' && dataRows(check)[0]?.[0] !== 'on') {
+      // cannot have written yet: one statement per query, and none of them both opens a transaction and writes
+      await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+      c.status = 'I';
+      fail(c, 'this login is read-only, and its transaction was not; rolled back', '25006');
+      return { data: EMPTY, changedSettings };
+    }
     return { data: Buffer.concat(kept), changedSettings };
   }
 
@@ -317,6 +492,7 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   function close(c: Client): void {
     if (c.closed) return;
     c.closed = true;
+    clearTimeout(c.loginTimer);
     clients.delete(c);
     c.wake?.();
     for (const channel of c.channels) void forget(channel, c, false);
@@ -328,9 +504,23 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   if ('path' in where) await unlink(where.path).catch(() => undefined); // left by a process that died
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    if ('path' in where) server.listen(where.path, resolve);
-    else server.listen(where.port, where.host, resolve);
+    if ('path' in where) {
+      // the socket file is made while listen() runs: with this umask it is the owner's alone (0600) from the start
+      // (a worker thread may not set the umask: the chmod below then closes the short gap)
+      let umask: number | undefined;
+      try {
+        umask = process.umask(0o177);
+      } catch {
+        umask = undefined;
+      }
+      try {
+        server.listen(where.path, resolve);
+      } finally {
+        if (umask !== undefined) process.umask(umask);
+      }
+    } else server.listen(where.port, where.host, resolve);
   });
+  if ('path' in where) await chmod(where.path, 0o600);
   server.on('error', (err) => options.onError?.(err));
   const bound = server.address();
   const address = 'path' in where ? { path: where.path } : { host: where.host, port: typeof bound === 'object' && bound !== null ? bound.port : where.port };
@@ -365,6 +555,62 @@ export function parseListen(sql: string): ListenCommand | undefined {
   if (name === '*') return kind === 'unlisten' ? { kind } : undefined;
   const channel = name.startsWith('"') ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
   return { kind, channel };
+}
+
+/** Why a reader's unit of messages may not run, or undefined. */
+function readerUnitRefusal(unit: Buffer, last: Unit['last'], executes: number): string | undefined {
+  if (executes > 1) return 'one statement at a time: several Execute messages before a Sync';
+  if (last === 'H' && executes > 0) return 'an Execute must be followed by a Sync';
+  for (let at = 0; at + 5 <= unit.length;) {
+    const type = String.fromCharCode(unit[at]!);
+    const next = at + 1 + unit.readInt32BE(at + 1);
+    if (type === 'F') return 'function calls by OID are not accepted';
+    let sql: string | undefined;
+    if (type === 'Q') sql = unit.toString('utf8', at + 5, next - 1);
+    else if (type === 'P') {
+      const nameEnd = unit.indexOf(0, at + 5);
+      sql = unit.toString('utf8', nameEnd + 1, unit.indexOf(0, nameEnd + 1));
+    }
+    const refusal = sql === undefined ? undefined : readerRefusal(sql);
+    if (refusal !== undefined) return `this login is read-only: ${refusal}`;
+    at = next;
+  }
+  return undefined;
+}
+
+/** The offset after the `n`th ReadyForQuery of a backend's answer (its length when there are fewer). */
+function afterReadyForQuery(out: Buffer, n: number): number {
+  let seen = 0;
+  for (let at = 0; at + 5 <= out.length;) {
+    const next = at + 1 + out.readInt32BE(at + 1);
+    if (out[at] === 0x5a /* Z */ && ++seen === n) return next;
+    at = next;
+  }
+  return out.length;
+}
+
+/** The text values of the DataRows in a backend's answer. */
+function dataRows(out: Buffer): (string | null)[][] {
+  const rows: (string | null)[][] = [];
+  for (let at = 0; at + 5 <= out.length;) {
+    const next = at + 1 + out.readInt32BE(at + 1);
+    if (out[at] === 0x44 /* D */) {
+      const row: (string | null)[] = [];
+      let p = at + 7;
+      for (let i = out.readInt16BE(at + 5); i > 0; i--) {
+        const len = out.readInt32BE(p);
+        p += 4;
+        if (len < 0) row.push(null);
+        else {
+          row.push(out.toString('utf8', p, p + len));
+          p += len;
+        }
+      }
+      rows.push(row);
+    }
+    at = next;
+  }
+  return rows;
 }
 
 function parseStartup(body: Buffer): Map<string, string> {
@@ -408,6 +654,6 @@ function simpleQuery(sql: string): Buffer {
   return message('Q', cstring(sql));
 }
 
-function errorResponse(code: string, text: string): Buffer {
-  return message('E', Buffer.from('SFATAL\0', 'utf8'), Buffer.from('VFATAL\0', 'utf8'), cstring(`C${code}`), cstring(`M${text}`), Buffer.from([0]));
+function errorResponse(code: string, text: string, severity: 'FATAL' | 'ERROR' = 'FATAL'): Buffer {
+  return message('E', cstring(`S${severity}`), cstring(`V${severity}`), cstring(`C${code}`), cstring(`M${text}`), Buffer.from([0]));
 }

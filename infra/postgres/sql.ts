@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { MAX_IDENTIFIER_BYTES } from '../../domain/entities/names.ts';
 
 /** Anything kysely runs queries on: the database or an open transaction. */
 export type Executor = Kysely<any> | Transaction<any>;
@@ -28,7 +29,7 @@ export function quoteLiteral(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-const MAX_IDENT = 63;
+const MAX_IDENT = MAX_IDENTIFIER_BYTES;
 
 /**
  * An index name unique within the schema. PostgreSQL cuts identifiers at 63 bytes, which could

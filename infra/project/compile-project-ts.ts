@@ -5,6 +5,7 @@ import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { compileFunction } from 'node:vm';
 import { transformSync } from '@swc/core';
 import { IdxError } from '../../domain/errors.ts';
+import { checkValueDepth } from '../../domain/input-limits.ts';
 import { createDotenvShim, type Env } from './dotenv-shim.ts';
 import { toPlainData } from './to-plain-data.ts';
 
@@ -97,6 +98,8 @@ export async function compileProjectTs(file: string, options: CompileProjectTsOp
   if (exported === undefined || exported === null || (typeof exported === 'object' && Object.keys(exported).length === 0 && !(exported instanceof Map))) {
     throw new IdxError('MANIFEST_NO_DEFAULT_EXPORT', `${entry} exports no project: end it with \`export default project;\``);
   }
+  // toPlainData recurses: a manifest object that contains itself, or nests past the limit, is refused first
+  checkValueDepth(exported, entry);
   return toPlainData(exported);
 }
 

@@ -1,18 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
-import { IdxError, ValidationError, type Problem } from '../../domain/errors.ts';
-import type { NodeConfigFile } from '../../domain/project/project-model.ts';
-import { formatFieldPath, type FieldPath } from '../../domain/project/validate-manifest.ts';
+import { IdxError, ValidationError } from '../../domain/errors.ts';
+import { formatFieldPath } from '../../domain/project/validate-manifest.ts';
 import { parseJsonText, parseYamlText } from './parse-data-file.ts';
 
-export const CONFIG_FILE_KEYS = ['idx', 'idxName', 'batchSize'] as const;
 const CONFIG_EXTENSIONS = ['.yml', '.yaml', '.json'];
 
+/** One `key: value` of a config file, with where it was written. */
+export interface ConfigEntry {
+  key: string;
+  value: unknown;
+  line?: number;
+  column?: number;
+}
+
+/** A `-c` config file read: its keys in the order written; what they mean is the program's to say. */
+export interface ConfigFile {
+  /** the file's absolute path */
+  file: string;
+  /** its folder: relative paths in it are relative to this */
+  dir: string;
+  entries: ConfigEntry[];
+}
+
 /**
- * Reads the node's `-c` config file (docs/usage.md "Config file"). `idx` is resolved against the config
- * file's own folder, so `idx: .` means the folder the file sits in.
+ * Reads a `-c` config file (docs/usage.md "Config file"): a `.yml`, `.yaml` or `.json` file holding
+ * one object. Refuses another format, an unreadable file, bad syntax (with line and column) and a
+ * file that is not an object of settings.
  */
-export function loadNodeConfigFile(path: string): NodeConfigFile {
+export function loadConfigFile(path: string): ConfigFile {
   const file = resolve(path);
   const ext = extname(file).toLowerCase();
   if (!CONFIG_EXTENSIONS.includes(ext)) {
@@ -28,32 +44,18 @@ export function loadNodeConfigFile(path: string): NodeConfigFile {
     throw new IdxError('CONFIG_NOT_FOUND', `config file ${file} cannot be read: ${(err as Error).message}`, { cause: err });
   }
   const { value, locate } = ext === '.json' ? parseJsonText(text, file) : parseYamlText(text, file);
-
-  const problems: Problem[] = [];
-  const report = (at: FieldPath, message: string) => {
-    const pos = locate(at);
-    problems.push({ path: at.length === 0 ? 'config' : formatFieldPath(at), message, ...(pos && { line: pos.line, column: pos.column }) });
-  };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    report([], `expected an object with ${CONFIG_FILE_KEYS.join(', ')}`);
-    throw new ValidationError(file, problems);
+    const pos = locate([]);
+    throw new ValidationError(file, [
+      { path: 'config', message: 'expected an object of settings (idx: ., batchSize: 50, …)', ...(pos && { line: pos.line, column: pos.column }) },
+    ]);
   }
-  const rec = value as Record<string, unknown>;
-  for (const key of Object.keys(rec)) {
-    if (!(CONFIG_FILE_KEYS as readonly string[]).includes(key)) {
-      report([key], `unknown key; the config file takes ${CONFIG_FILE_KEYS.join(', ')} (give other settings as flags)`);
-    }
-  }
-  if (rec.idx === undefined || rec.idx === null) report(['idx'], 'required: the project folder ("." is the folder of this file)');
-  else if (typeof rec.idx !== 'string' || rec.idx.trim() === '') report(['idx'], 'expected the project folder as a string ("." is the folder of this file)');
-  if (rec.idxName !== undefined && (typeof rec.idxName !== 'string' || rec.idxName.trim() === '')) report(['idxName'], 'expected a non-empty string');
-  if (rec.batchSize !== undefined && !(typeof rec.batchSize === 'number' && Number.isSafeInteger(rec.batchSize) && rec.batchSize > 0)) {
-    report(['batchSize'], 'expected a positive integer');
-  }
-  if (problems.length > 0) throw new ValidationError(file, problems);
-
-  const config: NodeConfigFile = { idx: resolve(dirname(file), rec.idx as string) };
-  if (rec.idxName !== undefined) config.idxName = rec.idxName as string;
-  if (rec.batchSize !== undefined) config.batchSize = rec.batchSize as number;
-  return config;
+  const entries = Object.entries(value as Record<string, unknown>).map(([key, v]): ConfigEntry => {
+    const pos = locate([key]);
+    return { key, value: v, ...(pos && { line: pos.line, column: pos.column }) };
+  });
+  return { file, dir: dirname(file), entries };
 }
+
+/** `key` as a problem's path (quoted when it is not an identifier). */
+export const configKeyPath = (key: string): string => formatFieldPath([key]);

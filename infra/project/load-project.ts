@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { formatProblem, IdxError, type Problem } from '../../domain/errors.ts';
-import type { ProjectManifest } from '../../domain/project/project-model.ts';
+import type { EndpointConfig, ProjectManifest } from '../../domain/project/project-model.ts';
 import { familyOfKinds } from '../../domain/chains/chain-family.ts';
 import { requireNetworkForEndpointOverride, validateManifest, type LocateField } from '../../domain/project/validate-manifest.ts';
 import { isMultichainManifest, validateMultichainManifest, type MultichainManifest } from '../../domain/project/validate-multichain-manifest.ts';
@@ -26,10 +26,10 @@ export interface LoadProjectOptions {
   /** manifest file name inside the folder, instead of looking for the usual names */
   manifestFile?: string;
   /**
-   * `--network-endpoint` values: the manifest must then have a network object with a chainId
+   * `--network-endpoint` values (with their `--network-endpoint-config`): the manifest must then have a network object with a chainId
    * (docs/usage.md "The project"), and these replace its endpoints.
    */
-  networkEndpoints?: readonly string[];
+  networkEndpoints?: readonly (string | EndpointConfig)[];
   /** `process.env` for project.ts (default: a copy of this process's) */
   env?: Record<string, string | undefined>;
   /**
@@ -125,7 +125,7 @@ function toProject(manifestPath: string, { raw, locate }: { raw: unknown; locate
       onNodeOnlyProblem: (p: Problem) => warn(`${manifestPath}: ${formatProblem(p)} (not needed here, but idx-node will refuse it)`),
     }),
   });
-  if (overriding && manifest.network) manifest.network.endpoints = opts.networkEndpoints!.map((url) => ({ url }));
+  if (overriding && manifest.network) manifest.network.endpoints = opts.networkEndpoints!.map((e) => (typeof e === 'string' ? { url: e } : { ...e }));
   return { root: dirname(manifestPath), manifestPath, manifest, raw };
 }
 

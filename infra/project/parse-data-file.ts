@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
-import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type Document, type Tags } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, LineCounter, Parser, parseDocument, type CST, type Document, type Tags } from 'yaml';
 import { ValidationError, type Problem } from '../../domain/errors.ts';
+import { bracketDepth, checkBracketDepth, checkTextSize, checkValueDepth, INPUT_LIMITS, inputTooLarge, tooDeep } from '../../domain/input-limits.ts';
 import type { FieldPath, LocateField } from '../../domain/project/validate-manifest.ts';
 import { findJsonSyntaxError } from './json-syntax-error.ts';
 
@@ -13,9 +14,13 @@ export interface ParsedDataFile {
 /**
  * YAML as SubQuery writes it. Unquoted `0x…` stays a string: in manifests it is an address,
  * topic or selector, never a number (YAML 1.2 would read it as a hex integer and lose digits).
- * Merge keys (`<<`) are on because SubQuery's YAML reader accepts them.
+ * Merge keys (`<<`) are on because SubQuery's YAML reader accepts them. Bounded
+ * (domain/input-limits.ts): size, nesting (checked on the syntax tree before the recursive
+ * composer runs), alias expansion (a "billion laughs" file), and aliases inside their own anchor.
  */
 export function parseYamlText(text: string, file: string): ParsedDataFile {
+  checkTextSize(text, file, INPUT_LIMITS.maxYamlBytes);
+  if (yamlDepth(text) > INPUT_LIMITS.maxDepth) throw tooDeep(file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter,
@@ -30,26 +35,76 @@ export function parseYamlText(text: string, file: string): ParsedDataFile {
     });
     throw new ValidationError(file, problems);
   }
-  return { value: doc.toJS(), locate: createLocator(doc, lineCounter) };
-}
-
-/** JSON, with line and column on syntax errors. */
-export function parseJsonText(text: string, file: string): ParsedDataFile {
-  const source = text.replace(/^\uFEFF/, '');
   let value: unknown;
   try {
-    value = JSON.parse(source);
+    value = doc.toJS({ maxAliasCount: INPUT_LIMITS.maxYamlAliases });
   } catch (err) {
-    const found = findJsonSyntaxError(source);
+    // the yaml package's guard against alias bombs throws a ReferenceError
+    if (!(err instanceof ReferenceError) || !/alias/i.test(err.message)) throw err;
+    throw inputTooLarge(
+      file,
+      `its aliases (*name) expand to too much data (more than ${INPUT_LIMITS.maxYamlAliases} uses, weighted by the aliases they hold); write the values out or use fewer aliases`,
+    );
+  }
+  checkValueDepth(value, file);
+  return { value, locate: createLocator(doc, lineCounter) };
+}
+
+/**
+ * How deeply the collections of a YAML text nest, from its concrete syntax tree (the `yaml`
+ * package's Parser keeps its own stack, so this never recurses); counting stops past the limit.
+ */
+function yamlDepth(text: string): number {
+  let deepest = 0;
+  const stack: [CST.Token | undefined, number][] = [];
+  for (const token of new Parser().parse(text)) stack.push([token, 0]);
+  while (stack.length > 0) {
+    const [token, depth] = stack.pop()!;
+    if (token === undefined) continue;
+    if (token.type === 'document') {
+      stack.push([token.value, depth]);
+    } else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      if (depth + 1 > deepest) deepest = depth + 1;
+      if (deepest > INPUT_LIMITS.maxDepth) return deepest;
+      for (const item of token.items) {
+        if ('key' in item) stack.push([item.key ?? undefined, depth + 1]);
+        stack.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return deepest;
+}
+
+/** JSON, with line and column on syntax errors; bounded in size and nesting as YAML is. */
+export function parseJsonText(text: string, file: string): ParsedDataFile {
+  const source = text.replace(/^\uFEFF/, '');
+  checkTextSize(source, file, INPUT_LIMITS.maxFileBytes);
+  // before the YAML parser below (recursive) reads it for positions
+  checkBracketDepth(source, file);
+  const value = parseJsonValue(source, file);
+  // Positions only: JSON is YAML flow syntax, so the YAML parser can tell where each field is.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  return { value, locate: createLocator(doc, lineCounter) };
+}
+
+/**
+ * JSON without positions, for large files (ABIs, contract artifacts): V8's JSON.parse does not
+ * recurse, so only the size is bounded here; callers bound the depth of the part they walk.
+ */
+export function parseJsonValue(text: string, file: string, maxBytes: number = INPUT_LIMITS.maxFileBytes): unknown {
+  const source = text.replace(/^\uFEFF/, '');
+  checkTextSize(source, file, maxBytes);
+  try {
+    return JSON.parse(source);
+  } catch (err) {
+    // the syntax error finder recurses: only for text nested within the limit
+    const found = bracketDepth(source) <= INPUT_LIMITS.maxDepth ? findJsonSyntaxError(source) : undefined;
     const problem: Problem = found
       ? { path: basename(file), ...lineColumnAt(source, found.offset), message: found.message }
       : { path: basename(file), message: (err as Error).message };
     throw new ValidationError(file, [problem]);
   }
-  // Positions only: JSON is YAML flow syntax, so the YAML parser can tell where each field is.
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, { lineCounter, uniqueKeys: false, prettyErrors: false });
-  return { value, locate: createLocator(doc, lineCounter) };
 }
 
 function toLineColumn(lineCounter: LineCounter, offset: number): { line: number; column: number } {

@@ -2,10 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
-import { IdxError, type ErrorCode } from '../../domain/errors.ts';
+import { IdxError, problemDetails, ValidationError, type ErrorCode } from '../../domain/errors.ts';
+import { checkValueDepth, INPUT_LIMITS } from '../../domain/input-limits.ts';
 import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
 import { isCustomDataSource, type DataSource, type Template } from '../../domain/project/project-model.ts';
 import type { LoadedProject } from './load-project.ts';
+import { parseJsonValue } from './parse-data-file.ts';
 
 /** What the node needs from a project's files besides the manifest. */
 export interface ProjectFiles {
@@ -43,13 +45,15 @@ export async function readProjectFiles(project: LoadedProject): Promise<ProjectF
       const text = await readText(file, 'ABI_NOT_FOUND', `the asset "${name}"`);
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        parsed = parseJsonValue(text, file, INPUT_LIMITS.maxAbiBytes);
       } catch (err) {
-        throw new IdxError('ABI_INVALID', `${file}: not valid JSON (${(err as Error).message})`);
+        if (!(err instanceof ValidationError)) throw err;
+        throw new IdxError('ABI_INVALID', `${file} cannot be read as JSON: ${problemDetails(err)}`, { cause: err });
       }
       // Hardhat and Foundry artifacts wrap the ABI in an object.
       const abi = Array.isArray(parsed) ? parsed : (parsed as { abi?: unknown })?.abi;
       if (!Array.isArray(abi)) throw new IdxError('ABI_INVALID', `${file}: expected a JSON ABI (an array, or an object with an "abi" array)`);
+      checkValueDepth(abi, file);
       abis.set(file, abi as JsonAbi);
     }
   }

@@ -193,7 +193,7 @@ t.test('HTTP 401/404 are not waited on; API keys are masked in messages', async 
   const client = createRpcClient({ endpoints: [{ url }], retries: 5, backoffMs: 10_000 });
   const err = (await client.request('eth_chainId').catch((e: unknown) => e)) as RpcUnreachableError;
   t.equal(server.bodies.length, 1, 'no retry of a permanent failure');
-  t.match(err.message, `- ${server.url}/v3/9aa3***?apikey=***: HTTP 401 Unauthorized: {"error":"invalid project id"}`);
+  t.match(err.message, `- ${server.url}/v3/***?apikey=***: HTTP 401 Unauthorized: {"error":"invalid project id"}`);
   t.notMatch(err.message, /9aa3d95b3bc440fa88ea12eaa4456161|secret/);
 });
 
@@ -244,4 +244,59 @@ t.test('an endpoint that limits batch sizes gets smaller batches from then on', 
 t.test('configuration errors', async (t) => {
   t.throws(() => createRpcClient({ endpoints: [] }), { code: 'RPC_NO_ENDPOINTS' });
   t.throws(() => createRpcClient({ endpoints: [{ url: 'wss://mainnet.example' }] }), { code: 'RPC_BAD_ENDPOINT', message: /not an http\(s\) URL/ });
+});
+
+t.test("a URL's user and password go as HTTP basic auth, URL-decoded; the request URL has none", async (t) => {
+  const server = await startLocalServer(t, echo);
+  const withCredentials = server.url.replace('http://', 'http://indexer%40team:p%3Ass%20w@');
+  const client = createRpcClient({
+    endpoints: [{ url: `${withCredentials}/v3/9aa3d95b3bc440fa88ea12eaa4456161?apikey=k1`, headers: { 'x-api-key': 'h-secret' } }],
+  });
+  t.equal(await client.request('eth_chainId'), 'eth_chainId:[]');
+  t.equal(server.headers[0]!.authorization, `Basic ${Buffer.from('indexer@team:p:ss w').toString('base64')}`);
+  t.equal(server.headers[0]!['x-api-key'], 'h-secret', "the endpoint's headers go too");
+  t.equal(server.paths[0], '/v3/9aa3d95b3bc440fa88ea12eaa4456161?apikey=k1', 'path and query as given');
+  t.same(client.endpoints, [`${server.url.replace('http://', 'http://***@')}/v3/***?apikey=***`], 'named redacted');
+
+  const own = createRpcClient({ endpoints: [{ url: `${withCredentials}/`, headers: { Authorization: 'Bearer t0ken' } }] });
+  await own.request('eth_chainId');
+  t.equal(server.headers[1]!.authorization, 'Bearer t0ken', 'an Authorization header of its own wins over the userinfo');
+});
+
+t.test('failures name the endpoint redacted, whatever fetch or the endpoint quotes', async (t) => {
+  const KEY = '9aa3d95b3bc440fa88ea12eaa4456161';
+  const secrets = ['hunter2', KEY, 'k1-s3cret', 'h-s3cret-value', Buffer.from('user:hunter2').toString('base64')];
+  const path = `/v3/${KEY}?apikey=k1-s3cret`;
+  // 401 echoing what it got, as some providers do; a proxy's HTML page quoting the key; a JSON-RPC error naming it
+  const unauthorized = await startLocalServer(t, () => ({ status: 401, text: `invalid key ${KEY} (apikey k1-s3cret) for ${path}` }));
+  const html = await startLocalServer(t, () => ({ text: `<html>no project ${KEY}</html>` }));
+  const rpcError = await startLocalServer(t, (body) => ({
+    json: { jsonrpc: '2.0', id: (body as JsonRpcRequest).id, error: { code: -32000, message: `project ${KEY} is over its limit` } },
+  }));
+  const refused = `http://127.0.0.1:${await deadPort()}`;
+  const headers = { 'x-api-key': 'h-s3cret-value' };
+  const endpoint = (base: string) => ({ url: `${base.replace('http://', 'http://user:hunter2@')}${path}`, headers });
+  const client = createRpcClient({ endpoints: [endpoint(refused), endpoint(unauthorized.url), endpoint(html.url)], retries: 1, ...fast });
+  const err = await client.request('eth_chainId').catch((e: unknown) => e);
+  t.ok(err instanceof RpcUnreachableError);
+  const text = `${(err as Error).message}\n${JSON.stringify(err)}\n${(err as Error).stack}`;
+  for (const s of secrets) t.notOk(text.includes(s), `the error holds no ${s}`);
+  t.match((err as Error).message, /127\.0\.0\.1:\d+\/v3\/\*\*\*\?apikey=\*\*\*: .*ECONNREFUSED/, 'refused, named redacted');
+  t.match((err as Error).message, /HTTP 401 Unauthorized: invalid key \*\*\* \(apikey \*\*\*\)/, "the endpoint's answer, keys masked");
+  t.match((err as Error).message, /not JSON: <html>no project \*\*\*<\/html>/);
+
+  const answered = createRpcClient({ endpoints: [endpoint(rpcError.url)], retries: 0 });
+  const e2 = await answered.request('eth_chainId').catch((e: unknown) => e);
+  t.ok(e2 instanceof RpcError);
+  t.equal(
+    (e2 as Error).message,
+    `eth_chainId failed with JSON-RPC error -32000: project *** is over its limit (from ${rpcError.url.replace('http://', 'http://***@')}/v3/***?apikey=***)`,
+  );
+});
+
+t.test('a bad endpoint is named redacted', async (t) => {
+  t.throws(() => createRpcClient({ endpoints: [{ url: 'ftp://user:hunter2@host/9aa3d95b3bc440fa88ea12eaa4456161' }] }), {
+    code: 'RPC_BAD_ENDPOINT',
+    message: /"ftp:\/\/\*\*\*@host\/\*\*\*"/,
+  });
 });

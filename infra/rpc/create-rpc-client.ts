@@ -1,5 +1,6 @@
 import { IdxError } from '../../domain/errors.ts';
 import { createEndpointPool, type Endpoint, type PooledEndpoint } from './endpoint-pool.ts';
+import { redactUrl } from './redact-url.ts';
 import { blockNeed, eligible, parseDataInfo, splitHeights, type EndpointRange } from './endpoint-ranges.ts';
 import { RpcError, RpcUnreachableError, isRateLimited, type EndpointFailure, type JsonRpcErrorObject } from './rpc-error.ts';
 
@@ -93,7 +94,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     throw new IdxError('RPC_NO_ENDPOINTS', 'no RPC endpoint given: set network.endpoint in the manifest or pass --network-endpoint');
   for (const e of options.endpoints) {
     if (!/^https?:\/\//i.test(e.url))
-      throw new IdxError('RPC_BAD_ENDPOINT', `RPC endpoint "${e.url}" is not an http(s) URL (only HTTP endpoints are supported, not ws://)`);
+      throw new IdxError('RPC_BAD_ENDPOINT', `RPC endpoint "${redactUrl(e.url)}" is not an http(s) URL (only HTTP endpoints are supported, not ws://)`);
   }
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxBatchSize = Math.max(1, options.maxBatchSize ?? 100);
@@ -132,11 +133,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       retryAfter = res.headers.get('retry-after');
       text = await res.text();
     } catch (err) {
-      throw new TransportFailure(describeFetchError(err, timeoutMs), false);
+      // fetch's messages quote the URL whole (key and all): only the endpoint's label may be printed
+      throw new TransportFailure(endpoint.redact(describeFetchError(err, timeoutMs)), false);
     }
     if (status === 413 && requests.length > 1) throw new BatchTooLarge(`HTTP 413 for a batch of ${requests.length}`);
     if (status < 200 || status > 299) {
-      const body = text.trim().replace(/\s+/g, ' ').slice(0, 200);
+      const body = endpoint.redact(text.trim().replace(/\s+/g, ' ').slice(0, 200));
       const retryable = status === 408 || status === 429 || status >= 500;
       const seconds = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : 0;
       throw new TransportFailure(`HTTP ${status}${statusText ? ` ${statusText}` : ''}${body ? `: ${body}` : ''}`, !retryable, seconds * 1000);
@@ -145,13 +147,15 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new TransportFailure(`answered with something that is not JSON: ${text.trim().slice(0, 120)}`, false);
+      throw new TransportFailure(`answered with something that is not JSON: ${endpoint.redact(text.trim().slice(0, 120))}`, false);
     }
     const byId = new Map<number, JsonRpcResponse>();
     const items = Array.isArray(parsed) ? parsed : [parsed];
     for (const item of items) {
       if (item === null || typeof item !== 'object') throw new TransportFailure('answered with a malformed JSON-RPC response', false);
       const r = item as JsonRpcResponse;
+      // an error text may echo the key ("invalid API key …"): it is printed, so it is redacted here
+      if (r.error !== undefined && r.error !== null) r.error = redactError(endpoint, r.error);
       if (r.id === null && r.error && !Array.isArray(parsed)) {
         // the whole request refused (batch too large, rate limited…): it applies to every call
         if (isRateLimited(r.error)) throw new TransportFailure(`rate limited: ${r.error.message}`, false);
@@ -397,6 +401,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 const NONE: ReadonlySet<PooledEndpoint> = new Set();
 /** idx-shard's error for blocks outside its range */
 const PRUNED_HISTORY = 4444;
+
+/** The endpoint's error with its URL and secrets masked in the message. */
+function redactError(endpoint: PooledEndpoint, error: unknown): JsonRpcErrorObject {
+  const e = normaliseError(error);
+  return { ...e, message: endpoint.redact(e.message) };
+}
 
 function normaliseError(error: unknown): JsonRpcErrorObject {
   if (error !== null && typeof error === 'object') {

@@ -1,15 +1,12 @@
-import { redactUrl } from './redact-url.ts';
+import { endpointTarget, type EndpointTarget } from './endpoint-target.ts';
 
 export interface Endpoint {
   url: string;
   headers?: Record<string, string>;
 }
 
-/** An endpoint with its health as the pool sees it. */
-export interface PooledEndpoint extends Endpoint {
-  /** the URL safe to print */
-  label: string;
-}
+/** An endpoint as the pool hands it out: where requests go (credentials as a header), and its printable name. */
+export type PooledEndpoint = EndpointTarget;
 
 export interface EndpointPool {
   readonly endpoints: readonly PooledEndpoint[];
@@ -33,7 +30,7 @@ export interface EndpointPoolOptions {
 
 export function createEndpointPool(endpoints: readonly Endpoint[], options: EndpointPoolOptions): EndpointPool {
   const now = options.now ?? Date.now;
-  const pooled: PooledEndpoint[] = endpoints.map((e) => ({ ...e, label: redactUrl(e.url) }));
+  const pooled: PooledEndpoint[] = endpoints.map((e) => endpointTarget(e.url, e.headers));
   const health = new Map(pooled.map((e) => [e, { failures: 0, coolUntil: 0 }]));
   let cursor = 0;
 

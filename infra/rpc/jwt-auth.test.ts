@@ -42,3 +42,32 @@ t.test('tokens: a fresh HS256 token with the secret passes; anything else is ref
   tampered[1] = b64({ iat: now + 1 });
   t.match(refuseJwt(`Bearer ${tampered.join('.')}`, secret, now), /signature does not match/, 'changed claims break the signature');
 });
+
+t.test('tokens: a signature in any other encoding than its own, and exp/nbf when given, are checked', async (t) => {
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const signed = (claims: object) => {
+    const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
+    return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+  };
+  const token = signJwt(secret, now);
+  const [body, sig] = [token.slice(0, token.lastIndexOf('.')), token.slice(token.lastIndexOf('.') + 1)];
+  // 32 bytes are 43 characters whose last carries 2 spare bits: another last letter decodes alike
+  const last = sig.at(-1)!;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const spare = alphabet[alphabet.indexOf(last) ^ 1]!;
+  for (const [what, other] of [
+    ['padded', `${sig}=`],
+    ['standard base64 letters', Buffer.from(sig, 'base64url').toString('base64').replace(/=+$/, '')],
+    ['a character outside the alphabet', `${sig.slice(0, 10)}.${sig.slice(10)}`.replace('.', '*')],
+    ['spare bits set', `${sig.slice(0, -1)}${spare}`],
+  ] as const) {
+    if (other === sig) continue;
+    t.same(Buffer.from(other, 'base64url'), Buffer.from(sig, 'base64url'), `${what}: decodes to the same bytes`);
+    t.match(refuseJwt(`Bearer ${body}.${other}`, secret, now), /signature does not match/, `${what}: refused`);
+  }
+  t.equal(refuseJwt(`Bearer ${signed({ iat: now, exp: now + 30, nbf: now - 5 })}`, secret, now), undefined, 'within exp and nbf');
+  t.match(refuseJwt(`Bearer ${signed({ iat: now, exp: now })}`, secret, now), /expired token: it expired at 1700000000/);
+  t.match(refuseJwt(`Bearer ${signed({ iat: now, exp: now - 10 })}`, secret, now), /expired token/);
+  t.match(refuseJwt(`Bearer ${signed({ iat: now, nbf: now + 10 })}`, secret, now), /not valid yet: not before 1700000010/);
+  t.match(refuseJwt(`Bearer ${signed({ iat: now, exp: 'tomorrow' })}`, secret, now), /"exp" must be a time in seconds/);
+});

@@ -60,19 +60,34 @@ export function refuseJwt(authorization: string | undefined, secret: Buffer, now
   if (parts.length !== 3) return 'invalid token: not a JWT (header.claims.signature)';
   const [header, claims, signature] = parts as [string, string, string];
   let alg: unknown;
-  let iat: unknown;
+  let time: { iat?: unknown; exp?: unknown; nbf?: unknown };
   try {
     alg = (JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: unknown }).alg;
-    iat = (JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as { iat?: unknown }).iat;
+    time = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as typeof time;
   } catch {
     return 'invalid token: its header or claims are not base64url JSON';
   }
   if (alg !== 'HS256') return `invalid token: the algorithm must be HS256, not ${JSON.stringify(alg)}`;
   const expected = createHmac('sha256', secret).update(`${header}.${claims}`).digest();
   const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid token: the signature does not match the admin secret';
+  // Node's decoder skips characters outside the alphabet and ignores padding and spare bits, so
+  // many strings decode to one signature: only its one unpadded encoding is the token's (RFC 7515)
+  if (given.length !== expected.length || given.toString('base64url') !== signature || !timingSafeEqual(given, expected))
+    return 'invalid token: the signature does not match the admin secret';
+  const { iat, exp, nbf } = time ?? {};
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'invalid token: the claims need an "iat" (issued at, in seconds)';
   if (Math.abs(nowSeconds - iat) > JWT_MAX_SKEW_SECONDS)
     return `stale token: issued at ${iat}, more than ${JWT_MAX_SKEW_SECONDS} s from the server's time ${nowSeconds}; make a fresh token for each request`;
+  // optional claims (RFC 7519 4.1.4 and 4.1.5), honoured when the client sets them
+  for (const [claim, v] of [
+    ['exp', exp],
+    ['nbf', nbf],
+  ] as const) {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v)))
+      return `invalid token: "${claim}" must be a time in seconds, got ${JSON.stringify(v)}`;
+  }
+  if (typeof exp === 'number' && nowSeconds >= exp)
+    return `expired token: it expired at ${exp} ("exp"), and the server's time is ${nowSeconds}; make a fresh token`;
+  if (typeof nbf === 'number' && nowSeconds < nbf) return `token not valid yet: not before ${nbf} ("nbf"), and the server's time is ${nowSeconds}`;
   return undefined;
 }

@@ -39,15 +39,18 @@ export async function setupErc20Chain(t: { teardown(fn: () => unknown): void }, 
   return { anvil, client, workload, built: await buildErc20Project(t) };
 }
 
-/** Node options as the CLI parses them, for a node run in the test's own process. */
-export function nodeOptions(dir: string, endpoint: string, extra: readonly string[] = []): NodeOptions {
-  const cmd = parseNodeArgs(['-f', dir, '--network-endpoint', endpoint, '-p', String(freePortGuess()), '--log-level', 'warn', ...extra], {
-    program: 'idx-node',
-    version: 'test',
-    variant: 'base',
-    cores: 2,
-    write: () => {},
-  });
+/** Node options as the CLI parses them, for a node run in the test's own process; no `endpoint`: the manifest's. */
+export function nodeOptions(dir: string, endpoint: string | undefined, extra: readonly string[] = []): NodeOptions {
+  const cmd = parseNodeArgs(
+    ['-f', dir, ...(endpoint === undefined ? [] : ['--network-endpoint', endpoint]), '-p', String(freePortGuess()), '--log-level', 'warn', ...extra],
+    {
+      program: 'idx-node',
+      version: 'test',
+      variant: 'base',
+      cores: 2,
+      write: () => {},
+    },
+  );
   if (cmd.command !== 'run') throw new Error('expected a run command');
   return cmd.options;
 }

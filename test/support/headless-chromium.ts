@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import chromiumBinary from '@sparticuz/chromium';
+import { chromium, type BrowserContext } from 'playwright-core';
 
 /**
  * The Chromium a browser test drives: the build @sparticuz/chromium ships inside its npm tarball
@@ -23,4 +27,13 @@ export async function headlessChromium(): Promise<{ executablePath: string; args
       '--disable-dev-shm-usage',
     ],
   };
+}
+
+/** That Chromium driven by playwright-core, with a throw-away profile; closed and removed on teardown. */
+export async function launchHeadlessChromium(t: { teardown(fn: () => unknown): void }): Promise<BrowserContext> {
+  const profile = await mkdtemp(join(tmpdir(), 'idx-chromium-'));
+  t.teardown(() => rm(profile, { recursive: true, force: true }));
+  const context = await chromium.launchPersistentContext(profile, { ...(await headlessChromium()), headless: true });
+  t.teardown(() => context.close());
+  return context;
 }

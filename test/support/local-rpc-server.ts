@@ -18,6 +18,8 @@ export interface LocalServer {
   /** every request body received, parsed */
   bodies: unknown[];
   headers: IncomingHttpHeaders[];
+  /** each request's path and query */
+  paths: string[];
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function listenLocally(t: Teardown, server: Server): Promise<{ url:
 export async function startLocalServer(t: Teardown, handle: (body: unknown, index: number) => Reply | Promise<Reply>): Promise<LocalServer> {
   const bodies: unknown[] = [];
   const headers: IncomingHttpHeaders[] = [];
+  const paths: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -62,6 +65,7 @@ export async function startLocalServer(t: Teardown, handle: (body: unknown, inde
         }
         bodies.push(body);
         headers.push(req.headers);
+        paths.push(req.url ?? '');
         const reply = await handle(body, bodies.length - 1);
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
         if (res.destroyed) return;
@@ -75,7 +79,7 @@ export async function startLocalServer(t: Teardown, handle: (body: unknown, inde
     });
   });
   const { url, close } = await listenLocally(t, server);
-  return { url, bodies, headers, close };
+  return { url, bodies, headers, paths, close };
 }
 
 /**

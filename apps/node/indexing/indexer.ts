@@ -88,10 +88,12 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources', 'unfinalizedBlocks']);
     blocks.load(meta.dynamicDatasources);
     forks.load(meta.unfinalizedBlocks);
+    const start = projectStartHeight(deps.dataSources);
+    status.startHeight = start;
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
     // The chain continues from the newest row kept, which after a rewind is below any height recorded before it.
     flushes.resumePoi(settings.proofOfIndex && last !== undefined ? ((await store.getLatestPoi(last))?.hash ?? null) : null);
-    if (last === undefined) return projectStartHeight(deps.dataSources);
+    if (last === undefined) return start;
     status.lastProcessedHeight = last;
     log.info(`resuming after block ${last}`, { event: 'resume', height: last });
     return last + 1;
@@ -126,10 +128,9 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
 
   /** Runs the blocks of a fetched range in order; the height to go on from. */
   async function processRange({ range, fetched, refs, keepFrom }: FetchedWithRefs<Fetched>, signal: AbortSignal): Promise<number> {
-    // Logged as ranges are taken, in order; once following the head, only with --debug.
-    const line = `fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`;
-    if (status.caughtUp) fetchLog.debug(line);
-    else fetchLog.info(line);
+    // Logged as ranges are taken, in order, at debug (`--debug fetch`): a catch-up has hundreds of
+    // them, and the progress line says how it goes every few seconds.
+    fetchLog.debug(`fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`);
     const started = Date.now();
     let h = range.from;
     for (; h <= range.to && !signal.aborted; h++) {
@@ -179,6 +180,7 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
         while (!signal.aborted && (end === undefined || next <= end)) {
           if (next > heads.target) heads = await lookAtHeads();
           status.bestHeight = heads.best;
+          status.finalizedHeight = follower.finalized();
           status.targetHeight = end === undefined ? heads.target : Math.min(end, heads.target);
           if (next > status.targetHeight) {
             status.caughtUp = true;

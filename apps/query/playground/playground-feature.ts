@@ -12,6 +12,8 @@ export interface PlaygroundFeatureOptions {
   settings?: Readonly<Record<string, unknown>>;
   /** `--subscription`: the playground then runs subscriptions over graphql-ws on the same address */
   subscriptions: boolean;
+  /** the indexer's status page (`idx-node --status-page`), linked from the playground when there is one */
+  statusPage?: () => Promise<string | undefined>;
 }
 
 /** Where the playground's own files are served; GraphQL keeps `/` and `/graphql`. */
@@ -87,7 +89,8 @@ export function playgroundFeature(options: PlaygroundFeatureOptions): QueryFeatu
         }
         if (ctx.path === '/' && ctx.query.query === undefined && ctx.accepts('json', 'html') === 'html') {
           ctx.type = 'text/html; charset=utf-8';
-          ctx.body = page(service.schemaName, settings, options.subscriptions, service.current());
+          const statusPage = await options.statusPage?.();
+          ctx.body = page(service.schemaName, settings, options.subscriptions, service.current(), statusPage);
           return;
         }
         return next();
@@ -97,9 +100,16 @@ export function playgroundFeature(options: PlaygroundFeatureOptions): QueryFeatu
   };
 }
 
-/** A first query for a new user: a page of the first entity with its first columns. */
+/** The reference's "template entity" of SubQuery's starters: a placeholder a project's own entities come after. */
+const TEMPLATE_ENTITY = 'StarterEntity';
+
+/**
+ * A first query for a new user: a page of the project's first entity with its first columns. The
+ * starters' template entity (a row every few blocks) is passed over when the project has others.
+ */
 export function sampleQuery(schemaName: string, built: BuiltSchema, subscriptions: boolean): string {
-  const first = [...built.tables.values()][0];
+  const tables = [...built.tables.values()];
+  const first = tables.find((t) => t.entity.name !== TEMPLATE_ENTITY) ?? tables[0];
   const lines = [
     `# GraphQL over the data idx-node indexed into "${schemaName}". Run the query with the ▶ button (Ctrl-Enter);`,
     '# the Docs button lists every entity, filter and ordering.',
@@ -113,7 +123,7 @@ export function sampleQuery(schemaName: string, built: BuiltSchema, subscription
   return `${lines.join('\n')}\n{\n  ${first.names.connection}(first: 10) {\n    totalCount\n    nodes {\n${columns.map((c) => `      ${c}\n`).join('')}    }\n  }\n}\n`;
 }
 
-function page(schemaName: string, settings: PlaygroundSettings, subscriptions: boolean, built: BuiltSchema): string {
+function page(schemaName: string, settings: PlaygroundSettings, subscriptions: boolean, built: BuiltSchema, statusPage?: string): string {
   const config = { ...settings, subscriptions, defaultQuery: settings.defaultQuery ?? sampleQuery(schemaName, built, subscriptions) };
   // JSON inside <script>: no "</script>" or "<!--" can end it early
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
@@ -122,6 +132,11 @@ function page(schemaName: string, settings: PlaygroundSettings, subscriptions: b
     settings.fontFamily === undefined ? '' : `font-family: ${settings.fontFamily};`,
   ].join(' ');
   const title = `${schemaName} · idx GraphQL`.replace(/[<>&"]/g, '');
+  // a thin bar above GraphiQL linking to the indexer's status page, when it serves one
+  const bar =
+    statusPage === undefined
+      ? ''
+      : `<div id="idx-bar"><a href="${statusPage.replace(/[<>&"]/g, encodeURIComponent)}" target="_blank" rel="noopener">indexer status ↗</a></div>\n`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -130,10 +145,10 @@ function page(schemaName: string, settings: PlaygroundSettings, subscriptions: b
 <title>${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET_PREFIX}graphiql.min.css">
-<style>html, body, #graphiql { height: 100%; margin: 0; }${editorCss.trim() === '' ? '' : ` .graphiql-container .CodeMirror { ${editorCss} }`}</style>
+<style>html, body, #graphiql { height: 100%; margin: 0; }${bar === '' ? '' : BAR_CSS}${editorCss.trim() === '' ? '' : ` .graphiql-container .CodeMirror { ${editorCss} }`}</style>
 </head>
 <body>
-<div id="graphiql">Loading the GraphQL playground…</div>
+${bar}<div id="graphiql">Loading the GraphQL playground…</div>
 <script id="idx-playground-config" type="application/json">${json}</script>
 <script src="${ASSET_PREFIX}react.production.min.js"></script>
 <script src="${ASSET_PREFIX}react-dom.production.min.js"></script>
@@ -144,6 +159,10 @@ function page(schemaName: string, settings: PlaygroundSettings, subscriptions: b
 </html>
 `;
 }
+
+const BAR_CSS =
+  ' body { display: flex; flex-direction: column; } #graphiql { flex: 1; min-height: 0; height: auto; }' +
+  ' #idx-bar { font: 12px system-ui, sans-serif; padding: 3px 10px; text-align: right; } #idx-bar a { color: inherit; }';
 
 /** Runs in the browser: GraphiQL with the fetcher for this address, subscriptions over graphql-ws. */
 const START_SCRIPT = `(function () {

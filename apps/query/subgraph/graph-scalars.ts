@@ -2,7 +2,8 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { literal, numberText } from '../scalars.ts';
 
 const INTEGER = /^[+-]?\d+$/;
-const HEX = /^(0x)?((?:[0-9a-fA-F]{2})*)$/;
+// hex digits, counted even after: `(?:hex{2})*$` backtracked over a megabyte of odd length
+const HEX = /^(0x)?([0-9a-fA-F]*)$/;
 
 const WHOLE = { shape: INTEGER, what: 'a number' };
 
@@ -27,7 +28,7 @@ export const GraphQLGraphBigDecimal = new GraphQLScalarType({
 /** Bytes as idx stores them: lowercase `0x` hex, whatever case the query used. */
 function bytesInput(v: unknown): string {
   const m = typeof v === 'string' ? HEX.exec(v) : null;
-  if (m === null) throw new GraphQLError(`Bytes must be hex of whole bytes, e.g. "0x1234"; got ${JSON.stringify(v)}`);
+  if (m === null || m[2]!.length % 2 !== 0) throw new GraphQLError(`Bytes must be hex of whole bytes, e.g. "0x1234"; got ${JSON.stringify(v)}`);
   return `0x${m[2]!.toLowerCase()}`;
 }
 
