@@ -201,6 +201,10 @@ t.test('--help and --version answer and exit 0', async (t) => {
   const r = ctx();
   t.same(parseNodeArgs(['reindex', '--help'], r), { command: 'exit', code: 0 });
   t.match(r.out.join(''), '--targetHeight');
+  t.match(h.out.join(''), 'Indexes an EVM chain', 'idx-node-ethereum reads EVM chains only');
+  const base = ctx({ variant: 'base' });
+  parseNodeArgs(['--help'], base);
+  t.match(base.out.join(''), 'Indexes a Substrate or EVM chain', 'idx-node names both families');
 });
 
 t.test('the config file holds any flag, camelCase or kebab-case; flags given on the command line win', async (t) => {

@@ -174,11 +174,17 @@ function withConfigFile(cmd: Command, options: NodeOptions, makeCommand: () => C
   return { ...(merged as unknown as NodeOptions), givenFlags: RUNNER_FLAGS.filter((f) => given.has(f)) };
 }
 
+/** The first line of --help: the base node reads both families, the ethereum variant EVM chains only. */
+const DESCRIPTIONS: Record<NodeVariant, string> = {
+  base: "Indexes a Substrate or EVM chain into PostgreSQL (or embedded PGlite) by running a SubQuery project's mappings.",
+  ethereum: "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a SubQuery project's mappings.",
+};
+
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
   const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), ctx.variant);
-  const program = createProgram(ctx.program, "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a project's mappings.", ctx)
+  const program = createProgram(ctx.program, DESCRIPTIONS[ctx.variant], ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
   addNodeOptions(program, ctx.variant).action(() => {
