@@ -13,22 +13,30 @@ exitWhenDone();
 
 const MiB = 1024 * 1024;
 
+/** A small tmpfs in a new folder, unmounted when the file's tests end; undefined where it cannot be mounted. */
+async function mountSmallDisk(): Promise<string | undefined> {
+  const disk = await mkdtemp(join(tmpdir(), 'idx-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=120m', 'tmpfs', disk], { stdio: 'ignore' });
+  } catch {
+    await rmdir(disk);
+    return undefined;
+  }
+  t.teardown(async () => {
+    execFileSync('umount', ['-l', disk], { stdio: 'ignore' });
+    await rmdir(disk);
+  });
+  return disk;
+}
+
+const root = process.getuid?.() === 0;
+const disk = root ? await mountSmallDisk() : undefined;
+
 t.test(
   'PGlite with too little disk left: the node stops with DISK_FULL instead of hanging, and runs once space is freed',
-  { skip: process.getuid?.() !== 0 && 'needs root to mount a small tmpfs' },
+  { skip: !root ? 'needs root to mount a small tmpfs' : disk === undefined ? 'mount -t tmpfs failed here' : false },
   async (t) => {
-    const disk = await mkdtemp(join(tmpdir(), 'idx-full-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=120m', 'tmpfs', disk], { stdio: 'ignore' });
-    } catch {
-      await rmdir(disk);
-      t.pass('skipped: mount -t tmpfs failed here');
-      return;
-    }
-    t.teardown(async () => {
-      execFileSync('umount', ['-l', disk], { stdio: 'ignore' });
-      await rmdir(disk);
-    });
+    if (disk === undefined) throw new Error('unreachable: skipped without a disk');
     const { anvil, workload, built } = await setupErc20Chain(t, 10);
     const dir = join(disk, 'erc20');
     await cp(built, dir, { recursive: true, filter: (src) => !src.includes('.idx-data') });

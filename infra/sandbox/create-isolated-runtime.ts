@@ -1,6 +1,7 @@
 import ivm from 'isolated-vm';
 import type { PreludeCache } from './create-prelude-cache.ts';
 import { createTimerHost } from './create-timer-host.ts';
+import { createLiveSlot } from './live-slot.ts';
 import type { HostBridge } from './create-host-bridge.ts';
 import type { BlockOutcome, BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, ThrownError } from './isolate/wire.ts';
 import type { TimedBlockOutcome } from './isolate/timers.ts';
@@ -68,8 +69,6 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
   const sleepRef = new ivm.Reference((id: number, ms: number) => timers.sleep(id, ms));
   const cancelRef = new ivm.Reference((ids: number[]) => timers.cancel(ids));
   const urlRef = new ivm.Reference((op: UrlOp, args: unknown[]) => urlHostCall(op, args));
-  let live: Promise<Live> | undefined;
-  let current: Live | undefined;
 
   const create = async (): Promise<Live> => {
     const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMb });
@@ -116,20 +115,15 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     }
   };
 
+  const live = createLiveSlot(create);
+
   return {
     async ready() {
-      live ??= create();
-      try {
-        current = await live;
-      } catch (err) {
-        live = undefined;
-        throw err;
-      }
-      return current.load;
+      return (await live.ready()).load;
     },
 
     async runBlock(payload: BlockPayload) {
-      const state = current;
+      const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
       progress[0] = 0;
       try {
@@ -137,12 +131,11 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
           result: { promise: true, copy: true },
         });
         // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
-        if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
+        if (!outcome.ok && 'abandon' in outcome && live.current === state) this.reset();
         return outcome;
       } catch (err) {
-        if (state.isolate.isDisposed && current === state) {
-          current = undefined;
-          live = undefined;
+        if (state.isolate.isDisposed && live.current === state) {
+          live.drop();
           const message = (err as Error)?.message ?? String(err);
           throw new RuntimeDied(/memory limit/i.test(message) ? 'memory-limit' : 'crashed', message);
         }
@@ -151,15 +144,17 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     },
 
     async prepare(specVersion) {
-      if (current === undefined) throw new Error('runtime not ready');
-      await current.prepare.apply(undefined, [specVersion], { result: { promise: true } });
+      const state = live.current;
+      if (state === undefined) throw new Error('runtime not ready');
+      await state.prepare.apply(undefined, [specVersion], { result: { promise: true } });
     },
 
     /** The chain types the isolate was installed with, evaluated (bounded as the bundle's top level is). */
     async chainTypes() {
-      if (current === undefined) throw new Error('runtime not ready');
+      const state = live.current;
+      if (state === undefined) throw new Error('runtime not ready');
       try {
-        return (await current.chainTypes.apply(undefined, [], { result: { copy: true }, timeout: options.loadTimeoutMs })) as ChainTypesOutcome;
+        return (await state.chainTypes.apply(undefined, [], { result: { copy: true }, timeout: options.loadTimeoutMs })) as ChainTypesOutcome;
       } catch (err) {
         return { ok: false, error: toThrownError(err) };
       }
@@ -168,9 +163,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     progress: () => progress[0]!,
 
     reset() {
-      const state = current;
-      current = undefined;
-      live = undefined;
+      const state = live.drop();
       timers.dropAll();
       if (state !== undefined && !state.isolate.isDisposed) state.isolate.dispose();
     },

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Script, createContext, type Context } from 'node:vm';
 import type { PreludeCache } from './create-prelude-cache.ts';
 import { createTimerHost } from './create-timer-host.ts';
+import { createLiveSlot } from './live-slot.ts';
 import type { HostBridge } from './create-host-bridge.ts';
 import type { BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } from './isolate/wire.ts';
 import type { TimedBlockOutcome, TimerBridge } from './isolate/timers.ts';
@@ -38,8 +39,6 @@ const RUN = new Script('__idx_runtime.runBlock(__idx_payload)', { filename: 'idx
 export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRuntime {
   const progressBuffer = new SharedArrayBuffer(4);
   const progress = new Int32Array(progressBuffer);
-  let live: Promise<Live> | undefined;
-  let current: Live | undefined;
   const timers = createTimerHost();
 
   const create = async (): Promise<Live> => {
@@ -101,42 +100,37 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
     return state;
   };
 
+  const live = createLiveSlot(create);
+
   return {
     async ready() {
-      live ??= create();
-      try {
-        current = await live;
-      } catch (err) {
-        live = undefined;
-        throw err;
-      }
-      return current.load;
+      return (await live.ready()).load;
     },
 
     async runBlock(payload) {
-      const state = current;
+      const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
       progress[0] = 0;
       state.context.__idx_payload = payload;
       // a copy, as the isolate's outcome is: the context's Dates and typed arrays are not the host's (instanceof fails)
       const outcome = structuredClone(await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as TimedBlockOutcome;
       // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
-      if (!outcome.ok && 'abandon' in outcome && current === state) this.reset();
+      if (!outcome.ok && 'abandon' in outcome && live.current === state) this.reset();
       return outcome;
     },
 
     async prepare(specVersion) {
-      if (current === undefined) throw new Error('runtime not ready');
-      await current.runtime.prepare(specVersion);
+      const state = live.current;
+      if (state === undefined) throw new Error('runtime not ready');
+      await state.runtime.prepare(specVersion);
     },
 
     progress: () => progress[0]!,
 
     reset() {
       timers.dropAll();
-      if (current !== undefined) current.abandoned = true;
-      current = undefined;
-      live = undefined;
+      const state = live.drop();
+      if (state !== undefined) state.abandoned = true;
     },
 
     dispose() {
