@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { familyOfKinds, type ChainFamilyName } from '../../domain/chains/chain-family.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
+import { writeWholeFile } from '../../infra/files/write-whole-file.ts';
 import { loadProject, MANIFEST_FILE_NAMES } from '../../infra/project/load-project.ts';
 import { startEvmDemoChain, startSubstrateDemoChain, type DemoChain } from '../../devchain/demo/demo-chain.ts';
 import { startChopsticksProcess } from '../../devchain/start-chopsticks-process.ts';
@@ -162,7 +163,8 @@ async function runInForeground(options: DevChainOptions, target: Target): Promis
   );
   if (options.readyFile !== undefined) {
     const running: RunningChain = { pid: process.pid, network: target.network, url: chain.url, log: join(options.readyFile, '..', 'chain.log') };
-    await writeFile(options.readyFile, JSON.stringify(running));
+    // whole or not at all: `idx dev-chain --detach` parses it as soon as it exists
+    await writeWholeFile(options.readyFile, JSON.stringify(running));
   }
 }
 

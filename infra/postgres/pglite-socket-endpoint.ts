@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, mkdtemp, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
+import { writeWholeFile } from '../files/write-whole-file.ts';
 import { isAlive } from './acquire-writer-lock.ts';
 import { createDb, type Db } from './create-db.ts';
 import { createPgliteSocketServer, type PgliteSocketServer } from './pglite-socket-server.ts';
@@ -83,7 +84,7 @@ export async function publishPgliteSocket(
   const endpoint: PgliteSocketEndpoint = { ...where, pid: process.pid, hostname: hostname(), reader, owner };
   const file = join(dir, ENDPOINT_FILE);
   try {
-    await writePrivateFile(file, `${JSON.stringify(endpoint)}\n`);
+    await writeWholeFile(file, `${JSON.stringify(endpoint)}\n`, { mode: 0o600 });
   } catch (err) {
     await server.close();
     throw err;
@@ -127,15 +128,6 @@ async function chooseSocketDir(dataDir: string): Promise<{ path: string; own: bo
   }
   const fresh = await mkdtemp(join(base, `idx-${uid}-`));
   return fits(fresh) ? { path: fresh, own: true } : (await rmdir(fresh), undefined);
-}
-
-/** Writes a file only its owner can read, whole or not at all (a reader never sees half of it). */
-async function writePrivateFile(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await rm(tmp, { force: true });
-  await writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
-  await chmod(tmp, 0o600);
-  await rename(tmp, file);
 }
 
 /** Where the node serving `dataDir` listens; a clear error when no node is running there. */
