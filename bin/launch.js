@@ -6,16 +6,30 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** `program`: the module path without extension, e.g. `apps/node/main`. */
-export async function load(program) {
-  const source = new URL(`../${program}.ts`, import.meta.url);
-  const compiled = new URL(`../dist/${program}.js`, import.meta.url);
+let tsxRegistered = false;
+
+/** A module of idx by its path without extension, from the sources or from dist/. */
+async function importModule(path) {
+  const source = new URL(`../${path}.ts`, import.meta.url);
+  const compiled = new URL(`../dist/${path}.js`, import.meta.url);
   if (process.env.IDX_COMPILED !== '1' && existsSync(fileURLToPath(source))) {
-    const { register } = await import('tsx/esm/api');
-    register();
+    if (!tsxRegistered) {
+      const { register } = await import('tsx/esm/api');
+      register();
+      tsxRegistered = true;
+    }
     return import(source.href);
   }
   if (existsSync(fileURLToPath(compiled))) return import(compiled.href);
   process.stderr.write('error: idx is not built: run `npm run build` in its package folder\n');
   process.exit(1);
+}
+
+/** `program`: the module path without extension, e.g. `apps/node/main`. */
+export async function load(program) {
+  // Every program outlives a closed stdout/stderr (`idx-node … | head`): its lines are dropped,
+  // it keeps running and still stops on SIGINT/SIGTERM (docs/usage.md "Signals and closed output").
+  const { ignoreClosedOutput } = await importModule('infra/logging/ignore-closed-output');
+  ignoreClosedOutput();
+  return importModule(program);
 }

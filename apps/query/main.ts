@@ -34,9 +34,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2), feat
   const logger = createLogger({
     level: options.logLevel,
     format: options.outputFmt,
+    // the file first: it keeps its lines when the terminal or pipe is gone
     write: (line) => {
-      process.stdout.write(line);
       toFile?.write(line.replace(ANSI, ''));
+      process.stdout.write(line);
     },
   });
 

@@ -96,3 +96,24 @@ t.test('an endpoint URL is redacted wherever a line quotes it: message, fields, 
     if (format === 'json') for (const line of lines) t.doesNotThrow(() => JSON.parse(line), 'still JSON');
   }
 });
+
+t.test('a line for an output that is gone is dropped; other write errors still surface', async (t) => {
+  const gone = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+  const logger = createLogger({
+    level: 'info',
+    format: 'json',
+    write: () => {
+      throw gone;
+    },
+  });
+  t.doesNotThrow(() => logger.info('nobody reads this'));
+  const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+  const failing = createLogger({
+    level: 'info',
+    format: 'json',
+    write: () => {
+      throw full;
+    },
+  });
+  t.throws(() => failing.info('x'), { code: 'ENOSPC' });
+});

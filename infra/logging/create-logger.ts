@@ -1,5 +1,6 @@
 import { pino, type Logger as Pino } from 'pino';
 import { redactUrlsIn } from '../rpc/redact-url.ts';
+import { ignoreClosedOutput, isClosedOutputError } from './ignore-closed-output.ts';
 
 export const LOG_LEVEL_NAMES = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
@@ -74,9 +75,17 @@ export function formatColoredLine(record: Record<string, unknown>, colors: boole
 }
 
 export function createLogger(options: CreateLoggerOptions): Logger {
+  if (options.write === undefined) ignoreClosedOutput([process.stdout]);
   const out = options.write ?? ((line: string) => void process.stdout.write(line));
   const redact = options.redact ?? redactUrlsIn;
-  const write = (line: string) => out(redact(line));
+  // A line for an output that is gone is dropped: logging never stops the program (issue 27).
+  const write = (line: string) => {
+    try {
+      out(redact(line));
+    } catch (err) {
+      if (!isClosedOutputError(err)) throw err;
+    }
+  };
   const colors = options.colors ?? (process.env.FORCE_COLOR !== undefined || (process.stdout.isTTY === true && process.env.NO_COLOR === undefined));
   const destination =
     options.format === 'json' ? { write } : { write: (line: string) => write(formatColoredLine(JSON.parse(line) as Record<string, unknown>, colors)) };
