@@ -7,4 +7,5 @@ ARG IDX_IMAGE=idx:local
 FROM ${IDX_IMAGE}
 COPY --chown=node:node . /project
 WORKDIR /project
-RUN idx codegen && idx build
+# .idx-data made here, owned by node: a new named volume mounted there (the embedded database) starts so.
+RUN idx codegen && idx build && mkdir -p .idx-data

@@ -92,8 +92,10 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
   const description = `PGlite in ${dataDir}`;
   let pglite: PGlite;
   let lock: WriterLock | undefined;
+  // the folder PGlite opens: the data folder's `pgdata` (or, made by an older idx, the data folder itself)
+  let database = dataDir;
   try {
-    if (!dataDir.startsWith('memory://')) await seedPgliteDir(dataDir);
+    if (!dataDir.startsWith('memory://')) database = await seedPgliteDir(dataDir);
   } catch (err) {
     throw new IdxError(
       'DB_CONNECT_FAILED',
@@ -116,7 +118,7 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
     });
   }
   try {
-    pglite = await openPgliteDir(dataDir);
+    pglite = await openPgliteDir(database);
   } catch (err) {
     await lock?.release();
     throw new IdxError(

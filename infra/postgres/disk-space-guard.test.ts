@@ -1,12 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createDb } from './create-db.ts';
 import { createDiskSpaceGuard, freeBytes } from './disk-space-guard.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 import { execute } from './sql.ts';
 
 const MiB = 1024 * 1024;
@@ -41,7 +42,7 @@ t.test(
       code: 'DB_CONNECT_FAILED',
       message: new RegExp(`^cannot create the embedded database in ${dataDir}: ENOSPC: no space left on device.*the disk has space`),
     });
-    t.same(await readdir(join(disk.dir, 'project')), [], 'neither the data folder nor the copy beside it is left');
+    t.same(await readdir(join(disk.dir, 'project')), [], 'neither the data folder nor the copy in it is left');
     t.equal(await freeBytes(disk.dir), 20 * MiB, 'all space is given back');
 
     disk.resize(80);
@@ -51,25 +52,26 @@ t.test(
   },
 );
 
-t.test('a data folder cut short by an older idx is replaced; one holding files of the user is refused', async (t) => {
+t.test('a data folder cut short by an older idx, or holding files of the user, gets its database in pgdata; nothing there is removed', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'idx-seed-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // what an older idx copying in place left when killed: some of the database's folders, no PG_VERSION
   const cut = join(dir, 'a', '.idx-data');
-  await createDb({ env: {}, dataDir: cut }).then((db) => db.close());
+  await cp(await pgliteTemplate(), cut, { recursive: true });
   await rm(join(cut, 'PG_VERSION'));
   await rm(join(cut, 'base'), { recursive: true });
   const db = await createDb({ env: {}, dataDir: cut });
   t.same(await execute(db.kysely, 'select 1 as one'), [{ one: 1 }]);
   await db.close();
+  t.ok(existsSync(join(cut, 'pgdata', 'PG_VERSION')));
 
   const mine = join(dir, 'b');
   await mkdir(mine);
   await writeFile(join(mine, 'thesis.tex'), 'mine');
-  await t.rejects(createDb({ env: {}, dataDir: mine }), {
-    code: 'DB_CONNECT_FAILED',
-    message: /holds no database but is not empty \(thesis\.tex\); move it away/,
-  });
-  t.ok(existsSync(join(mine, 'thesis.tex')), 'nothing of the user is removed');
+  const other = await createDb({ env: {}, dataDir: mine });
+  t.same(await execute(other.kysely, 'select 1 as one'), [{ one: 1 }]);
+  await other.close();
+  t.same((await readdir(mine)).sort(), ['pgdata', 'thesis.tex'], 'nothing of the user is removed');
 });
 
 t.test('below the free-space margin a flush is refused with DISK_FULL; freed space lets it go on', { skip: noMount }, async (t) => {

@@ -1,7 +1,9 @@
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { mountTmpfs, noTmpfs } from '../../test/support/tmpfs-mount.ts';
 import { openPgliteDir, pgliteTemplate, seedPgliteDir } from './pglite-template.ts';
 
 const parent = await mkdtemp(join(tmpdir(), 'idx-seed-'));
@@ -15,27 +17,88 @@ t.test('a seeding interrupted half-way (a kill, a full disk) is cleared and done
   await cp(join(template, 'base'), join(dataDir, 'base'), { recursive: true });
   await writeFile(join(dataDir, 'postgresql.conf'), '# cut off');
   await mkdir(join(parent, '.idx-data.seeding-abc123'));
-  await seedPgliteDir(dataDir);
+  const database = await seedPgliteDir(dataDir);
   t.same(
     (await readdir(parent)).filter((n) => n.includes('seeding')),
     [],
     'staging copies are removed',
   );
-  const db = await openPgliteDir(dataDir);
+  const db = await openPgliteDir(database);
   await db.exec('create table kept (n int); insert into kept values (42)');
   await db.close();
 
   // a complete database is never seeded again
-  await seedPgliteDir(dataDir);
-  const again = await openPgliteDir(dataDir);
+  t.equal(await seedPgliteDir(dataDir), database);
+  const again = await openPgliteDir(database);
   t.same((await again.query<{ n: number }>('select n from kept')).rows, [{ n: 42 }]);
   await again.close();
 });
 
 t.test("PGlite runs with 32 MB of shared buffers, not PostgreSQL's 128 MB (resident in its heap from the start)", async (t) => {
   const dataDir = join(parent, 'buffers');
-  await seedPgliteDir(dataDir);
-  const db = await openPgliteDir(dataDir);
+  const db = await openPgliteDir(await seedPgliteDir(dataDir));
   t.teardown(() => db.close());
   t.same((await db.query('show shared_buffers')).rows, [{ shared_buffers: '32MB' }]);
+});
+
+t.test('the data folder itself is never removed or replaced: the database is made in its pgdata subfolder', async (t) => {
+  const dataDir = join(parent, 'kept', '.idx-data');
+  await mkdir(dataDir, { recursive: true });
+  // a volume's root often holds files of its own (lost+found on ext4)
+  await mkdir(join(dataDir, 'lost+found'));
+  const before = (await stat(dataDir)).ino;
+  t.equal(await seedPgliteDir(dataDir), join(dataDir, 'pgdata'), 'PGlite opens the subfolder');
+  t.equal((await stat(dataDir)).ino, before, 'the same folder, not one renamed into its place');
+  t.same((await readdir(dataDir)).sort(), ['lost+found', 'pgdata'], 'no staging copy left, nothing of the volume removed');
+  const db = await openPgliteDir(join(dataDir, 'pgdata'));
+  await db.exec('create table kept (n int); insert into kept values (7)');
+  await db.close();
+  t.equal(await seedPgliteDir(dataDir), join(dataDir, 'pgdata'), 'a seeded folder is opened as it is');
+  const again = await openPgliteDir(join(dataDir, 'pgdata'));
+  t.same((await again.query<{ n: number }>('select n from kept')).rows, [{ n: 7 }]);
+  await again.close();
+});
+
+t.test('a data folder made by an older idx (the database in the folder itself) is opened in place, not moved', async (t) => {
+  const dataDir = join(parent, 'older', '.idx-data');
+  await cp(await pgliteTemplate(), dataDir, { recursive: true });
+  const db = await openPgliteDir(dataDir);
+  await db.exec('create table kept (n int); insert into kept values (9)');
+  await db.close();
+  t.equal(await seedPgliteDir(dataDir), dataDir);
+  t.notOk(existsSync(join(dataDir, 'pgdata')), 'no second database made beside it');
+  const again = await openPgliteDir(dataDir);
+  t.same((await again.query<{ n: number }>('select n from kept')).rows, [{ n: 9 }]);
+  await again.close();
+});
+
+t.test('a copy cut short inside the data folder is cleared; a pgdata that is not a database is refused, not removed', async (t) => {
+  const dataDir = join(parent, 'cut', '.idx-data');
+  await mkdir(join(dataDir, 'pgdata.seeding-abc123'), { recursive: true });
+  await seedPgliteDir(dataDir);
+  t.same(await readdir(dataDir), ['pgdata']);
+
+  const other = join(parent, 'other', '.idx-data');
+  await mkdir(join(other, 'pgdata'), { recursive: true });
+  await writeFile(join(other, 'pgdata', 'notes.txt'), 'mine');
+  await t.rejects(seedPgliteDir(other), { message: /pgdata holds no database but is not empty \(notes\.txt\); move it away/ });
+  t.ok(existsSync(join(other, 'pgdata', 'notes.txt')), 'nothing of the user is removed');
+});
+
+t.test('a data folder that is a mount point (a Docker volume) gets its database, and keeps it across opens', { skip: noTmpfs }, async (t) => {
+  const project = await mkdtemp(join(tmpdir(), 'idx-seed-mount-'));
+  const dataDir = join(project, '.idx-data');
+  const unmount = await mountTmpfs(dataDir);
+  t.teardown(async () => {
+    unmount();
+    await rm(project, { recursive: true, force: true });
+  });
+  const database = await seedPgliteDir(dataDir);
+  const db = await openPgliteDir(database);
+  await db.exec('create table kept (n int); insert into kept values (3)');
+  await db.close();
+  const again = await openPgliteDir(await seedPgliteDir(dataDir));
+  t.same((await again.query<{ n: number }>('select n from kept')).rows, [{ n: 3 }]);
+  await again.close();
+  t.same(await readdir(project), ['.idx-data'], 'no copy made beside the mount');
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,39 +31,66 @@ export async function pgliteTemplate(): Promise<string> {
   return template;
 }
 
-// What a data folder may hold without being a database: a copy cut short, our lock and socket files.
-const LEFTOVER = /^(PG_VERSION|base|global|pg_[\w.]+|postgresql\.(auto\.)?conf|postmaster\.\w+|idx-.*|\.s\.PGSQL\..*)$/;
+/**
+ * The subfolder of a data folder that holds the database. The data folder itself is never
+ * replaced: it may be a mount point (a Docker volume at `<project>/.idx-data`), which can be
+ * neither removed nor renamed onto. It also holds the lock and socket files.
+ */
+export const DATABASE_FOLDER = 'pgdata';
+
+/**
+ * Where the database of a data folder is: the folder itself when an idx before the `pgdata`
+ * subfolder made it there (read in place, never moved: a move cut short would split it), else
+ * its `pgdata` subfolder, which may not exist yet.
+ */
+export function pgliteDatabaseDir(dataDir: string): string {
+  return existsSync(join(dataDir, 'PG_VERSION')) ? dataDir : join(dataDir, DATABASE_FOLDER);
+}
 
 /**
  * Fills a data folder that does not exist yet (or holds no database) from the template; leaves
- * existing data alone. The copy is made beside it and renamed into place, so a full disk or a
- * kill mid-copy leaves no half database behind (a later start would fail on it for ever).
+ * existing data alone. Returns the folder PGlite opens (see {@link pgliteDatabaseDir}). The copy
+ * is made inside the data folder and renamed into place as its `pgdata` subfolder, so a full disk
+ * or a kill mid-copy leaves no half database behind (a later start would fail on it for ever).
  */
-export async function seedPgliteDir(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+export async function seedPgliteDir(dataDir: string): Promise<string> {
+  const database = pgliteDatabaseDir(dataDir);
+  if (existsSync(join(database, 'PG_VERSION'))) return database;
   const template = await pgliteTemplate();
-  const parent = dirname(dataDir);
-  await mkdir(parent, { recursive: true });
-  // copies a kill cut short (the finally below never ran) go first
-  const prefix = `${basename(dataDir)}.seeding-`;
-  for (const left of (await readdir(parent)).filter((n) => n.startsWith(prefix))) await rm(join(parent, left), { recursive: true, force: true });
-  const building = await mkdtemp(join(parent, prefix));
+  const made = !existsSync(dataDir);
+  await mkdir(dataDir, { recursive: true });
+  await removeCutCopies(dataDir);
+  // one that exists is empty (it replaces it) or not ours: the rename below would fail on it
+  const there = await readdir(database).catch(() => []);
+  if (there.length > 0) {
+    throw new Error(
+      `${database} holds no database but is not empty (${there.slice(0, 3).join(', ')}${there.length > 3 ? ', …' : ''}); move it away or point idx at another folder`,
+    );
+  }
+  const building = await mkdtemp(join(dataDir, `${DATABASE_FOLDER}.seeding-`));
   try {
     await cp(template, building, { recursive: true });
-    if (existsSync(join(dataDir, 'PG_VERSION'))) return; // another process seeded it meanwhile
-    if (existsSync(dataDir)) {
-      // No PG_VERSION: empty, or cut short by an older idx. Anything else in it is the user's.
-      const foreign = (await readdir(dataDir)).filter((name) => !LEFTOVER.test(name));
-      if (foreign.length > 0) {
-        throw new Error(
-          `${dataDir} holds no database but is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); move it away or point idx at another folder`,
-        );
-      }
-      await rm(dataDir, { recursive: true, force: true });
-    }
-    await rename(building, dataDir);
-  } finally {
+    await rename(building, database).catch((err: unknown) => {
+      if (!existsSync(join(database, 'PG_VERSION'))) throw err; // else another process seeded it meanwhile
+    });
+  } catch (err) {
     await rm(building, { recursive: true, force: true });
+    // a data folder this call made goes again (one that existed, perhaps a mount point, stays)
+    if (made) await rmdir(dataDir).catch(() => undefined);
+    throw err;
+  }
+  await rm(building, { recursive: true, force: true });
+  return database;
+}
+
+/** Copies a kill cut short (the cleanup above never ran): inside the data folder, and beside it where an older idx made them. */
+async function removeCutCopies(dataDir: string): Promise<void> {
+  const inside = `${DATABASE_FOLDER}.seeding-`;
+  for (const left of (await readdir(dataDir)).filter((n) => n.startsWith(inside))) await rm(join(dataDir, left), { recursive: true, force: true });
+  const parent = dirname(dataDir);
+  const beside = `${basename(dataDir)}.seeding-`;
+  for (const left of (await readdir(parent).catch(() => [])).filter((n) => n.startsWith(beside))) {
+    await rm(join(parent, left), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
