@@ -58,6 +58,7 @@ for (const kind of BACKENDS) {
         );
         if (target >= best - 64) t.equal(kept[kept.length - 1]?.blockHeight, target, `reindex ${target}: the hashes up to it stay`);
         t.ok(m.lastFinalizedVerifiedHeight <= target, `reindex ${target}: lastFinalizedVerifiedHeight not above it`);
+        t.ok((m.lastVerifiableBlock?.height ?? -1) <= target, `reindex ${target}: the block a restart checks is not above it`);
         const [poi] = await execute<{ max: string | null }>(db.kysely, `select max(id)::text max from ${quoteIdent(schema)}._poi`);
         t.ok(Number(poi?.max) <= target && m.lastCreatedPoiHeight === Number(poi?.max), `reindex ${target}: _poi and lastCreatedPoiHeight end at or below it`);
         for (const table of ['transfers', 'accounts', 'starter_entities']) {

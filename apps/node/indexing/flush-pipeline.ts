@@ -1,3 +1,4 @@
+import type { VerifiableBlock } from '../../../domain/blocks/indexed-history.ts';
 import type { EntityStore, PoiRow, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import { poiRow, type Sha256 } from '../../../domain/entities/proof-of-index.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
@@ -52,6 +53,8 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
   let mark = 0;
   let height: number | undefined;
   let blockTimestamp: number | undefined;
+  // the newest block with a known hash completed since the last flush: what a restart compares with the chain
+  let verifiable: VerifiableBlock | undefined;
   let lastPoiHash: Uint8Array | null = null;
   let lastFlushAt = Date.now();
   let chain: Promise<void> = Promise.resolve();
@@ -66,11 +69,13 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
       targetHeight: status.targetHeight ?? height,
     };
     if (blockTimestamp !== undefined) metadata.lastProcessedBlockTimestamp = blockTimestamp;
+    if (verifiable !== undefined) metadata.lastVerifiableBlock = verifiable;
     if (poi.length > 0) metadata.lastCreatedPoiHeight = poi[poi.length - 1]!.id;
     Object.assign(metadata, deps.metadataOf(height));
     operations = [];
     poi = [];
     height = undefined;
+    verifiable = undefined;
     lastFlushAt = Date.now();
     chain = chain.then(async () => {
       const started = Date.now();
@@ -107,6 +112,7 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
         }
       }
       height = block.height;
+      if (block.hash !== undefined) verifiable = { height: block.height, hash: block.hash };
       if (block.timestamp !== undefined) {
         blockTimestamp = block.timestamp;
         status.blockTimes.add({ height: block.height, timestamp: block.timestamp });

@@ -52,6 +52,9 @@ export function createForkWatch(source: Pick<ChainHeads, 'bestHeight' | 'getBloc
 
     watching: () => settings.unfinalizedBlocks || kept.length > 0,
 
+    /** Whether blocks are kept (by this run or an earlier one): a fork among them can be rewound. */
+    keeps: () => kept.length > 0,
+
     /** Whether a range starting with `first` continues the blocks indexed; if not, the chain forked. */
     continues: (first: BlockRef | undefined) => first === undefined || kept.length === 0 || appendBlock(kept, first).ok,
 

@@ -105,3 +105,136 @@ t.test('slow handlers in a long range: blocks commit every --store-flush-interva
     t.equal(maxInFlight, 1);
   }
 });
+
+/**
+ * A restart over a database that indexed up to block 20 of branch `a` (its stored block: 20 of
+ * `a`), against a chain whose blocks are of `branch` and whose head is `best()`: what it commits,
+ * what it logs, and how it ends.
+ */
+async function resumeRun(opts: { branch: string; best: () => number; stored?: unknown; kept?: unknown; unfinalizedBlocks?: boolean }) {
+  const { createIndexer } = await import('./indexer.ts');
+  const { createEthereumFamily } = await import('../families/ethereum-family.ts');
+  const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
+  const { createIndexerStatus } = await import('../indexer-status.ts');
+  const { createLogger } = await import('../../../infra/logging/create-logger.ts');
+  type Store = import('../../../domain/entities/entity-store.ts').EntityStore;
+  type FlushBatch = import('../../../domain/entities/entity-store.ts').FlushBatch;
+
+  const committed: Record<string, unknown>[] = [];
+  const rewoundTo: number[] = [];
+  const meta: Record<string, unknown> = { lastProcessedHeight: 20, lastVerifiableBlock: 'stored' in opts ? opts.stored : { height: 20, hash: '0xa20' } };
+  if (opts.kept !== undefined) meta.unfinalizedBlocks = opts.kept;
+  const store = {
+    async flush(batch: FlushBatch) {
+      committed.push(batch.metadata!);
+    },
+    get: async () => undefined,
+    getByField: async () => [],
+    getByFields: async () => [],
+    getMetadata: async (keys: readonly string[]) => Object.fromEntries(keys.filter((k) => k in meta).map((k) => [k, meta[k]])),
+    getLatestPoi: async () => undefined,
+    async rewind(height: number, entries: Record<string, unknown>) {
+      rewoundTo.push(height);
+      Object.assign(meta, entries, { lastProcessedHeight: height });
+    },
+  } as unknown as Store;
+  // Below the fork (block 10) both branches are one chain.
+  const hashAt = (h: number) => `0x${h <= 10 ? 'a' : opts.branch}${h}`;
+  const block = (height: number) => ({ height, hash: hashAt(height), parentHash: hashAt(height - 1), timestamp: height * 12, transactionHashes: [] });
+  const cache = createStoreCache(store, { queryLimit: 100, getCacheSize: 0 });
+  const lines: string[] = [];
+  const asked: number[][] = [];
+  const indexer = createIndexer({
+    source: {
+      bestHeight: async () => opts.best(),
+      finalizedHeight: async () => opts.best(),
+      getBlockRefs: async (heights: readonly number[]) => {
+        asked.push([...heights]);
+        return heights.map(block);
+      },
+    },
+    fetcher: {
+      parallelism: 1,
+      close: async () => undefined,
+      fetch: async (_plan, range) => ({
+        ...range,
+        logCount: 0,
+        logs: new Map(),
+        logsComplete: false,
+        blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
+      }),
+    },
+    store,
+    cache,
+    runner: { runBlock: async () => ({ created: [] }) },
+    dataSources: [
+      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
+    ],
+    templates: [],
+    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
+    logger: createLogger({ level: 'info', format: 'json', write: (line) => lines.push(line) }),
+    status: createIndexerStatus(),
+    settings: {
+      batchSize: 5,
+      flushAsync: false,
+      flushIntervalMs: 0,
+      flushThreshold: 1000,
+      unfinalizedBlocks: opts.unfinalizedBlocks ?? false,
+      blockConfirmations: 0,
+      pollIntervalMs: 5,
+      stopAtHeight: 30,
+      fetchRetry: { attempts: 1 },
+    },
+  });
+  const error = await indexer.run(new AbortController().signal).then(
+    () => undefined,
+    (err: unknown) => err as { code?: string; message: string },
+  );
+  return { committed, rewoundTo, lines, asked, error };
+}
+
+t.test('a restart on the chain it indexed asks for the stored block once and goes on, storing the newest block it saw', async (t) => {
+  const r = await resumeRun({ branch: 'a', best: () => 30 });
+  t.equal(r.error, undefined);
+  t.same(
+    r.asked.filter((h) => h.length === 1 && h[0] === 20),
+    [[20]],
+    'one look at block 20',
+  );
+  t.equal(r.committed[r.committed.length - 1]!.lastProcessedHeight, 30);
+  t.same(r.committed[r.committed.length - 1]!.lastVerifiableBlock, { height: 30, hash: '0xa30' }, 'committed with the blocks');
+});
+
+t.test('a restart on another chain with the same genesis refuses before indexing anything', async (t) => {
+  const r = await resumeRun({ branch: 'b', best: () => 30 });
+  t.equal(r.error?.code, 'CHAIN_HISTORY_MISMATCH');
+  t.match(r.error?.message, /block 20 is 0xb20, but this database indexed block 20 as 0xa20/);
+  t.same(r.committed, [], 'nothing committed');
+});
+
+t.test('a schema written before the stored block existed resumes without a check', async (t) => {
+  const r = await resumeRun({ branch: 'b', best: () => 30, stored: null });
+  t.equal(r.error, undefined);
+  t.same(r.asked, [], 'the chain is not asked for any block identity');
+});
+
+t.test('a chain below the stored block: the node waits, says why once, and checks when the chain gets there', async (t) => {
+  let looks = 0;
+  const r = await resumeRun({ branch: 'b', best: () => (++looks < 4 ? 12 : 30) });
+  t.equal(r.error?.code, 'CHAIN_HISTORY_MISMATCH');
+  t.equal(r.lines.filter((l) => l.includes('"event":"chain-shorter"')).length, 1, 'told once');
+  t.match(r.lines.join(''), /the chain's newest block is 12, below block 20 already indexed/);
+  t.same(r.committed, []);
+});
+
+t.test('with blocks kept for forks, a difference among them is rewound to the common ancestor instead', async (t) => {
+  const kept = Array.from({ length: 11 }, (_, i) => {
+    const h = 10 + i;
+    return { blockHeight: h, blockHash: `0xa${h}`, parentHash: `0xa${h - 1}`, timestamp: h * 12 };
+  });
+  const r = await resumeRun({ branch: 'b', best: () => 30, kept, unfinalizedBlocks: true });
+  t.equal(r.error, undefined);
+  t.same(r.rewoundTo, [10], 'rewound to block 10, the last both branches share');
+  t.equal(r.committed[r.committed.length - 1]!.lastProcessedHeight, 30);
+  t.same(r.committed[r.committed.length - 1]!.lastVerifiableBlock, { height: 30, hash: '0xb30' });
+});

@@ -1,6 +1,14 @@
 import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 import { abortableSleep } from '../../../domain/abortable-sleep.ts';
 import { createHeadPoll } from '../../../domain/blocks/head-poll.ts';
+import {
+  chainHistoryMismatch,
+  chainShorterNotice,
+  fromStoredVerifiable,
+  historyCheck,
+  sameHistory,
+  type VerifiableBlock,
+} from '../../../domain/blocks/indexed-history.ts';
 
 import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
@@ -83,11 +91,16 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     return settings.stopAtHeight === undefined ? end : Math.min(end, settings.stopAtHeight);
   };
 
+  // The indexed block a (re)start compares with the chain before indexing on; undefined once compared.
+  let unverified: VerifiableBlock | undefined;
+  let toldShorter = false;
+
   /** Where to go on from, as the database says: after the last committed block, or the project's start. */
   async function load(): Promise<number> {
-    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources', 'unfinalizedBlocks']);
+    const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources', 'unfinalizedBlocks', 'lastVerifiableBlock']);
     blocks.load(meta.dynamicDatasources);
     forks.load(meta.unfinalizedBlocks);
+    unverified = fromStoredVerifiable(meta.lastVerifiableBlock);
     const start = projectStartHeight(deps.dataSources);
     status.startHeight = start;
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
@@ -125,6 +138,33 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     const ancestor = await forks.findFork(best);
     return ancestor === undefined ? next : rollBack(ancestor);
   };
+
+  /**
+   * The chain still has the newest indexed block whose hash is stored, or the node refuses to go on:
+   * the same genesis does not make the same chain (a restarted dev chain, a reorganisation while
+   * stopped). A difference among the blocks kept for forks is the rollback's; the height to go on from.
+   */
+  async function verifyHistory(next: number, best: number): Promise<number> {
+    const check = historyCheck(unverified, best);
+    if (check.kind === 'nothing-stored') return next;
+    if (check.kind === 'chain-shorter') {
+      // Nothing is indexed meanwhile: the next block is above the stored one, so above the chain's head.
+      if (!toldShorter) log.warn(chainShorterNotice(check.height, check.best), { event: 'chain-shorter', height: check.height, best: check.best });
+      toldShorter = true;
+      return next;
+    }
+    const stored = unverified!;
+    const [now] = await source.getBlockRefs([check.height]);
+    if (now !== undefined && sameHistory(stored, now.hash)) {
+      unverified = undefined;
+      return next;
+    }
+    if (forks.keeps()) {
+      const ancestor = await forks.findFork(best);
+      if (ancestor !== undefined) return rollBack(ancestor);
+    }
+    throw chainHistoryMismatch(stored, now?.hash ?? '(none)');
+  }
 
   /** Runs the blocks of a fetched range in order; the height to go on from. */
   async function processRange({ range, fetched, refs, keepFrom }: FetchedWithRefs<Fetched>, signal: AbortSignal): Promise<number> {
@@ -177,8 +217,11 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
       try {
         // The chain may have reorganised while the node was stopped.
         if (forks.watching()) next = await rewindIfForked(next);
+        next = await verifyHistory(next, heads.best);
         while (!signal.aborted && (end === undefined || next <= end)) {
           if (next > heads.target) heads = await lookAtHeads();
+          // Once the chain reaches the stored block (a no-op once compared)
+          if (unverified !== undefined) next = await verifyHistory(next, heads.best);
           status.bestHeight = heads.best;
           status.finalizedHeight = follower.finalized();
           status.targetHeight = end === undefined ? heads.target : Math.min(end, heads.target);
