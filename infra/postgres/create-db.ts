@@ -20,6 +20,8 @@ export interface Db {
   readonly pglite?: PGlite;
   /** with `pglite`: how many wait for its one session (the socket server lets them go first) */
   readonly pgliteWaiting?: () => number;
+  /** PGlite: runs a socket client's turn holding the session, after the node's waiting queries */
+  readonly pgliteInBackground?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** how to open one more connection outside the pool, e.g. for LISTEN (PostgreSQL only) */
   readonly connection?: pg.ClientConfig;
   close(): Promise<void>;
@@ -135,6 +137,7 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
     description,
     pglite,
     pgliteWaiting: dialect.waiting,
+    pgliteInBackground: dialect.inBackground,
     async close() {
       try {
         await kysely.destroy();

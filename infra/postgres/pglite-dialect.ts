@@ -22,9 +22,18 @@ import { copyToPglite } from './copy-in.ts';
  * which serializes transactions exactly as separate pooled connections would isolate them.
  */
 export function createPgliteDialect(pglite: PGlite): PgliteDialect {
-  const gate: Gate = { held: false, waiters: [] };
+  const gate: Gate = { held: false, waiters: [], background: [] };
   return {
     waiting: () => gate.waiters.length,
+    async inBackground(fn) {
+      if (gate.held || gate.waiters.length > 0) await new Promise<void>((resolve) => gate.background.push(resolve));
+      gate.held = true;
+      try {
+        return await fn();
+      } finally {
+        release(gate);
+      }
+    },
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => createPgliteDriver(pglite, gate),
     createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
@@ -33,14 +42,27 @@ export function createPgliteDialect(pglite: PGlite): PgliteDialect {
 }
 
 export interface PgliteDialect extends Dialect {
-  /** how many wait for the session (the node's queries, socket clients' turns): a reader's long transaction yields to them */
+  /** how many of the node's queries wait for the session: a socket client's long transaction yields to them */
   waiting(): number;
+  /**
+   * Runs `fn` holding the session, after every query of the node that waits or comes while it waits:
+   * the socket's clients (idx-query, psql) take their turns in the background, so that a client
+   * back at once after each turn cannot get in ahead of the node's next query.
+   */
+  inBackground<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/** The single connection's holder and the FIFO of those waiting for it. */
+/** The single connection's holder, the FIFO of the node's queries waiting for it, and the socket clients' turns after them. */
 interface Gate {
   held: boolean;
   waiters: (() => void)[];
+  background: (() => void)[];
+}
+
+function release(gate: Gate): void {
+  const next = gate.waiters.shift() ?? gate.background.shift();
+  if (next === undefined) gate.held = false;
+  else next();
 }
 
 function createPgliteDriver(pglite: PGlite, gate: Gate): Driver {
@@ -55,9 +77,7 @@ function createPgliteDriver(pglite: PGlite, gate: Gate): Driver {
       return connection;
     },
     async releaseConnection() {
-      const next = gate.waiters.shift();
-      if (next === undefined) gate.held = false;
-      else next();
+      release(gate);
     },
     async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings) {
       let text = 'begin';

@@ -70,7 +70,7 @@ export async function publishPgliteSocket(
   const socketDir = await chooseSocketDir(dir);
   const server = await createPgliteSocketServer({
     pglite,
-    exclusive: (fn) => db.kysely.connection().execute(() => fn()),
+    exclusive: db.pgliteInBackground ?? ((fn) => db.kysely.connection().execute(() => fn())),
     ...(db.pgliteWaiting && { waiting: db.pgliteWaiting }),
     users: [
       { name: reader.user, password: reader.password, readOnly: true },

@@ -68,6 +68,8 @@ export interface SocketUser {
 
 /** The largest message a client may send: 16 MiB (a GraphQL request's SQL is far smaller; PostgreSQL's own cap is 1 GB). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** how long after a rollback for the node later transactions get the short limit */
+const STRICT_AFTER_OVERTIME_MS = 10_000;
 // a login's messages (startup packet, SASL) are small
 const MAX_LOGIN_MESSAGE = 10_000;
 
@@ -362,12 +364,21 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     }
   }
 
-  /** The client's transaction has had its time and someone waits for the session: the node's writes come first. */
+  // once a client's transaction had to be rolled back for the node, those that follow in the next
+  // seconds get a fifth of the time: a client back at once after each rollback (or several in
+  // turn) would otherwise hold every one of the node's queries of a flush for the whole limit
+  let lastOvertime = -Infinity;
+  const strictTransactionMs = Math.min(200, maxTransactionMs);
+
+  /** The client's transaction has had its time and the node waits for the session: the node's writes come first. */
   function overtime(c: Client): boolean {
-    return c.txSince !== undefined && Date.now() - c.txSince >= maxTransactionMs && waiting() > 0;
+    if (c.txSince === undefined || waiting() === 0) return false;
+    const now = Date.now();
+    return now - c.txSince >= (now - lastOvertime < STRICT_AFTER_OVERTIME_MS ? strictTransactionMs : maxTransactionMs);
   }
 
   async function abortOvertime(c: Client): Promise<void> {
+    lastOvertime = Date.now();
     await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
     c.status = 'I';
     fail(
