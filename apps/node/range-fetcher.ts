@@ -1,7 +1,7 @@
 import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
 import type { HeightRange } from '../../domain/blocks/next-range.ts';
 import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
-import { fetchRange, type FetchedRange, type FetchRangeOptions } from './fetch-range.ts';
+import { fetchRange, type FetchedRange, type FetchRangeOptions } from './families/ethereum/fetch-range.ts';
 
 /** Fetches ranges for the indexing loop: in this thread, or spread over `--workers` threads. */
 export interface RangeFetcher<Plan = FetchPlan, Fetched = FetchedRange> {

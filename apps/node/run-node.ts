@@ -16,7 +16,7 @@ import { findMultichain, loadProject, type LoadedProject } from '../../infra/pro
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { dictionaryUrls } from './dictionary-urls.ts';
 import { familyOfKinds } from '../../domain/chains/chain-family.ts';
-import { connectEthereumChain } from './families/ethereum-chain.ts';
+import { connectEthereumChain } from './families/ethereum/ethereum-chain.ts';
 import type { AnyNodeChain } from './families/node-chain.ts';
 import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
@@ -177,7 +177,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     const chain: AnyNodeChain =
       familyName === 'substrate'
         ? // loaded only for Substrate projects: @polkadot/types costs every other start a second and 40 MB
-          await (await import('./families/substrate-chain.ts')).connectSubstrateChain(network, project, options, log, ctx.signal)
+          await (await import('./families/substrate/substrate-chain.ts')).connectSubstrateChain(network, project, options, log, ctx.signal)
         : await connectEthereumChain(network, options, log, ctx.signal, ctx.version);
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;

@@ -3,7 +3,7 @@ import type { EntityData, EntityStore, FlushBatch, StoreOperation } from '../../
 import { createStoreCache, type StoreCache } from '../../domain/entities/store-cache.ts';
 import type { DataSource, Template } from '../../domain/project/project-model.ts';
 import type { BlockRunner, CreatedDataSource } from '../../apps/node/indexing/block-processor.ts';
-import { createEthereumFamily } from '../../apps/node/families/ethereum-family.ts';
+import { createEthereumFamily } from '../../apps/node/families/ethereum/ethereum-family.ts';
 import type { BlockContent, HandlerCall } from '../../domain/mapping/handler-call.ts';
 import { createIndexer, type IndexerSettings } from '../../apps/node/indexing/indexer.ts';
 import { createIndexerStatus } from '../../apps/node/indexer-status.ts';

@@ -1,9 +1,9 @@
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
-import type { StoreCache } from '../../domain/entities/store-cache.ts';
-import { IdxError } from '../../domain/errors.ts';
-import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
+import type { StoreCache } from '../../../../domain/entities/store-cache.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import type { MappingHost } from '../../../../domain/mapping/mapping-host.ts';
 import type { BlockExtrasLoader } from './block-extras.ts';
-import type { Logger } from '../../infra/logging/create-logger.ts';
+import type { Logger } from '../../../../infra/logging/create-logger.ts';
 
 export interface MappingHostDeps {
   cache: StoreCache;

@@ -1,11 +1,11 @@
-import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import { IdxError, type ErrorCode } from '../../domain/errors.ts';
-import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
-import type { RpcClientOptions } from '../../infra/rpc/create-rpc-client.ts';
-import { siblingModule, startModuleWorker } from '../../infra/threads/start-module-worker.ts';
-import { workerFor } from '../../domain/blocks/next-range.ts';
+import type { HeightRange } from '../../../../domain/blocks/next-range.ts';
+import { IdxError, type ErrorCode } from '../../../../domain/errors.ts';
+import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
+import type { RpcClientOptions } from '../../../../infra/rpc/create-rpc-client.ts';
+import { siblingModule, startModuleWorker } from '../../../../infra/threads/start-module-worker.ts';
+import { workerFor } from '../../../../domain/blocks/next-range.ts';
 import type { FetchedRange, FetchRangeOptions } from './fetch-range.ts';
-import type { RangeFetcher } from './range-fetcher.ts';
+import type { RangeFetcher } from '../../range-fetcher.ts';
 
 export interface FetchRequest {
   id: number;

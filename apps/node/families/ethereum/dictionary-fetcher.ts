@@ -1,7 +1,7 @@
-import { narrowPlan } from '../../domain/chains/ethereum/dictionary-query.ts';
-import type { DictionaryClient, DictionaryMetadata } from '../../infra/dictionary/create-dictionary-client.ts';
-import type { Logger } from '../../infra/logging/create-logger.ts';
-import type { RangeFetcher } from './range-fetcher.ts';
+import { narrowPlan } from '../../../../domain/chains/ethereum/dictionary-query.ts';
+import type { DictionaryClient, DictionaryMetadata } from '../../../../infra/dictionary/create-dictionary-client.ts';
+import type { Logger } from '../../../../infra/logging/create-logger.ts';
+import type { RangeFetcher } from '../../range-fetcher.ts';
 
 export interface DictionaryFetcherOptions {
   /** in order of preference: the first that serves this chain is used */
