@@ -7,7 +7,7 @@ import { createEthereumFamily } from '../../apps/node/families/ethereum/ethereum
 import type { BlockContent, HandlerCall } from '../../domain/mapping/handler-call.ts';
 import { createIndexer, type IndexerSettings } from '../../apps/node/indexing/indexer.ts';
 import { createIndexerStatus } from '../../apps/node/indexer-status.ts';
-import type { RangeFetcher } from '../../apps/node/range-fetcher.ts';
+import type { EthereumRangeFetcher } from '../../apps/node/families/ethereum/local-fetcher.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 
 /**
@@ -53,7 +53,7 @@ export function createFakeChain(length: number) {
         logsComplete: false,
         blocks: new Map(blocks.slice(range.from, range.to + 1).map((b) => [b.height, { ...b, transactionHashes: [] } as never])),
       }),
-    } satisfies RangeFetcher,
+    } satisfies EthereumRangeFetcher,
   };
 }
 

@@ -9,7 +9,7 @@ import { checkStoredGenesis, verifyChainRetrying } from '../../../../infra/rpc/v
 import { createBlockExtrasLoader } from './block-extras.ts';
 import { createDictionaryFetcher } from './dictionary-fetcher.ts';
 import type { NodeOptions } from '../../node-options.ts';
-import { createLocalFetcher } from '../../range-fetcher.ts';
+import { createLocalFetcher } from './local-fetcher.ts';
 import { createWorkerFetcher } from './worker-fetcher.ts';
 import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts';
 import type { NodeChain } from '../node-chain.ts';

@@ -7,7 +7,7 @@ import type { LoadedProject } from '../../../../infra/project/load-project.ts';
 import { loadChainTypes } from '../../../../infra/chains/substrate/load-chain-types.ts';
 import { checkStoredGenesis } from '../../../../infra/rpc/verify-chain.ts';
 import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../../fetch-retry.ts';
-import { mappingStoreOf } from '../ethereum/create-mapping-host.ts';
+import { mappingStoreOf } from '../mapping-store.ts';
 import type { NodeOptions } from '../../node-options.ts';
 import type { NodeChain } from '../node-chain.ts';
 import { chainClients, chainUnreachable } from '../chain-clients.ts';
