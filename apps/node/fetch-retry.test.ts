@@ -5,7 +5,7 @@ import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { DEFAULT_FETCH_RETRY, nextFetchRetry } from './fetch-retry.ts';
-import { createEthereumFamily } from './families/ethereum-family.ts';
+import { createEthereumFamily } from './families/ethereum/ethereum-family.ts';
 import { createIndexer } from './indexing/indexer.ts';
 import { createIndexerStatus } from './indexer-status.ts';
 

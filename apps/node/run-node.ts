@@ -16,8 +16,7 @@ import { findMultichain, loadProject, type LoadedProject } from '../../infra/pro
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { dictionaryUrls } from './dictionary-urls.ts';
 import { familyOfKinds } from '../../domain/chains/chain-family.ts';
-import { connectEthereumChain } from './families/ethereum-chain.ts';
-import type { AnyNodeChain } from './families/node-chain.ts';
+import { nodeFamilies } from './families/registry.ts';
 import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { recordingProblems, type LoggedProblem } from './last-problem.ts';
@@ -174,11 +173,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       project.manifestPath,
       ctx.variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node',
     );
-    const chain: AnyNodeChain =
-      familyName === 'substrate'
-        ? // loaded only for Substrate projects: @polkadot/types costs every other start a second and 40 MB
-          await (await import('./families/substrate-chain.ts')).connectSubstrateChain(network, project, options, log, ctx.signal)
-        : await connectEthereumChain(network, options, log, ctx.signal, ctx.version);
+    const chain = await nodeFamilies[familyName].connect({ network, project, options, log, signal: ctx.signal, version: ctx.version });
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
     facts.chainSdkVersion = chain.chainSdkVersion;

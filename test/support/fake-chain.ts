@@ -3,11 +3,11 @@ import type { EntityData, EntityStore, FlushBatch, StoreOperation } from '../../
 import { createStoreCache, type StoreCache } from '../../domain/entities/store-cache.ts';
 import type { DataSource, Template } from '../../domain/project/project-model.ts';
 import type { BlockRunner, CreatedDataSource } from '../../apps/node/indexing/block-processor.ts';
-import { createEthereumFamily } from '../../apps/node/families/ethereum-family.ts';
+import { createEthereumFamily } from '../../apps/node/families/ethereum/ethereum-family.ts';
 import type { BlockContent, HandlerCall } from '../../domain/mapping/handler-call.ts';
 import { createIndexer, type IndexerSettings } from '../../apps/node/indexing/indexer.ts';
 import { createIndexerStatus } from '../../apps/node/indexer-status.ts';
-import type { RangeFetcher } from '../../apps/node/range-fetcher.ts';
+import type { EthereumRangeFetcher } from '../../apps/node/families/ethereum/local-fetcher.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 
 /**
@@ -53,7 +53,7 @@ export function createFakeChain(length: number) {
         logsComplete: false,
         blocks: new Map(blocks.slice(range.from, range.to + 1).map((b) => [b.height, { ...b, transactionHashes: [] } as never])),
       }),
-    } satisfies RangeFetcher,
+    } satisfies EthereumRangeFetcher,
   };
 }
 

@@ -17,7 +17,7 @@ t.test('--scale-batch-size halves batches under memory pressure and grows them b
 /** An indexer over 30 blocks of a fake chain, each block's handler taking `blockMs`, with a store recording each commit. */
 async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flushIntervalMs: number }, blockMs: number, flushMs: number) {
   const { createIndexer } = await import('./indexer.ts');
-  const { createEthereumFamily } = await import('../families/ethereum-family.ts');
+  const { createEthereumFamily } = await import('../families/ethereum/ethereum-family.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
   const { createIndexerStatus } = await import('../indexer-status.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');
@@ -113,7 +113,7 @@ t.test('slow handlers in a long range: blocks commit every --store-flush-interva
  */
 async function resumeRun(opts: { branch: string; best: () => number; stored?: unknown; kept?: unknown; unfinalizedBlocks?: boolean }) {
   const { createIndexer } = await import('./indexer.ts');
-  const { createEthereumFamily } = await import('../families/ethereum-family.ts');
+  const { createEthereumFamily } = await import('../families/ethereum/ethereum-family.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
   const { createIndexerStatus } = await import('../indexer-status.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');

@@ -1,8 +1,8 @@
-import { IdxError } from '../../domain/errors.ts';
-import type { EthBlock, EthLog } from '../../domain/chains/ethereum/chain-data.ts';
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
-import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import type { EthBlock, EthLog } from '../../../../domain/chains/ethereum/chain-data.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
+import type { HeightRange } from '../../../../domain/blocks/next-range.ts';
+import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
 import { verifyAgainstHeaders } from './verify-against-headers.ts';
 
 /** What was fetched for a range: the blocks a handler may need, by height, with their logs. */

@@ -1,5 +1,5 @@
-import type { EthBlock, EthLog, LogQuery } from '../../domain/chains/ethereum/chain-data.ts';
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
+import type { EthBlock, EthLog, LogQuery } from '../../../../domain/chains/ethereum/chain-data.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
 import {
   BLOOM_BYTES,
   bloomAdmits,
@@ -9,10 +9,10 @@ import {
   parseBloom,
   sameBloom,
   type Bloom,
-} from '../../domain/chains/ethereum/logs-bloom.ts';
-import { receiptsRoot } from '../../domain/chains/ethereum/receipts-root.ts';
-import { matchesLogQuery } from '../../domain/chains/ethereum/match-log-query.ts';
-import { IdxError } from '../../domain/errors.ts';
+} from '../../../../domain/chains/ethereum/logs-bloom.ts';
+import { receiptsRoot } from '../../../../domain/chains/ethereum/receipts-root.ts';
+import { matchesLogQuery } from '../../../../domain/chains/ethereum/match-log-query.ts';
+import { IdxError } from '../../../../domain/errors.ts';
 
 /** What one fetch brought, and how: enough to hold the logs up against their blocks' headers. */
 export interface FetchedLogs {

@@ -1,7 +1,7 @@
-import type { EthLog, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
-import type { BlockExtras } from '../../domain/chains/ethereum/compile-data-sources.ts';
-import { IdxError } from '../../domain/errors.ts';
+import type { EthLog, EthTransaction } from '../../../../domain/chains/ethereum/chain-data.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
+import type { BlockExtras } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
+import { IdxError } from '../../../../domain/errors.ts';
 import type { FetchedRange } from './fetch-range.ts';
 
 /** The block data a mapping asked for: the block's full transactions and/or every log of it. */

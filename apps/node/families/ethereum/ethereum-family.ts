@@ -1,11 +1,17 @@
-import type { ChainFamily } from '../../../domain/chains/chain-family.ts';
-import type { BlockContent, HandlerCall, JsonAbi } from '../../../domain/mapping/handler-call.ts';
-import { compileDataSource, matchHandlers, planFetch, type CompiledDataSource, type FetchPlan } from '../../../domain/chains/ethereum/compile-data-sources.ts';
-import { cronDue } from '../../../domain/project/cron-schedule.ts';
-import type { Keccak256 } from '../../../domain/chains/ethereum/filters.ts';
-import type { DataSource } from '../../../domain/project/project-model.ts';
-import type { BlockExtrasLoader } from '../block-extras.ts';
-import type { FetchedRange } from '../fetch-range.ts';
+import type { ChainFamily } from '../../../../domain/chains/chain-family.ts';
+import type { BlockContent, HandlerCall, JsonAbi } from '../../../../domain/mapping/handler-call.ts';
+import {
+  compileDataSource,
+  matchHandlers,
+  planFetch,
+  type CompiledDataSource,
+  type FetchPlan,
+} from '../../../../domain/chains/ethereum/compile-data-sources.ts';
+import { cronDue } from '../../../../domain/project/cron-schedule.ts';
+import type { Keccak256 } from '../../../../domain/chains/ethereum/filters.ts';
+import type { DataSource } from '../../../../domain/project/project-model.ts';
+import type { BlockExtrasLoader } from './block-extras.ts';
+import type { FetchedRange } from './fetch-range.ts';
 
 /** An EVM data source ready for matching, with the ABI that decodes its handlers' args. */
 export interface EthereumSource {

@@ -1,7 +1,7 @@
 import t from 'tap';
-import type { EthBlock, EthLog, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
-import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
+import type { EthBlock, EthLog, EthTransaction } from '../../../../domain/chains/ethereum/chain-data.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
+import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
 import { createBlockExtrasLoader } from './block-extras.ts';
 import { fetchRange } from './fetch-range.ts';
 

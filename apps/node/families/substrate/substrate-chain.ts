@@ -1,20 +1,20 @@
 import { resolve } from 'node:path';
-import { IdxError } from '../../../domain/errors.ts';
-import { unknownFilterNames } from '../../../domain/chains/substrate/unknown-filter-names.ts';
-import { createSubstrateSource } from '../../../infra/chains/substrate/create-substrate-source.ts';
-import type { Logger } from '../../../infra/logging/create-logger.ts';
-import type { LoadedProject } from '../../../infra/project/load-project.ts';
-import { loadChainTypes } from '../../../infra/chains/substrate/load-chain-types.ts';
-import { checkStoredGenesis } from '../../../infra/rpc/verify-chain.ts';
-import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../fetch-retry.ts';
-import { mappingStoreOf } from '../create-mapping-host.ts';
-import type { NodeOptions } from '../node-options.ts';
-import type { NodeChain } from './node-chain.ts';
-import { chainClients, chainUnreachable } from './chain-clients.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import { unknownFilterNames } from '../../../../domain/chains/substrate/unknown-filter-names.ts';
+import { createSubstrateSource } from '../../../../infra/chains/substrate/create-substrate-source.ts';
+import type { Logger } from '../../../../infra/logging/create-logger.ts';
+import type { LoadedProject } from '../../../../infra/project/load-project.ts';
+import { loadChainTypes } from '../../../../infra/chains/substrate/load-chain-types.ts';
+import { checkStoredGenesis } from '../../../../infra/rpc/verify-chain.ts';
+import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../../fetch-retry.ts';
+import { mappingStoreOf } from '../mapping-store.ts';
+import type { NodeOptions } from '../../node-options.ts';
+import type { NodeChain } from '../node-chain.ts';
+import { chainClients, chainUnreachable } from '../chain-clients.ts';
 import { createSubstrateFamily, type SubstrateFetched, type SubstratePlan } from './substrate-family.ts';
-import { readCustomSources } from '../../../infra/project/read-custom-sources.ts';
-import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../domain/chains/substrate/match-substrate-handlers.ts';
-import type { SubstrateBlock } from '../../../domain/chains/substrate/substrate-block.ts';
+import { readCustomSources } from '../../../../infra/project/read-custom-sources.ts';
+import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
+import type { SubstrateBlock } from '../../../../domain/chains/substrate/substrate-block.ts';
 
 type Network = NonNullable<LoadedProject['manifest']['network']>;
 

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { IdxError } from '../../domain/errors.ts';
-import { createEthereumSource } from '../../infra/chains/ethereum/create-ethereum-source.ts';
-import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import { createEthereumSource } from '../../../../infra/chains/ethereum/create-ethereum-source.ts';
+import { createRpcClient } from '../../../../infra/rpc/create-rpc-client.ts';
 import { fetchRange } from './fetch-range.ts';
 import type { FetchRequest, FetchResponse, FetchWorkerData } from './worker-fetcher.ts';
 

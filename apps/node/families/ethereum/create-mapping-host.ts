@@ -1,9 +1,10 @@
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
-import type { StoreCache } from '../../domain/entities/store-cache.ts';
-import { IdxError } from '../../domain/errors.ts';
-import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
+import type { StoreCache } from '../../../../domain/entities/store-cache.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import type { MappingHost } from '../../../../domain/mapping/mapping-host.ts';
 import type { BlockExtrasLoader } from './block-extras.ts';
-import type { Logger } from '../../infra/logging/create-logger.ts';
+import type { Logger } from '../../../../infra/logging/create-logger.ts';
+import { mappingStoreOf } from '../mapping-store.ts';
 
 export interface MappingHostDeps {
   cache: StoreCache;
@@ -16,21 +17,6 @@ export interface MappingHostDeps {
   currentHeight: () => number;
   createDynamicDatasource: (template: string, args: Record<string, unknown>) => void;
   extras: Pick<BlockExtrasLoader, 'load'>;
-}
-
-/** The mappings' `store`, over the cache; writes are stamped with the height of the block running. */
-export function mappingStoreOf(cache: StoreCache, currentHeight: () => number): MappingHost['store'] {
-  return {
-    get: (entity, id) => cache.get(entity, id),
-    getByField: (entity, field, value, options) => cache.getByField(entity, field, value, options),
-    getByFields: (entity, filters, options) => cache.getByFields(entity, filters, options),
-    getOneByField: (entity, field, value) => cache.getOneByField(entity, field, value),
-    set: async (entity, id, data) => cache.set(entity, id, data, currentHeight()),
-    bulkCreate: async (entity, records) => cache.bulkCreate(entity, records, currentHeight()),
-    bulkUpdate: (entity, records, fields) => cache.bulkUpdate(entity, records, currentHeight(), fields),
-    remove: async (entity, id) => cache.remove(entity, id, currentHeight()),
-    bulkRemove: async (entity, ids) => cache.bulkRemove(entity, ids, currentHeight()),
-  };
 }
 
 /** The node's side of the sandbox: store calls go to the cache, chain reads to the source. */

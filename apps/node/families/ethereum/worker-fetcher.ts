@@ -1,11 +1,11 @@
-import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import { IdxError, type ErrorCode } from '../../domain/errors.ts';
-import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
-import type { RpcClientOptions } from '../../infra/rpc/create-rpc-client.ts';
-import { siblingModule, startModuleWorker } from '../../infra/threads/start-module-worker.ts';
-import { workerFor } from '../../domain/blocks/next-range.ts';
+import type { HeightRange } from '../../../../domain/blocks/next-range.ts';
+import { IdxError, type ErrorCode } from '../../../../domain/errors.ts';
+import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
+import type { RpcClientOptions } from '../../../../infra/rpc/create-rpc-client.ts';
+import { siblingModule, startModuleWorker } from '../../../../infra/threads/start-module-worker.ts';
+import { workerFor } from '../../../../domain/blocks/next-range.ts';
 import type { FetchedRange, FetchRangeOptions } from './fetch-range.ts';
-import type { RangeFetcher } from './range-fetcher.ts';
+import type { EthereumRangeFetcher } from './local-fetcher.ts';
 
 export interface FetchRequest {
   id: number;
@@ -26,7 +26,7 @@ export interface FetchWorkerData {
   fetch: FetchRangeOptions;
 }
 
-export function createWorkerFetcher(workers: number, rpc: FetchWorkerData['rpc'], fetch: FetchRangeOptions = {}): RangeFetcher {
+export function createWorkerFetcher(workers: number, rpc: FetchWorkerData['rpc'], fetch: FetchRangeOptions = {}): EthereumRangeFetcher {
   const worker = siblingModule('fetch-worker', import.meta.url);
   const pending = new Map<number, { worker: number; resolve: (f: FetchedRange) => void; reject: (e: Error) => void }>();
   const failed = new Map<number, IdxError>();

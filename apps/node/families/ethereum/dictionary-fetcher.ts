@@ -1,7 +1,7 @@
-import { narrowPlan } from '../../domain/chains/ethereum/dictionary-query.ts';
-import type { DictionaryClient, DictionaryMetadata } from '../../infra/dictionary/create-dictionary-client.ts';
-import type { Logger } from '../../infra/logging/create-logger.ts';
-import type { RangeFetcher } from './range-fetcher.ts';
+import { narrowPlan } from '../../../../domain/chains/ethereum/dictionary-query.ts';
+import type { DictionaryClient, DictionaryMetadata } from '../../../../infra/dictionary/create-dictionary-client.ts';
+import type { Logger } from '../../../../infra/logging/create-logger.ts';
+import type { EthereumRangeFetcher } from './local-fetcher.ts';
 
 export interface DictionaryFetcherOptions {
   /** in order of preference: the first that serves this chain is used */
@@ -21,7 +21,7 @@ export interface DictionaryFetcherOptions {
  * match). Whatever the dictionary cannot answer — beyond its height, another chain, an error —
  * is fetched from the chain as without it: a dictionary can make indexing faster, never wrong.
  */
-export function createDictionaryFetcher(inner: RangeFetcher, options: DictionaryFetcherOptions): RangeFetcher {
+export function createDictionaryFetcher(inner: EthereumRangeFetcher, options: DictionaryFetcherOptions): EthereumRangeFetcher {
   const { logger } = options;
   const now = options.now ?? Date.now;
   const refreshMs = options.refreshMs ?? 10_000;

@@ -1,13 +1,13 @@
 import t from 'tap';
 import { keccak256, toHex } from 'viem/utils';
-import type { ChainSource } from '../../domain/chains/ethereum/chain-source.ts';
-import type { EthLog } from '../../domain/chains/ethereum/chain-data.ts';
-import { IdxError } from '../../domain/errors.ts';
-import type { FetchPlan } from '../../domain/chains/ethereum/compile-data-sources.ts';
-import { makeErc20Workload } from '../../devchain/make-erc20-workload.ts';
-import { createEthereumSource } from '../../infra/chains/ethereum/create-ethereum-source.ts';
-import { createRpcClient } from '../../infra/rpc/create-rpc-client.ts';
-import { anvilForTest } from '../../test/support/anvil.ts';
+import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
+import type { EthLog } from '../../../../domain/chains/ethereum/chain-data.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
+import { makeErc20Workload } from '../../../../devchain/make-erc20-workload.ts';
+import { createEthereumSource } from '../../../../infra/chains/ethereum/create-ethereum-source.ts';
+import { createRpcClient } from '../../../../infra/rpc/create-rpc-client.ts';
+import { anvilForTest } from '../../../../test/support/anvil.ts';
 import { fetchRange } from './fetch-range.ts';
 
 const TRANSFER = keccak256(toHex('Transfer(address,address,uint256)'));

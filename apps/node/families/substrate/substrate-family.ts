@@ -1,12 +1,12 @@
-import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
+import type { ChainFamily, FetchedBlocks } from '../../../../domain/chains/chain-family.ts';
 import {
   compileSubstrateSource,
   matchSubstrateHandlers,
   type CustomSourceContext,
   type SubstrateCompiledSource,
   type SubstrateHandlerCall,
-} from '../../../domain/chains/substrate/match-substrate-handlers.ts';
-import type { SubstrateBlock } from '../../../domain/chains/substrate/substrate-block.ts';
+} from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
+import type { SubstrateBlock } from '../../../../domain/chains/substrate/substrate-block.ts';
 
 /** Substrate ranges are fetched whole (blocks with their events): the plan is only the range. */
 export interface SubstratePlan {

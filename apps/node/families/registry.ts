@@ -1,0 +1,36 @@
+import type { ChainFamilyName } from '../../../domain/chains/chain-family.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { LoadedProject } from '../../../infra/project/load-project.ts';
+import type { NodeOptions } from '../node-options.ts';
+import type { AnyNodeChain } from './node-chain.ts';
+
+/** What a family is given to reach its chain. */
+export interface ConnectChainInput {
+  network: NonNullable<LoadedProject['manifest']['network']>;
+  project: LoadedProject;
+  options: NodeOptions;
+  log: Logger;
+  /** aborting stops the start-up's retries */
+  signal: AbortSignal;
+  /** idx's version, for `/meta`'s chainSdkVersion */
+  version: string;
+}
+
+/** A chain family, as the node starts it: the rest of its parts come with the chain it connects. */
+export interface NodeFamily {
+  connect(input: ConnectChainInput): Promise<AnyNodeChain>;
+}
+
+/**
+ * The chain families the node indexes, by the name `familyOfKinds` gives a project. Each family's
+ * code is imported only when a project needs it: @polkadot/types would cost every EVM start a
+ * second and 40 MB.
+ */
+export const nodeFamilies: Record<ChainFamilyName, NodeFamily> = {
+  ethereum: {
+    connect: async (c) => (await import('./ethereum/ethereum-chain.ts')).connectEthereumChain(c.network, c.options, c.log, c.signal, c.version),
+  },
+  substrate: {
+    connect: async (c) => (await import('./substrate/substrate-chain.ts')).connectSubstrateChain(c.network, c.project, c.options, c.log, c.signal),
+  },
+};
