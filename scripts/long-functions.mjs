@@ -63,10 +63,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const args = process.argv.slice(2);
   const minLines = Number(args.find((a) => /^\d+$/.test(a)) ?? 150);
   const list = longFunctions(minLines);
-  if (args.includes('--json')) {
-    process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-  } else {
-    for (const f of list) process.stdout.write(`${String(f.lines).padStart(5)}  ${f.file}:${f.line}  ${f.name}\n`);
-    process.stdout.write(`${list.length} function(s) over ${minLines} lines\n`);
-  }
+  const text = args.includes('--json')
+    ? `${JSON.stringify(list, null, 2)}\n`
+    : `${list.map((f) => `${String(f.lines).padStart(5)}  ${f.file}:${f.line}  ${f.name}\n`).join('')}${list.length} function(s) over ${minLines} lines\n`;
+  process.stdout.write(text);
 }
