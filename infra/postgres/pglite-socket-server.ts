@@ -1,11 +1,32 @@
 import { randomInt } from 'node:crypto';
-import { chmod, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 import { createChunkQueue, type ChunkQueue } from './chunk-queue.ts';
-import { readerRefusal } from './reader-sql.ts';
-import { createScramSecret, SCRAM_MECHANISM, startScram, type ScramExchange, type ScramSecret } from './scram-server.ts';
-import { quoteIdent } from './sql.ts';
+import { listenSocket } from './listen-socket.ts';
+import {
+  afterReadyForQuery,
+  cstring,
+  dataRows,
+  EMPTY,
+  errorResponse,
+  greeting,
+  int32,
+  message,
+  parseStartup,
+  readyForQuery,
+  rollbackAll,
+  scanAnswer,
+  simpleQuery,
+  type TxStatus,
+} from './pg-wire.ts';
+import { createScramSecret, SCRAM_MECHANISM, type ScramExchange, type ScramSecret } from './scram-server.ts';
+import { loginStep } from './socket-login.ts';
+import { createSocketChannels } from './socket-channels.ts';
+import { parseListen, READ_ONLY_AGAIN, readerUnitRefusal, settingsSql, TRANSACTION_READ_ONLY } from './socket-session-sql.ts';
+import { createTransactionYield } from './transaction-yield.ts';
+
+export { parseListen } from './socket-session-sql.ts';
 
 /**
  * Serves one in-process PGlite to other processes over the PostgreSQL wire protocol, so that
@@ -68,8 +89,6 @@ export interface SocketUser {
 
 /** The largest message a client may send: 16 MiB (a GraphQL request's SQL is far smaller; PostgreSQL's own cap is 1 GB). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-/** how long after a rollback for the node later transactions get the short limit */
-const STRICT_AFTER_OVERTIME_MS = 10_000;
 // a login's messages (startup packet, SASL) are small
 const MAX_LOGIN_MESSAGE = 10_000;
 
@@ -81,20 +100,10 @@ export interface PgliteSocketServer {
   close(): Promise<void>;
 }
 
-const EMPTY = Buffer.alloc(0);
-const READ_ONLY_AGAIN = simpleQuery(`select set_config('default_transaction_read_only', 'on', false), set_config('standard_conforming_strings', 'on', false)`);
-// and gives the session back its defaults at once, in the transaction if there is one (a rollback then restores READ_ONLY_AGAIN's)
-const TRANSACTION_READ_ONLY = simpleQuery(
-  `select current_setting('transaction_read_only'); reset default_transaction_read_only; reset standard_conforming_strings`,
-);
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const CANCEL_REQUEST = 80877102;
 const PROTOCOL_3 = 196608;
-// Startup parameters that are not settings.
-const NOT_SETTINGS = new Set(['user', 'database', 'options', 'replication', 'client_encoding', 'application_name', 'fallback_application_name']);
-
-type TxStatus = 'I' | 'T' | 'E';
 
 interface Client {
   socket: Socket;
@@ -137,60 +146,21 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   const maxTransactionMs = options.maxTransactionMs ?? 1000;
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const loginTimeoutMs = options.loginTimeoutMs ?? 30_000;
-  const waiting = options.waiting ?? (() => 0);
+  const yieldRule = createTransactionYield(maxTransactionMs, options.waiting ?? (() => 0));
   const users = new Map(options.users.map((u) => [u.name, u]));
   // derived once per server run: a login then costs two HMACs
   const secrets = new Map(options.users.map((u) => [u.name, createScramSecret(u.password)]));
   const clients = new Set<Client>();
-  const listeners = new Map<string, Set<Client>>();
   const secret = randomInt(2 ** 31);
+  const channels = createSocketChannels(pglite, raw, exclusive);
 
   const [info] = await exclusive(
     async () => (await pglite.query<{ v: string; tz: string }>(`select current_setting('server_version') as v, current_setting('TimeZone') as tz`)).rows,
   );
-  const greeting = (user: SocketUser) =>
-    Buffer.concat([
-      message('R', int32(0)),
-      ...Object.entries({
-        server_version: info?.v ?? '16',
-        server_encoding: 'UTF8',
-        client_encoding: 'UTF8',
-        DateStyle: 'ISO, MDY',
-        IntervalStyle: 'postgres',
-        integer_datetimes: 'on',
-        standard_conforming_strings: 'on',
-        TimeZone: info?.tz ?? 'UTC',
-        is_superuser: user.readOnly ? 'off' : 'on',
-        session_authorization: user.name,
-        default_transaction_read_only: user.readOnly ? 'on' : 'off',
-      }).map(([k, v]) => message('S', cstring(k), cstring(v))),
-      message('K', int32(process.pid), int32(secret)),
-      readyForQuery('I'),
-    ]);
+  const server = { version: info?.v ?? '16', timeZone: info?.tz ?? 'UTC', pid: process.pid, secret };
 
-  const offNotification = pglite.onNotification((channel, payload) => {
-    const to = listeners.get(channel);
-    if (to === undefined) return;
-    const note = message('A', int32(process.pid), cstring(channel), cstring(payload));
-    for (const c of to) if (!c.closed) c.socket.write(note);
-  });
-
-  const server: Server = createServer((socket) => {
-    const client: Client = {
-      socket,
-      queue: createChunkQueue(),
-      phase: 'startup',
-      pending: [],
-      pendingBytes: 0,
-      pendingExecutes: 0,
-      units: [],
-      unitBytes: 0,
-      running: false,
-      closed: false,
-      status: 'I',
-      settings: '',
-      channels: new Set(),
-    };
+  const listening: Server = createServer((socket) => {
+    const client = newClient(socket);
     clients.add(client);
     client.loginTimer = setTimeout(() => fail(client, `no login within ${loginTimeoutMs / 1000} s`, '08P01'), loginTimeoutMs);
     socket.setNoDelay(true);
@@ -276,26 +246,18 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     }
   }
 
-  /** The SCRAM exchange: the client's first message, then its proof. */
+  /** The SCRAM exchange (socket-login.ts); once done, the greeting. */
   function login(c: Client, type: string, body: Buffer): void {
-    const denied = () => fail(c, `password authentication failed for user "${c.user!.name}"`, '28P01');
-    if (type !== 'p') return denied();
-    if (c.scram === undefined) {
-      const mechanism = body.toString('utf8', 0, Math.max(0, body.indexOf(0)));
-      const at = body.indexOf(0) + 1;
-      if (mechanism !== SCRAM_MECHANISM || at <= 0 || at + 4 > body.length) return denied();
-      const size = body.readInt32BE(at);
-      const exchange = startScram(c.secret!, body.toString('utf8', at + 4, at + 4 + Math.max(0, size)));
-      if (exchange === undefined) return denied();
-      c.scram = exchange;
-      c.socket.write(message('R', int32(11), Buffer.from(exchange.serverFirst, 'utf8')));
+    const step = loginStep(c.secret!, c.scram, type, body);
+    if (step === undefined) return fail(c, `password authentication failed for user "${c.user!.name}"`, '28P01');
+    if ('exchange' in step) {
+      c.scram = step.exchange;
+      c.socket.write(step.reply);
       return;
     }
-    const final = c.scram.finish(body.toString('utf8'));
-    if (final === undefined) return denied();
     clearTimeout(c.loginTimer);
     c.phase = 'ready';
-    c.socket.write(Buffer.concat([message('R', int32(12), Buffer.from(final, 'utf8')), greeting(c.user!)]));
+    c.socket.write(Buffer.concat([step.done, greeting(server, c.user!)]));
   }
 
   /** Runs a client's units, holding the session from a unit until the client is idle again. */
@@ -326,7 +288,7 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
               }
               if (c.closed) {
                 // a client gone mid-transaction leaves nothing behind (Sync ends a half-sent extended query)
-                if (c.status !== 'I') await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+                if (c.status !== 'I') await raw(rollbackAll());
                 return;
               }
               // idle: the session goes back to the node and the other clients
@@ -335,7 +297,7 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
                 const next = await nextUnit(c);
                 if (next === 'overtime') return await abortOvertime(c);
                 if (next === 'idle') {
-                  await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+                  await raw(rollbackAll());
                   fail(c, `idle in a transaction for more than ${idleInTransactionMs / 1000} s; rolled back to free the embedded database`, '25P03');
                   return;
                 }
@@ -364,22 +326,12 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     }
   }
 
-  // once a client's transaction had to be rolled back for the node, those that follow in the next
-  // seconds get a fifth of the time: a client back at once after each rollback (or several in
-  // turn) would otherwise hold every one of the node's queries of a flush for the whole limit
-  let lastOvertime = -Infinity;
-  const strictTransactionMs = Math.min(200, maxTransactionMs);
-
   /** The client's transaction has had its time and the node waits for the session: the node's writes come first. */
-  function overtime(c: Client): boolean {
-    if (c.txSince === undefined || waiting() === 0) return false;
-    const now = Date.now();
-    return now - c.txSince >= (now - lastOvertime < STRICT_AFTER_OVERTIME_MS ? strictTransactionMs : maxTransactionMs);
-  }
+  const overtime = (c: Client): boolean => yieldRule.overtime(c.txSince);
 
   async function abortOvertime(c: Client): Promise<void> {
-    lastOvertime = Date.now();
-    await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+    yieldRule.rolledBack();
+    await raw(rollbackAll());
     c.status = 'I';
     fail(
       c,
@@ -425,7 +377,7 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
       }
     }
     const listen = unit[0] === 0x51 /* Q */ ? parseListen(unit.subarray(5, unit.length - 1).toString('utf8')) : undefined;
-    if (listen !== undefined) return { data: await applyListen(c, listen), changedSettings: false };
+    if (listen !== undefined) return { data: await channels.apply(c, listen), changedSettings: false };
     // A reader's query goes between two of ours, in the same call: before it, transactions it starts
     // are read-only again whatever it did before (not mid-pipeline, where a query would end the
     // pipeline's transaction); after it, whether the transaction it is in is read-only.
@@ -441,58 +393,16 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
       out = out.subarray(0, cut);
     }
     // Notifications reach listeners through onNotification; the bytes go to the client without them.
-    const kept: Buffer[] = [];
-    let status: TxStatus | undefined;
-    let changedSettings = false;
-    for (let at = 0; at + 5 <= out.length;) {
-      const type = out[at]!;
-      const next = at + 1 + out.readInt32BE(at + 1);
-      if (type === 0x5a /* Z */) status = String.fromCharCode(out[at + 5]!) as TxStatus;
-      else if (type === 0x43 /* C */ && /^(SET|RESET)\0/.test(out.toString('latin1', at + 5, at + 11))) changedSettings = true;
-      if (type !== 0x41 /* A */) kept.push(out.subarray(at, next));
-      at = next;
-    }
+    const { data, status, changedSettings } = scanAnswer(out);
     c.status = status;
     if (check !== undefined && status === 'T' && dataRows(check)[0]?.[0] !== 'on') {
       // cannot have written yet: one statement per query, and none of them both opens a transaction and writes
-      await raw(Buffer.concat([message('S'), simpleQuery('rollback')]));
+      await raw(rollbackAll());
       c.status = 'I';
       fail(c, 'this login is read-only, and its transaction was not; rolled back', '25006');
       return { data: EMPTY, changedSettings };
     }
-    return { data: Buffer.concat(kept), changedSettings };
-  }
-
-  async function applyListen(c: Client, cmd: ListenCommand): Promise<Buffer> {
-    const tag = cmd.kind === 'listen' ? 'LISTEN' : 'UNLISTEN';
-    const targets = cmd.kind === 'listen' ? [cmd.channel!] : cmd.channel === undefined ? [...c.channels] : [cmd.channel];
-    for (const channel of targets) {
-      if (cmd.kind === 'listen') {
-        let set = listeners.get(channel);
-        if (set === undefined) {
-          await raw(simpleQuery(`listen ${quoteIdent(channel)}`));
-          listeners.set(channel, (set = new Set()));
-        }
-        set.add(c);
-        c.channels.add(channel);
-      } else {
-        c.channels.delete(channel);
-        await forget(channel, c, true);
-      }
-    }
-    return Buffer.concat([message('C', cstring(tag)), readyForQuery(c.status ?? 'I')]);
-  }
-
-  /** Drops a client from a channel; the session stops listening once nobody does. */
-  async function forget(channel: string, c: Client, locked: boolean): Promise<void> {
-    const set = listeners.get(channel);
-    if (set === undefined) return;
-    set.delete(c);
-    if (set.size > 0) return;
-    listeners.delete(channel);
-    const unlisten = () => raw(simpleQuery(`unlisten ${quoteIdent(channel)}`));
-    if (locked) await unlisten();
-    else await exclusive(unlisten).catch(() => undefined);
+    return { data, changedSettings };
   }
 
   function fail(c: Client, text: string, code = '08P01'): void {
@@ -506,35 +416,13 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
     clearTimeout(c.loginTimer);
     clients.delete(c);
     c.wake?.();
-    for (const channel of c.channels) void forget(channel, c, false);
-    c.channels.clear();
+    channels.drop(c);
     if (!c.socket.destroyed) c.socket.destroy();
   }
 
   const where = options.listen;
-  if ('path' in where) await unlink(where.path).catch(() => undefined); // left by a process that died
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    if ('path' in where) {
-      // the socket file is made while listen() runs: with this umask it is the owner's alone (0600) from the start
-      // (a worker thread may not set the umask: the chmod below then closes the short gap)
-      let umask: number | undefined;
-      try {
-        umask = process.umask(0o177);
-      } catch {
-        umask = undefined;
-      }
-      try {
-        server.listen(where.path, resolve);
-      } finally {
-        if (umask !== undefined) process.umask(umask);
-      }
-    } else server.listen(where.port, where.host, resolve);
-  });
-  if ('path' in where) await chmod(where.path, 0o600);
-  server.on('error', (err) => options.onError?.(err));
-  const bound = server.address();
-  const address = 'path' in where ? { path: where.path } : { host: where.host, port: typeof bound === 'object' && bound !== null ? bound.port : where.port };
+  const address = await listenSocket(listening, where);
+  listening.on('error', (err) => options.onError?.(err));
 
   return {
     address,
@@ -542,8 +430,8 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
       return clients.size;
     },
     async close() {
-      offNotification();
-      const closing = new Promise<void>((resolve) => server.close(() => resolve()));
+      channels.close();
+      const closing = new Promise<void>((resolve) => listening.close(() => resolve()));
       for (const c of [...clients]) fail(c, 'the node is shutting down', '57P01');
       await closing;
       if ('path' in where) await unlink(where.path).catch(() => undefined);
@@ -551,120 +439,20 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   };
 }
 
-interface ListenCommand {
-  kind: 'listen' | 'unlisten';
-  /** undefined for `UNLISTEN *` */
-  channel?: string;
-}
-
-/** A simple query that is exactly one LISTEN or UNLISTEN, with the channel as PostgreSQL reads it. */
-export function parseListen(sql: string): ListenCommand | undefined {
-  const m = /^\s*(listen|unlisten)\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*|\*)\s*;?\s*$/i.exec(sql);
-  if (m === null) return undefined;
-  const kind = m[1]!.toLowerCase() as ListenCommand['kind'];
-  const name = m[2]!;
-  if (name === '*') return kind === 'unlisten' ? { kind } : undefined;
-  const channel = name.startsWith('"') ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
-  return { kind, channel };
-}
-
-/** Why a reader's unit of messages may not run, or undefined. */
-function readerUnitRefusal(unit: Buffer, last: Unit['last'], executes: number): string | undefined {
-  if (executes > 1) return 'one statement at a time: several Execute messages before a Sync';
-  if (last === 'H' && executes > 0) return 'an Execute must be followed by a Sync';
-  for (let at = 0; at + 5 <= unit.length;) {
-    const type = String.fromCharCode(unit[at]!);
-    const next = at + 1 + unit.readInt32BE(at + 1);
-    if (type === 'F') return 'function calls by OID are not accepted';
-    let sql: string | undefined;
-    if (type === 'Q') sql = unit.toString('utf8', at + 5, next - 1);
-    else if (type === 'P') {
-      const nameEnd = unit.indexOf(0, at + 5);
-      sql = unit.toString('utf8', nameEnd + 1, unit.indexOf(0, nameEnd + 1));
-    }
-    const refusal = sql === undefined ? undefined : readerRefusal(sql);
-    if (refusal !== undefined) return `this login is read-only: ${refusal}`;
-    at = next;
-  }
-  return undefined;
-}
-
-/** The offset after the `n`th ReadyForQuery of a backend's answer (its length when there are fewer). */
-function afterReadyForQuery(out: Buffer, n: number): number {
-  let seen = 0;
-  for (let at = 0; at + 5 <= out.length;) {
-    const next = at + 1 + out.readInt32BE(at + 1);
-    if (out[at] === 0x5a /* Z */ && ++seen === n) return next;
-    at = next;
-  }
-  return out.length;
-}
-
-/** The text values of the DataRows in a backend's answer. */
-function dataRows(out: Buffer): (string | null)[][] {
-  const rows: (string | null)[][] = [];
-  for (let at = 0; at + 5 <= out.length;) {
-    const next = at + 1 + out.readInt32BE(at + 1);
-    if (out[at] === 0x44 /* D */) {
-      const row: (string | null)[] = [];
-      let p = at + 7;
-      for (let i = out.readInt16BE(at + 5); i > 0; i--) {
-        const len = out.readInt32BE(p);
-        p += 4;
-        if (len < 0) row.push(null);
-        else {
-          row.push(out.toString('utf8', p, p + len));
-          p += len;
-        }
-      }
-      rows.push(row);
-    }
-    at = next;
-  }
-  return rows;
-}
-
-function parseStartup(body: Buffer): Map<string, string> {
-  const parts = body.toString('utf8').split('\0');
-  const out = new Map<string, string>();
-  for (let i = 0; i + 1 < parts.length && parts[i] !== ''; i += 2) out.set(parts[i]!, parts[i + 1]!);
-  return out;
-}
-
-/** `set_config` for the client's startup settings, including `-c name=value` in `options`. */
-function settingsSql(params: Map<string, string>): string {
-  const settings: [string, string][] = [];
-  for (const [k, v] of params) if (!NOT_SETTINGS.has(k)) settings.push([k, v]);
-  const opts = params.get('options') ?? '';
-  for (const m of opts.matchAll(/(?:-c\s*|--)([A-Za-z_.]+)=(\S+)/g)) settings.push([m[1]!.replace(/-/g, '_'), m[2]!]);
-  if (settings.length === 0) return '';
-  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-  return `select ${settings.map(([k, v]) => `set_config(${lit(k)}, ${lit(v)}, false)`).join(', ')}`;
-}
-
-function int32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n | 0);
-  return b;
-}
-
-function cstring(s: string): Buffer {
-  return Buffer.from(`${s}\0`, 'utf8');
-}
-
-function message(type: string, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  return Buffer.concat([Buffer.from(type, 'latin1'), int32(body.length + 4), body]);
-}
-
-function readyForQuery(status: TxStatus): Buffer {
-  return message('Z', Buffer.from(status, 'latin1'));
-}
-
-function simpleQuery(sql: string): Buffer {
-  return message('Q', cstring(sql));
-}
-
-function errorResponse(code: string, text: string, severity: 'FATAL' | 'ERROR' = 'FATAL'): Buffer {
-  return message('E', cstring(`S${severity}`), cstring(`V${severity}`), cstring(`C${code}`), cstring(`M${text}`), Buffer.from([0]));
+function newClient(socket: Socket): Client {
+  return {
+    socket,
+    queue: createChunkQueue(),
+    phase: 'startup',
+    pending: [],
+    pendingBytes: 0,
+    pendingExecutes: 0,
+    units: [],
+    unitBytes: 0,
+    running: false,
+    closed: false,
+    status: 'I',
+    settings: '',
+    channels: new Set(),
+  };
 }

@@ -1,13 +1,12 @@
 import { IdxError } from '../../domain/errors.ts';
 import { createEndpointPool, type Endpoint, type PooledEndpoint } from './endpoint-pool.ts';
 import { redactUrl } from './redact-url.ts';
-import { blockNeed, eligible, parseDataInfo, splitHeights, type EndpointRange } from './endpoint-ranges.ts';
-import { RpcError, RpcUnreachableError, isRateLimited, type EndpointFailure, type JsonRpcErrorObject } from './rpc-error.ts';
+import { parseDataInfo, type EndpointRange } from './endpoint-ranges.ts';
+import { BatchTooLarge, createJsonRpcTransport, normaliseError, TransportFailure, type JsonRpcResponse, type RpcCall } from './json-rpc-transport.ts';
+import { joinRouted, routeCalls } from './route-calls.ts';
+import { RpcError, RpcUnreachableError, type EndpointFailure } from './rpc-error.ts';
 
-export interface RpcCall {
-  method: string;
-  params?: readonly unknown[];
-}
+export type { RpcCall } from './json-rpc-transport.ts';
 
 /** `endpoint`: who answered (redacted), to name it when the answer later proves wrong */
 export type RpcSettled = { ok: true; value: unknown; endpoint?: string } | { ok: false; error: RpcError };
@@ -68,27 +67,6 @@ export interface RpcClientOptions {
   rangeRefreshMs?: number;
 }
 
-interface JsonRpcResponse {
-  id: number | string | null;
-  result?: unknown;
-  error?: JsonRpcErrorObject;
-}
-
-/** The endpoint did not give a usable answer; `permanent` ones (HTTP 401, 404…) are not worth waiting for. */
-class TransportFailure extends Error {
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-    /** how long the endpoint asked us to wait (HTTP 429/503 `Retry-After`) */
-    readonly retryAfterMs = 0,
-  ) {
-    super(message);
-  }
-}
-
-/** The endpoint limits batch sizes below ours (HTTP 413, or a whole-batch error about the batch). */
-class BatchTooLarge extends Error {}
-
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   if (options.endpoints.length === 0)
     throw new IdxError('RPC_NO_ENDPOINTS', 'no RPC endpoint given: set network.endpoint in the manifest or pass --network-endpoint');
@@ -105,7 +83,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const doFetch = options.fetch ?? globalThis.fetch;
   const random = options.random ?? Math.random;
   const pool = createEndpointPool(options.endpoints, { cooldownMs: options.cooldownMs ?? 2_000, maxCooldownMs: 60_000 });
-  let nextId = 1;
+  const post = createJsonRpcTransport(doFetch, timeoutMs);
   /** lowered for good when an endpoint refuses our batch size */
   let batchLimit = maxBatchSize;
   const routing = options.routeByRange === true && pool.endpoints.length > 1;
@@ -113,62 +91,6 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   let ranges: { at: number; list: (EndpointRange | undefined)[] } | undefined;
   let rangesStale = false;
   let asking: Promise<(EndpointRange | undefined)[]> | undefined;
-
-  async function post(endpoint: PooledEndpoint, calls: readonly RpcCall[]): Promise<Map<number, JsonRpcResponse>> {
-    const requests = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params ?? [] }));
-    let text: string;
-    let status: number;
-    let statusText: string;
-    let retryAfter: string | null;
-    try {
-      const res = await doFetch(endpoint.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...endpoint.headers },
-        // a lone call goes as a plain object: some providers refuse batches altogether
-        body: JSON.stringify(requests.length === 1 ? requests[0] : requests),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = res.status;
-      statusText = res.statusText;
-      retryAfter = res.headers.get('retry-after');
-      text = await res.text();
-    } catch (err) {
-      // fetch's messages quote the URL whole (key and all): only the endpoint's label may be printed
-      throw new TransportFailure(endpoint.redact(describeFetchError(err, timeoutMs)), false);
-    }
-    if (status === 413 && requests.length > 1) throw new BatchTooLarge(`HTTP 413 for a batch of ${requests.length}`);
-    if (status < 200 || status > 299) {
-      const body = endpoint.redact(text.trim().replace(/\s+/g, ' ').slice(0, 200));
-      const retryable = status === 408 || status === 429 || status >= 500;
-      const seconds = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : 0;
-      throw new TransportFailure(`HTTP ${status}${statusText ? ` ${statusText}` : ''}${body ? `: ${body}` : ''}`, !retryable, seconds * 1000);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new TransportFailure(`answered with something that is not JSON: ${endpoint.redact(text.trim().slice(0, 120))}`, false);
-    }
-    const byId = new Map<number, JsonRpcResponse>();
-    const items = Array.isArray(parsed) ? parsed : [parsed];
-    for (const item of items) {
-      if (item === null || typeof item !== 'object') throw new TransportFailure('answered with a malformed JSON-RPC response', false);
-      const r = item as JsonRpcResponse;
-      // an error text may echo the key ("invalid API key …"): it is printed, so it is redacted here
-      if (r.error !== undefined && r.error !== null) r.error = redactError(endpoint, r.error);
-      if (r.id === null && r.error && !Array.isArray(parsed)) {
-        // the whole request refused (batch too large, rate limited…): it applies to every call
-        if (isRateLimited(r.error)) throw new TransportFailure(`rate limited: ${r.error.message}`, false);
-        if (requests.length > 1 && /batch/i.test(r.error.message)) throw new BatchTooLarge(r.error.message);
-        for (const q of requests) byId.set(q.id, { id: q.id, error: r.error });
-        continue;
-      }
-      // some proxies echo ids as strings
-      const id = typeof r.id === 'string' && /^\d+$/.test(r.id) ? Number(r.id) : r.id;
-      if (typeof id === 'number') byId.set(id, r);
-    }
-    return new Map(requests.map((q, i) => [i, byId.get(q.id)!] as const).filter(([, r]) => r !== undefined));
-  }
 
   /** One batch request's worth of calls, retried and failed over until every call has an answer. */
   async function sendChunk(calls: readonly RpcCall[], disallowed: ReadonlySet<PooledEndpoint> = NONE): Promise<RpcSettled[]> {
@@ -298,42 +220,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     return settled;
   }
 
-  /** Each call to the endpoints holding its blocks, eth_getLogs spans cut where shards meet. */
+  /** Each call to the endpoints holding its blocks (route-calls.ts), the parts with the same targets sent together. */
   async function sendRouted(calls: readonly RpcCall[]): Promise<RpcSettled[]> {
-    const list = await endpointRanges();
     const all = pool.endpoints;
-    const parts: { call: RpcCall; targets: number[] }[] = [];
-    const partsOf: number[][] = calls.map((call) => {
-      const need = blockNeed(call);
-      let targets = eligible(list, need);
-      if (targets.length === 0 && need.kind === 'heights' && call.method === 'eth_getLogs') {
-        const pieces = splitHeights(list, need.from, need.to);
-        if (pieces !== undefined) {
-          const filter = call.params![0] as Record<string, unknown>;
-          return pieces.map((p) => {
-            const piece = {
-              ...filter,
-              fromBlock: `0x${p.from.toString(16)}`,
-              toBlock: p.to === Number.POSITIVE_INFINITY ? (filter.toBlock ?? 'latest') : `0x${p.to.toString(16)}`,
-            };
-            parts.push({ call: { method: call.method, params: [piece] }, targets: eligible(list, { kind: 'heights', from: p.from, to: p.to }) });
-            return parts.length - 1;
-          });
-        }
-      }
-      // nobody holds it: let every endpoint try, and the answer say why
-      if (targets.length === 0) targets = all.map((_, i) => i);
-      parts.push({ call, targets });
-      return [parts.length - 1];
-    });
-    const groups = new Map<string, number[]>();
-    parts.forEach((p, i) => {
-      const key = p.targets.join(',');
-      groups.set(key, [...(groups.get(key) ?? []), i]);
-    });
+    const { parts, partsOf, groups } = routeCalls(calls, await endpointRanges());
     const settled: RpcSettled[] = new Array(parts.length);
     await Promise.all(
-      [...groups.values()].map(async (members) => {
+      groups.map(async (members) => {
         const allowed = new Set(parts[members[0]!]!.targets.map((i) => all[i]!));
         const answers = await sendAll(
           members.map((i) => parts[i]!.call),
@@ -342,14 +235,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         members.forEach((partIndex, k) => (settled[partIndex] = answers[k]!));
       }),
     );
-    return partsOf.map((indexes) => {
-      if (indexes.length === 1) return settled[indexes[0]!]!;
-      const failed = indexes.map((i) => settled[i]!).find((s) => !s.ok);
-      if (failed !== undefined) return failed;
-      const pieces = indexes.map((i) => settled[i] as { value: unknown[]; endpoint?: string });
-      const endpoints = [...new Set(pieces.map((p) => p.endpoint).filter((e) => e !== undefined))];
-      return { ok: true, value: pieces.flatMap((p) => p.value), endpoint: endpoints.join(', ') };
-    });
+    return joinRouted(partsOf, settled);
   }
 
   async function batchEach(calls: readonly RpcCall[]): Promise<EndpointAnswer[]> {
@@ -401,29 +287,6 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 const NONE: ReadonlySet<PooledEndpoint> = new Set();
 /** idx-shard's error for blocks outside its range */
 const PRUNED_HISTORY = 4444;
-
-/** The endpoint's error with its URL and secrets masked in the message. */
-function redactError(endpoint: PooledEndpoint, error: unknown): JsonRpcErrorObject {
-  const e = normaliseError(error);
-  return { ...e, message: endpoint.redact(e.message) };
-}
-
-function normaliseError(error: unknown): JsonRpcErrorObject {
-  if (error !== null && typeof error === 'object') {
-    const e = error as Partial<JsonRpcErrorObject>;
-    return { code: typeof e.code === 'number' ? e.code : -32603, message: typeof e.message === 'string' ? e.message : JSON.stringify(error), data: e.data };
-  }
-  return { code: -32603, message: String(error) };
-}
-
-function describeFetchError(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timed out after ${timeoutMs} ms`;
-  // undici hides the useful part (ECONNREFUSED, ENOTFOUND…) in `cause`
-  const cause = err instanceof Error ? (err.cause as { message?: string; code?: string } | undefined) : undefined;
-  if (cause?.message) return cause.message;
-  if (cause?.code) return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
 
 function describeCalls(calls: readonly RpcCall[]): string {
   const methods = [...new Set(calls.map((c) => c.method))];

@@ -1,8 +1,8 @@
 import { SourceMap } from 'node:module';
-import { inspect } from 'node:util';
 import type { EthLog, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
 import type { SubstrateBlock } from '../../domain/chains/substrate/substrate-block.ts';
 import type { SubstrateHandlerCall } from '../../domain/chains/substrate/match-substrate-handlers.ts';
+import { blockRunFailure, handlerFailure } from './block-failures.ts';
 import type { BlockContent, HandlerCall, JsonAbi } from '../../domain/mapping/handler-call.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createAbiDecoder, type AbiDecoder } from './abi-decoder.ts';
@@ -12,11 +12,12 @@ import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { toWireBlock, toWireLog, toWireTransaction } from './format-chain-data.ts';
 import type { SandboxLimits } from './isolate/limits.ts';
-import type { BlockExtrasWire, BlockOutcome, BlockPayload, ChainTypesSource, CustomSourcesInstall, ThrownError, WireCall, WireResult } from './isolate/wire.ts';
-import type { ProcessorDataSource, ProcessorShape } from '../../domain/chains/substrate/custom-data-source.ts';
+import type { BlockExtrasWire, BlockOutcome, BlockPayload, ChainTypesSource, CustomSourcesInstall, WireCall, WireResult } from './isolate/wire.ts';
+import type { ProcessorShape } from '../../domain/chains/substrate/custom-data-source.ts';
 import { mapStack } from './map-stack.ts';
-import { RuntimeDied, type MappingRuntime } from './mapping-runtime.ts';
+import type { MappingRuntime } from './mapping-runtime.ts';
 import { SandboxError } from './sandbox-error.ts';
+import { substratePayload } from './substrate-payload.ts';
 
 export interface SandboxOptions {
   /** the project's built `dist/index.js`: one CommonJS bundle */
@@ -212,56 +213,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     return args;
   };
 
-  const handlerFailure = (height: number, handler: string, error: ThrownError): SandboxError => {
-    if (error.name === 'HandlerNotFound') {
-      return new SandboxError('HANDLER_NOT_FOUND', `Handler ${handler} at block ${height}: ${error.message}`, { handler, height });
-    }
-    const { stack, location } = mapStack(error.stack ?? '', options.fileName, sourceMap);
-    const frames = stack.split('\n').filter((l) => /^\s+at\s/.test(l));
-    const headline = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
-    return new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${headline}${frames.length ? `\n${frames.join('\n')}` : ''}`, {
-      handler,
-      height,
-      location,
-      mappingStack: stack,
-    });
-  };
-
-  const substratePayloadOf = (block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): BlockPayload => ({
-    height: block.height,
-    fresh: !lastCompleted,
-    block: { hash: block.hash, number: block.height, timestamp: block.timestamp },
-    transactions: null,
-    logs: [],
-    logsComplete: true,
-    calls: calls.map((c, i): WireCall => {
-      const through = c.custom && ([c.custom.source, c.custom.position] as [number, number]);
-      if (c.kind === 'block') return through === undefined ? [c.handler, 0, 0] : [c.handler, 0, 0, undefined, undefined, through];
-      const count = c.kind === 'call' ? block.extrinsics.length : block.events.length;
-      if (!Number.isInteger(c.index) || c.index < 0 || c.index >= count) {
-        throw new SandboxError(
-          'INVALID_HANDLER_CALL',
-          `call ${i} (${c.handler}) refers to ${c.kind === 'call' ? 'extrinsic' : 'event'} ${c.index} of block ${block.height}, which has ${count}`,
-          { handler: c.handler, height: block.height },
-        );
-      }
-      return through === undefined
-        ? [c.handler, c.kind === 'call' ? 3 : 4, c.index]
-        : [c.handler, c.kind === 'call' ? 3 : 4, c.index, undefined, undefined, through];
-    }),
-    substrate: {
-      signedBlock: block.raw.signedBlock,
-      events: block.raw.events,
-      eventOffsets: block.raw.eventOffsets,
-      eventExtrinsics: block.events.map((e) => (typeof e.extrinsic === 'number' ? e.extrinsic : -1)),
-      extrinsicSuccess: block.extrinsics.map((x) => x.success),
-      timestampMs: block.raw.timestampMs,
-      specVersion: block.raw.specVersion,
-      hash: block.hash,
-      ...customSourcesOf(calls),
-    },
-  });
-
   const loaded = await ready();
 
   return {
@@ -272,7 +223,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     runBlock: (content, calls) =>
       calls.length === 0 ? Promise.resolve() : run(content.block.height, calls, () => payloadOf(content, calls), { content, calls }),
 
-    runSubstrateBlock: (block, calls) => (calls.length === 0 ? Promise.resolve() : run(block.height, calls, () => substratePayloadOf(block, calls))),
+    runSubstrateBlock: (block, calls) =>
+      calls.length === 0 ? Promise.resolve() : run(block.height, calls, () => substratePayload(block, calls, !lastCompleted)),
 
     async prepareSubstrateRuntime(specVersion) {
       if (disposed) throw new SandboxError('SANDBOX_DISPOSED', 'prepareSubstrateRuntime was called on a disposed sandbox');
@@ -330,34 +282,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           { handler, height },
         );
       }
-      if (!outcome.ok) throw handlerFailure(height, calls[outcome.call]?.handler ?? '(unknown)', outcome.error);
+      if (!outcome.ok) throw handlerFailure(height, calls[outcome.call]?.handler ?? '(unknown)', outcome.error, options.fileName, sourceMap);
       completed = true;
     } catch (err) {
-      if (err instanceof SandboxError) throw err;
-      if (err instanceof WriteFailed) {
-        const handler = calls[err.call]?.handler ?? '(unknown)';
-        throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${err.message}`, { handler, height, cause: err.cause });
-      }
-      if (err instanceof RuntimeDied) {
-        const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
-        if (err.reason === 'memory-limit') {
-          throw new SandboxError(
-            'SANDBOX_MEMORY_LIMIT',
-            `Handler ${handler} ran out of memory at block ${height}: the sandbox is limited to ${memoryLimitMb} MB. The mapping keeps too much in memory (a growing global, a huge array); the sandbox is recreated for the next block`,
-            { handler, height },
-          );
-        }
-        throw new SandboxError('SANDBOX_CRASHED', `the sandbox stopped while ${handler} ran at block ${height}: ${err.message}`, {
-          handler,
-          height,
-          cause: err,
-        });
-      }
-      // anything else the runtime rejected with (an unhandled rejection's value, say) still names where it came from
-      const handler = calls[runtime.progress()]?.handler ?? '(unknown)';
-      const text =
-        err instanceof Error ? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}` : `a non-Error value was thrown: ${inspect(err)}`;
-      throw new SandboxError('HANDLER_FAILED', `Handler ${handler} failed at block ${height}: ${text}`, { handler, height, cause: err });
+      const handlerOfCall = (call: number) => calls[call]?.handler ?? '(unknown)';
+      throw blockRunFailure(err, { height, handlerOfCall, running: () => handlerOfCall(runtime.progress()), memoryLimitMb });
     } finally {
       clearTimeout(timer);
       running = undefined;
@@ -365,13 +294,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       lastCompleted = completed;
     }
   }
-}
-
-/** The custom data sources a block's calls go through, for the processors inside. */
-function customSourcesOf(calls: readonly SubstrateHandlerCall[]): { customSources?: Record<number, ProcessorDataSource> } {
-  let out: Record<number, ProcessorDataSource> | undefined;
-  for (const c of calls) if (c.custom !== undefined) (out ??= {})[c.custom.source] ??= c.custom.ds;
-  return out === undefined ? {} : { customSources: out };
 }
 
 function readSourceMap(map: string | object | undefined, fileName: string): SourceMap | undefined {

@@ -1,11 +1,6 @@
-import { Buffer, SlowBuffer, kMaxLength } from 'buffer';
-import { SANDBOX_MODULES_TEXT } from '../../../domain/mapping/sandbox-modules.ts';
-import { assert } from './builtins/assert.ts';
+import { Buffer } from 'buffer';
 import { createCrypto } from './builtins/crypto.ts';
-import { events } from './builtins/events.ts';
-import { stream, streamPromises } from './builtins/stream.ts';
 import { createUrl, type UrlBridge } from './builtins/url.ts';
-import { path } from './builtins/path.ts';
 import { TextDecoder, TextEncoder } from './builtins/text-codec.ts';
 import { util } from './builtins/util.ts';
 import { buildChainObjects, setArgs } from './chain-objects.ts';
@@ -17,6 +12,8 @@ import { checkCustomSource, createProcessorRunner, loadProcessors } from './ds-p
 import { createStore, type Write } from './create-store.ts';
 import { createBlockEntropy, installDeterministicTime } from './deterministic.ts';
 import { createLogBudget, createWriteBudget, DEFAULT_LIMITS, formatSize, measure, truncateText } from './limits.ts';
+import { createSandboxLogger } from './sandbox-logger.ts';
+import { createSandboxRequire, sandboxBuiltins } from './sandbox-modules.ts';
 import { timerGlobals, withTimers, type TimerBridge } from './timers.ts';
 import type {
   BlockExtrasWire,
@@ -39,8 +36,6 @@ import type {
  * returns the two entry points the host calls: `load` (evaluate the project bundle) and
  * `runBlock` (run one block's handlers in order).
  */
-
-const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 type Factory = (this: unknown, module: { exports: unknown }, exports: unknown, require: (name: string) => unknown) => void;
 
@@ -82,34 +77,9 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
           callSync: (op, args) => (op === 'randomBytes' ? entropy.bytes(args[0] as number) : op === 'randomUUID' ? entropy.uuid() : bridge.callSync(op, args)),
         },
   );
-  const buffer = { Buffer, SlowBuffer, kMaxLength, INSPECT_MAX_BYTES: 50 };
   const url = createUrl(bridge);
-  const builtins: Record<string, unknown> = {
-    assert,
-    'assert/strict': assert.strict,
-    buffer,
-    crypto,
-    events,
-    path,
-    'path/posix': path,
-    stream,
-    'stream/promises': streamPromises,
-    url,
-    util,
-    'util/types': util.types,
-  };
   // the modules of the sandbox, --unsafe or not: chain types get only these, as in SubQuery's sandbox for them
-  const sandboxRequire = (name: string): unknown => {
-    if (typeof name !== 'string') throw new TypeError('require: the module name must be a string');
-    const bare = name.startsWith('node:') ? name.slice(5) : name;
-    if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
-    const err = new Error(
-      `Cannot require "${name}" in a mapping: the sandbox only provides ${SANDBOX_MODULES_TEXT}. ` +
-        'Bundle pure-JavaScript dependencies into dist/index.js (idx build does), or run the node with --unsafe to allow any module (results may then differ between runs).',
-    );
-    err.name = 'ModuleNotAllowedError';
-    throw err;
-  };
+  const sandboxRequire = createSandboxRequire(sandboxBuiltins(crypto, url));
   const require = (name: string): unknown => (unsafe !== undefined && typeof name === 'string' ? unsafe.require(name) : sandboxRequire(name));
   const chainTypesSource = options.chainTypes;
   const chainTypes =
@@ -123,48 +93,13 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
             : undefined,
         );
 
-  // Lines the node would not print never cross: formatting and copying them is all a flood costs.
-  const threshold = options.logLevel === 'silent' ? -1 : LEVELS.indexOf(options.logLevel ?? 'trace');
-  const send = (level: string, text: string, fields: Record<string, unknown> | undefined): void => {
-    const message = truncateText(text, limits.logLineChars);
-    const admitted = logBudget.admit(message.length + (fields === undefined ? 0 : measure(fields)));
-    if (admitted === 'send') bridge.log(level, message, fields);
-    else if (admitted === 'first-drop') {
-      bridge.log(
-        'warn',
-        `the mapping logged more than ${formatSize(limits.logBlockChars)} of text at block ${height}: its further log lines in this block are dropped`,
-        undefined,
-      );
-    }
-  };
-  const logger: Record<string, (...args: unknown[]) => void> = {};
-  for (const level of LEVELS) {
-    if (LEVELS.indexOf(level) > threshold) {
-      logger[level] = () => {};
-      continue;
-    }
-    logger[level] = (...args: unknown[]) => {
-      let fields: Record<string, unknown> | undefined;
-      if (args[0] instanceof Error) {
-        const e = args.shift() as Error;
-        const cut = (v: unknown) => (typeof v === 'string' ? truncateText(v, limits.logLineChars) : v);
-        fields = { err: { name: cut(e.name), message: cut(e.message), stack: cut(e.stack) } };
-        if (args.length === 0) args.push(e.message);
-      } else if (args[0] !== null && typeof args[0] === 'object' && args.length > 1) {
-        fields = loggable(args.shift() as Record<string, unknown>, limits.logLineChars);
-      }
-      send(level, util.format(...args), fields);
-    };
-  }
-  logger.child = () => logger as never;
-  const console = {
-    log: logger.info!,
-    info: logger.info!,
-    warn: logger.warn!,
-    error: logger.error!,
-    debug: logger.debug!,
-    trace: logger.trace!,
-  };
+  const { logger, console, send } = createSandboxLogger(
+    bridge,
+    limits,
+    (chars) => logBudget.admit(chars),
+    options.logLevel,
+    () => height,
+  );
 
   const cacheMap = new Map<unknown, unknown>();
   const cache = {
@@ -364,14 +299,4 @@ function describe(err: unknown): ThrownError {
     } catch {}
     return { name: 'Error', message: `${type} that cannot be described was thrown (reading its message failed)` };
   }
-}
-
-/** Log fields must survive structured clone and JSON log lines: bigint becomes its digits, anything odd its inspected text. */
-function loggable(fields: Record<string, unknown>, maxChars: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    const value = typeof v === 'bigint' ? v.toString() : v === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof v) ? v : util.inspect(v);
-    out[k] = typeof value === 'string' ? truncateText(value, maxChars) : value;
-  }
-  return out;
 }

@@ -3,6 +3,7 @@ import type { EthBlock, EthLog } from '../../../../domain/chains/ethereum/chain-
 import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
 import type { HeightRange } from '../../../../domain/blocks/next-range.ts';
 import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
+import { blockFetch, completeHeights, logFetch } from './range-fetch-plan.ts';
 import { verifyAgainstHeaders } from './verify-against-headers.ts';
 
 /** What was fetched for a range: the blocks a handler may need, by height, with their logs. */
@@ -31,11 +32,10 @@ export interface FetchRangeOptions {
  * when a transaction handler needs every transaction, unless a dictionary named the heights).
  * With `plan.extras` the blocks come with full transactions and every log of theirs, fetched in
  * the same round trip as the blocks. The logs are then held up against their blocks' headers
- * (`verifyAgainstHeaders`): an answer the headers contradict fails the fetch.
+ * (`verifyAgainstHeaders`): an answer the headers contradict fails the fetch. What to ask for is
+ * range-fetch-plan.ts's; this makes the round trips.
  */
 export async function fetchRange(source: ChainSource, plan: FetchPlan, range: HeightRange, options: FetchRangeOptions = {}): Promise<FetchedRange> {
-  const everyHeight = plan.transactions && plan.transactionHeights === undefined;
-  const allLogs = plan.extras?.logs === true;
   const logs = new Map<number, EthLog[]>();
   const add = (list: readonly EthLog[]) => {
     for (const log of list) {
@@ -46,36 +46,29 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
       else at.push(log);
     }
   };
-  // Every block is fetched and every log wanted: one unfiltered query holds the filtered one.
-  const query = allLogs && everyHeight ? { fromBlock: range.from, toBlock: range.to } : plan.logs;
+  const first = logFetch(plan, range);
+  const { query } = first;
   const answer = query === undefined ? undefined : await source.getLogs(query);
   if (answer !== undefined) add(answer);
 
-  const heights = new Set<number>(plan.blockHeights);
-  if (plan.transactionHeights !== undefined) for (const h of plan.transactionHeights) heights.add(h);
-  else if (plan.transactions) for (let h = range.from; h <= range.to; h++) heights.add(h);
-  for (const h of logs.keys()) heights.add(h);
-  const sorted = [...heights].sort((a, b) => a - b);
+  const second = blockFetch(plan, range, first, logs.keys(), options.verifyReceipts === true);
+  const { heights, headersOnly } = second;
   const blocks = new Map<number, EthBlock>();
-  // with --verify-receipts, the headers of the other heights too: a block the endpoint said nothing of is checked as well
-  const others: number[] = [];
-  if (options.verifyReceipts === true) for (let h = range.from; h <= range.to; h++) if (!heights.has(h)) others.push(h);
   const headers = new Map<number, EthBlock>();
   const headerAnswers: EthBlock[][] = [];
   let blockLogs: EthLog[][] | undefined;
-  if (sorted.length > 0 || others.length > 0) {
-    const full = plan.transactions || plan.extras?.transactions === true;
+  if (heights.length > 0 || headersOnly.length > 0) {
     const [fetchedBlocks, logLists, otherHeaders] = await Promise.all([
-      sorted.length > 0 ? source.getBlocks(sorted, { transactions: full }) : [],
-      allLogs && !everyHeight && sorted.length > 0 ? source.getBlockLogs(sorted) : undefined,
-      others.length > 0 ? source.getBlocks(others, { transactions: false }) : [],
+      heights.length > 0 ? source.getBlocks(heights, { transactions: second.transactions }) : [],
+      second.blockLogs ? source.getBlockLogs(heights) : undefined,
+      headersOnly.length > 0 ? source.getBlocks(headersOnly, { transactions: false }) : [],
     ]);
     for (const b of fetchedBlocks) blocks.set(b.height, b);
     for (const b of [...fetchedBlocks, ...otherHeaders]) headers.set(b.height, b);
     headerAnswers.push(fetchedBlocks, otherHeaders);
     blockLogs = logLists;
     if (blockLogs !== undefined) {
-      sorted.forEach((h) => logs.delete(h));
+      heights.forEach((h) => logs.delete(h));
       blockLogs.forEach((list) => add(list));
     }
   }
@@ -90,13 +83,11 @@ export async function fetchRange(source: ChainSource, plan: FetchPlan, range: He
       });
     }
   }
-  const complete = new Set<number>();
-  if (allLogs && everyHeight) for (let h = range.from; h <= range.to; h++) complete.add(h);
-  else if (blockLogs !== undefined) for (const h of sorted) complete.add(h);
+  const complete = completeHeights(range, first, second, blockLogs !== undefined);
   await verifyAgainstHeaders(
     source,
     { query, answer, complete: { heights: complete, answer: blockLogs ?? answer }, logs, headers, headerAnswers },
     { verifyReceipts: options.verifyReceipts === true },
   );
-  return { from: range.from, to: range.to, blocks, logs, logsComplete: allLogs, logCount };
+  return { from: range.from, to: range.to, blocks, logs, logsComplete: first.allLogs, logCount };
 }
