@@ -10,7 +10,7 @@ import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { BACKENDS } from './support/erc20-chain.ts';
 import { copyProject, idxCli, REPO } from './support/erc20-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
+import { indexedDbReads, indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 
 /**
@@ -154,6 +154,9 @@ t.test("the processor's checks at start: each refusal names the data source's fi
   const dir = await copyProject(t, built);
   const manifest = join(dir, 'project.yaml');
   const original = await readFile(manifest, 'utf8');
+  // a refused start has made its schema's internal tables: dropped at the end
+  const schemas: string[] = [];
+  indexedDbReads(t, kind, dir, schemas);
   const cases: [edit: string, message: RegExp][] = [
     [original.replace('minimum: "20000000000"', 'minimum: "lots"'), /dataSources\[1\]: the processor refused it: options\.minimum must be a whole number/],
     [
@@ -172,10 +175,12 @@ t.test("the processor's checks at start: each refusal names the data source's fi
   for (const [edit, message] of cases) {
     await writeFile(manifest, edit);
     const schema = uniqueSchemaName('idx_custom_bad');
+    schemas.push(schema);
     await t.rejects(indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schema], END), { code: 'VALIDATION_FAILED', message });
   }
   await writeFile(manifest, original.replace('./processors/balance-moves.js', './node_modules/@subql/frontier-evm-processor/dist/bundle.js'));
-  await t.rejects(indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', uniqueSchemaName('idx_custom_bad')], END), {
+  schemas.push(uniqueSchemaName('idx_custom_bad'));
+  await t.rejects(indexInProcess(kind, dir, chain.wsUrl, ['--db-schema', schemas.at(-1)!], END), {
     code: 'PROJECT_INCOMPLETE',
     message:
       /dataSources\[1\]\.processor\.file \.\/node_modules\/@subql\/frontier-evm-processor\/dist\/bundle\.js cannot be read \(ENOENT\): install the processor with npm install @subql\/frontier-evm-processor in /,

@@ -9,7 +9,8 @@ import { notifyChannel } from '../domain/entities/names.ts';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { findPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
+import { BACKENDS, envFor, openDb, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
+import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { BIN, copyProject, freePortGuess, programEnv, rebuild } from './support/erc20-project.ts';
 import { gqlData } from './support/query-client.ts';
 
@@ -130,6 +131,13 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
   const nodePort = freePortGuess();
   const node = start('idx-node', ['-f', dir, '-p', String(nodePort), '--network-endpoint', anvil.url, '--db-schema', schema, '--subscription'], env);
   t.teardown(() => node.stop());
+  if (kind === 'postgres') {
+    // after the node stops (teardowns run in order): the suite's PostgreSQL keeps no schema of this test
+    t.teardown(async () => {
+      const db = await openDb('postgres', dir);
+      await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`).finally(() => db.close());
+    });
+  }
   await until('the node to index the first workload', async () => ((await metaHeight(nodePort)) ?? 0) >= workload.toBlock);
 
   const query = start('idx-query', ['-f', dir, '-n', schema, '--subscription', '--port', String(freePortGuess())], env);

@@ -60,7 +60,10 @@ function portFree(port: number): Promise<boolean> {
 /** A user's environment: idx's programs on the PATH, but not the checkout's node_modules/.bin that npx and tap put there. */
 function userEnv(bin: string): NodeJS.ProcessEnv {
   const path = (process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules'));
-  return { ...process.env, ...PROGRAM_ENV, PATH: [bin, ...path].join(':'), NODE_OPTIONS: '' };
+  // the README's lines set no DB_*: the node keeps its data in the project's embedded database, whatever the suite
+  // runs with (a schema `demo` left in the suite's PostgreSQL by an earlier run would hold another dev chain's rows)
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DB_')));
+  return { ...env, ...PROGRAM_ENV, PATH: [bin, ...path].join(':'), NODE_OPTIONS: '' };
 }
 
 /** `npm install` in a project: for real on the installed package, else idx's node_modules linked (see above). */
