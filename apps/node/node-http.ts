@@ -22,7 +22,7 @@ export interface MetaDocument {
   injectedApiConnected: boolean;
   usingDictionary: boolean;
   chain?: string;
-  specName: string;
+  specName?: string;
   genesisHash?: string;
   blockTime?: number;
 }

@@ -6,7 +6,7 @@ export interface MetaFacts {
   version: string;
   startedAt: number;
   /** the family's fields: `chain`, `specName`, `genesisHash`, `chainSdkVersion` */
-  chain: { chain?: string; specName: string; genesisHash?: string; chainSdkVersion: string };
+  chain: { chain?: string; specName?: string; genesisHash?: string; chainSdkVersion: string };
   apiConnected: boolean;
   usingDictionary: boolean;
 }

@@ -86,12 +86,20 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
   if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
   const { network, files, schema } = await loadNodeProject(options, project);
+  // the family's name is the kinds' (a refusal here comes before a port is taken)
+  const familyName = familyOfKinds(
+    project.manifest.dataSources.map((d) => d.kind),
+    project.manifestPath,
+    ctx.variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node',
+  );
+  const family = nodeFamilies[familyName];
 
   const status = createIndexerStatus();
   const facts = {
     health: { healthy: false, error: 'starting' } as Health,
     genesisHash: undefined as string | undefined,
-    specName: 'ethereum',
+    // until the chain answers: the family's, when it knows it without asking (left out of /meta otherwise)
+    specName: family.specName as string | undefined,
     chainSdkVersion: ctx.version,
     usingDictionary: false,
   };
@@ -168,12 +176,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     ctx.onListening?.(port);
 
     // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
-    const familyName = familyOfKinds(
-      project.manifest.dataSources.map((d) => d.kind),
-      project.manifestPath,
-      ctx.variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node',
-    );
-    const chain = await nodeFamilies[familyName].connect({ network, project, options, log, signal: ctx.signal, version: ctx.version });
+    const chain = await family.connect({ network, project, options, log, signal: ctx.signal, version: ctx.version });
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
     facts.chainSdkVersion = chain.chainSdkVersion;

@@ -11,7 +11,7 @@ export interface StatusDocument {
   project: string;
   schema: string;
   chain?: string;
-  specName: string;
+  specName?: string;
   indexerNodeVersion: string;
   /** seconds since the node started */
   uptime: number;
@@ -44,7 +44,7 @@ export interface StatusFacts {
   schema: string;
   version: string;
   startedAt: number;
-  chain: { chain?: string; specName: string };
+  chain: { chain?: string; specName?: string };
   health: Health;
   endpoints: readonly string[];
   dataSources: readonly DataSource[];

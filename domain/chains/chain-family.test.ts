@@ -8,7 +8,11 @@ t.test('the family comes from the data sources kinds', async (t) => {
   t.equal(familyOfKinds(['substrate/Runtime'], 'project.yaml'), 'substrate', 'idx-node runs the base family');
   t.throws(() => familyOfKinds(['substrate/Runtime'], 'project.yaml', 'idx-node-ethereum'), {
     code: 'CHAIN_FAMILY_UNSUPPORTED',
-    message: /idx-node-ethereum runs ethereum\/Runtime projects/,
+    message: 'project.yaml: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node',
   });
-  t.throws(() => familyOfKinds(['ethereum/Runtime', 'substrate/Runtime'], 'project.yaml'), { code: 'CHAIN_FAMILY_MIXED' });
+  t.throws(() => familyOfKinds(['ethereum/Runtime', 'substrate/Runtime'], 'project.yaml'), {
+    code: 'CHAIN_FAMILY_MIXED',
+    message: 'project.yaml: data sources of several chain families (ethereum, substrate); one project indexes one chain',
+  });
+  t.equal(familyOfKinds(['substrate/FrontierEvm'], 'project.yaml'), 'substrate', "a custom data source is its runtime's family");
 });

@@ -1,7 +1,11 @@
 import { IdxError } from '../errors.ts';
 import type { DataSource } from '../project/project-model.ts';
+import { DEFAULT_FAMILY, familyOfKind, runtimeKindOf, type ChainFamilyName } from './families.ts';
 
-export type ChainFamilyName = 'ethereum' | 'substrate';
+export type { ChainFamilyName } from './families.ts';
+
+/** idx-node-ethereum is the EVM-only node: the one family it runs. */
+const ETHEREUM_NODE_FAMILY: ChainFamilyName = 'ethereum';
 
 /** What every family's fetched range has: its blocks by height (those the plan fetched), and how many events it holds. */
 export interface FetchedBlocks {
@@ -35,18 +39,17 @@ export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Cont
  * folder gives each chain its own project). `idx-node-ethereum` runs EVM projects only.
  */
 export function familyOfKinds(kinds: readonly string[], manifestPath: string, program: 'idx-node' | 'idx-node-ethereum' = 'idx-node'): ChainFamilyName {
-  // custom data sources (`substrate/FrontierEvm`, …) belong to their runtime's family
-  const names = new Set(kinds.map((k): ChainFamilyName => (k.startsWith('substrate/') ? 'substrate' : 'ethereum')));
+  const names = new Set(kinds.map(familyOfKind));
   if (names.size > 1)
     throw new IdxError(
       'CHAIN_FAMILY_MIXED',
       `${manifestPath}: data sources of several chain families (${[...names].join(', ')}); one project indexes one chain`,
     );
-  const name = [...names][0] ?? 'ethereum';
-  if (name === 'substrate' && program === 'idx-node-ethereum')
+  const name = [...names][0] ?? DEFAULT_FAMILY;
+  if (name !== ETHEREUM_NODE_FAMILY && program === 'idx-node-ethereum')
     throw new IdxError(
       'CHAIN_FAMILY_UNSUPPORTED',
-      `${manifestPath}: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node`,
+      `${manifestPath}: idx-node-ethereum runs ${runtimeKindOf(ETHEREUM_NODE_FAMILY)} projects; run ${runtimeKindOf(name)} projects with idx-node`,
     );
   return name;
 }

@@ -1,3 +1,5 @@
+import { isRuntimeKind, type RuntimeKind } from '../chains/families.ts';
+
 /**
  * A SubQuery-compatible project manifest (specVersion 1.0.0), Ethereum or Substrate, after validation.
  * Field names follow SubQuery's so existing `project.yaml`/`project.ts` files load unchanged.
@@ -6,7 +8,8 @@
 export type EthereumHandlerKind = 'ethereum/BlockHandler' | 'ethereum/TransactionHandler' | 'ethereum/LogHandler';
 export type SubstrateHandlerKind = 'substrate/BlockHandler' | 'substrate/EventHandler' | 'substrate/CallHandler';
 export type HandlerKind = EthereumHandlerKind | SubstrateHandlerKind;
-export type DataSourceKind = 'ethereum/Runtime' | 'substrate/Runtime';
+/** A family's runtime kind (domain/chains/families.ts) */
+export type DataSourceKind = RuntimeKind;
 /**
  * A custom Substrate data source (SubQuery's `substrate/FrontierEvm`, `substrate/Wasm`, …): its
  * `processor` file turns the runtime's blocks, extrinsics or events into what its handlers receive.
@@ -102,7 +105,7 @@ export interface DataSource {
 
 /** SubQuery's rule: a data source is custom when its kind is not a runtime kind (it then has a processor). */
 export function isCustomDataSource(ds: Pick<DataSource, 'kind'>): boolean {
-  return ds.kind !== 'ethereum/Runtime' && ds.kind !== 'substrate/Runtime';
+  return !isRuntimeKind(ds.kind);
 }
 
 export interface Template extends Omit<DataSource, 'startBlock' | 'endBlock'> {

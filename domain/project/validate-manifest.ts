@@ -1,3 +1,4 @@
+import { familyOfKind } from '../chains/families.ts';
 import { ValidationError, type Problem } from '../errors.ts';
 import { parseAbiSignature } from './abi-signature.ts';
 import { parseBypassEntry } from './bypass-blocks.ts';
@@ -109,7 +110,7 @@ export function validateManifest(raw: unknown, source: string, options: Validate
   const schemaFile = schemaRec && requiredString(c, ['schema', 'file'], schemaRec.file);
   // The network's chain id is read as the data sources' family names chains (the family itself is checked in load-project).
   const substrate = [root.dataSources, root.templates].some(
-    (list) => Array.isArray(list) && list.some((d) => typeof asRecord(d)?.kind === 'string' && (asRecord(d)!.kind as string).startsWith('substrate/')),
+    (list) => Array.isArray(list) && list.some((d) => typeof asRecord(d)?.kind === 'string' && familyOfKind(asRecord(d)!.kind as string) === 'substrate'),
   );
   const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network, substrate));
   const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));

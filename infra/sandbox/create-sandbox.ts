@@ -1,4 +1,5 @@
 import { SourceMap } from 'node:module';
+import type { ChainFamilyName } from '../../domain/chains/families.ts';
 import type { EthLog, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
 import type { SubstrateBlock } from '../../domain/chains/substrate/substrate-block.ts';
 import type { SubstrateHandlerCall } from '../../domain/chains/substrate/match-substrate-handlers.ts';
@@ -47,7 +48,7 @@ export interface SandboxOptions {
   /** share one per process: the runtime bundle is built once per cache */
   prelude?: PreludeCache;
   /** the chain family (default ethereum): Substrate sandboxes decode blocks with `@polkadot/types` and get its `api` */
-  family?: 'ethereum' | 'substrate';
+  family?: ChainFamilyName;
   /** Substrate: the custom data sources' processors (loaded with the project) and assets, and the manifest's sources to check */
   custom?: CustomSourcesInstall;
   /** Substrate: the project's chain types, as the node loaded them (infra/chains/substrate/load-chain-types.ts) */

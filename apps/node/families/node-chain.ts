@@ -1,12 +1,11 @@
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
-import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
+import type { ChainFamily, ChainFamilyName, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import type { MappingHost } from '../../../domain/mapping/mapping-host.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import type { Sandbox } from '../../../infra/sandbox/create-sandbox.ts';
 import type { ChainTypesSource, CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
-import type { ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
 import type { RangeFetcher } from '../range-fetcher.ts';
 
 /** What the mapping host of every family shares: the store, the log, the block's height, data-source creation. */
@@ -30,7 +29,7 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   /** `/meta`'s `chainSdkVersion` */
   readonly chainSdkVersion: string;
   /** the sandbox's family: what `api` is, how blocks are handed over */
-  readonly sandboxFamily: 'ethereum' | 'substrate';
+  readonly sandboxFamily: ChainFamilyName;
   /** Substrate: the project's chain types (`network.chaintypes`), which the sandbox makes its registries with */
   readonly sandboxChainTypes?: ChainTypesSource;
   /** heads, finality and block identities for the indexing loop (retried there) */
@@ -42,7 +41,7 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   /** a stored genesis hash must be this chain's */
   checkStoredGenesis(stored: string): void;
   /** `processors`: the custom data source processors the sandbox loaded (Substrate), by file */
-  family(files: ProjectFiles, processors: Readonly<Record<string, ProcessorShape>>): ChainFamily<Compiled, Plan, Fetched, Content, Call>;
+  family(files: ProjectFiles, processors: Sandbox['processors']): ChainFamily<Compiled, Plan, Fetched, Content, Call>;
   /** what the sandbox loads beside the project: the custom data sources' processors and assets (Substrate) */
   readonly sandboxCustom?: CustomSourcesInstall;
   /** ranges fetched as the family plans them, through the first dictionary that answers */

@@ -18,6 +18,8 @@ export interface ConnectChainInput {
 
 /** A chain family, as the node starts it: the rest of its parts come with the chain it connects. */
 export interface NodeFamily {
+  /** `/meta`'s `specName` before the chain is reached, when the family knows it without asking (a Substrate chain's is its runtime's) */
+  readonly specName?: string;
   connect(input: ConnectChainInput): Promise<AnyNodeChain>;
 }
 
@@ -28,6 +30,7 @@ export interface NodeFamily {
  */
 export const nodeFamilies: Record<ChainFamilyName, NodeFamily> = {
   ethereum: {
+    specName: 'ethereum',
     connect: async (c) => (await import('./ethereum/ethereum-chain.ts')).connectEthereumChain(c.network, c.options, c.log, c.signal, c.version),
   },
   substrate: {

@@ -1,4 +1,5 @@
 import type { ProcessorDataSource, ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
+import type { ChainFamilyName } from '../../../domain/chains/families.ts';
 import type { SandboxLimits } from './limits.ts';
 
 /**
@@ -142,7 +143,7 @@ export interface InstallOptions {
   readCacheSize: number;
   chainId: string;
   /** the chain family: what `api` is and what blocks hold */
-  family: 'ethereum' | 'substrate';
+  family: ChainFamilyName;
   unsafe: boolean;
   /** custom data sources (Substrate) */
   custom?: CustomSourcesInstall;
