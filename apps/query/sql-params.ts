@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { textArray } from '../../infra/postgres/create-entity-store.ts';
-import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
+import { visibleVersions } from '../../infra/postgres/visible-versions.ts';
 import type { EntityTable } from './entity-tables.ts';
 
 /**
@@ -45,9 +45,7 @@ export function versionCondition(t: EntityTable, alias: string, height: Height |
 
 /** {@link versionCondition} with the height as SQL already (an expression, a parameter or a literal). */
 export function versionAt(t: EntityTable, alias: string, height: { sql: string } | undefined): string {
-  if (!t.historical) return 'true';
-  if (height === undefined) return `upper_inf(${alias}.${BLOCK_RANGE})`;
-  return `${alias}.${BLOCK_RANGE} @> (${height.sql})`;
+  return visibleVersions(t.historical, alias, height?.sql);
 }
 
 /** `%`, `_` and `\` taken literally inside a LIKE pattern */

@@ -3,8 +3,8 @@ import { IdxError } from '../../domain/errors.ts';
 import type { ColumnCodec } from './column-codec.ts';
 import type { EntityTable } from './entity-table-sql.ts';
 import { textArray } from './pg-arrays.ts';
-import { BLOCK_RANGE } from './schema-ddl.ts';
 import { quoteIdent } from './sql.ts';
+import { visibleVersions } from './visible-versions.ts';
 
 /** A read: its text and parameters. */
 export interface ReadSql {
@@ -14,11 +14,10 @@ export interface ReadSql {
 
 /** The versions a read sees: the live ones, or those alive at `atHeight` (pushed onto `params`); plain tables have one. */
 export function rangeCondition(historical: boolean, params: unknown[], atHeight: number | undefined): string {
-  if (!historical) return 'true';
-  if (atHeight === undefined) return `upper_inf(${BLOCK_RANGE})`;
+  if (!historical || atHeight === undefined) return visibleVersions(historical, undefined, undefined);
   checkHeight(atHeight);
   params.push(atHeight);
-  return `${BLOCK_RANGE} @> $${params.length}::int8`;
+  return visibleVersions(true, undefined, `$${params.length}::int8`);
 }
 
 function column(t: EntityTable, field: string): { ref: string; codec: ColumnCodec | null } {
