@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { connect as netConnect } from 'node:net';
 import pg from 'pg';
 import t from 'tap';
 import { createDb, type Db } from './create-db.ts';
@@ -211,6 +212,27 @@ t.test("the socket's clients take their turns after the node's queries waiting w
   await held;
   await Promise.all([client, ...nodeQueries]);
   t.same(order, ['node 1', 'node 2', 'client'], 'the node first, though the client asked first');
+});
+
+t.test('a client refused while it still writes reads why', async (t) => {
+  for (let round = 0; round < 10; round++) {
+    const socket = host.startsWith('/') ? netConnect(join(host, `.s.PGSQL.${port}`)) : netConnect(port, host);
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    const ended = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.on('error', () => undefined);
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    const bad = Buffer.alloc(8);
+    bad.writeInt32BE(4, 0); // a startup packet shorter than its header: refused at once
+    socket.write(bad);
+    // and the client goes on writing, as a pipelining driver does
+    const junk = Buffer.alloc(64 * 1024, 0x61);
+    const writing = setInterval(() => socket.writable && socket.write(junk), 1);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 3000))]);
+    clearInterval(writing);
+    socket.destroy();
+    t.match(received, /invalid startup packet/, `round ${round}: the reason arrived (${received.length} bytes)`);
+  }
 });
 
 t.test('a message declared larger than the limit is refused at once, before any of it is kept', async (t) => {

@@ -89,6 +89,8 @@ export interface SocketUser {
 
 /** The largest message a client may send: 16 MiB (a GraphQL request's SQL is far smaller; PostgreSQL's own cap is 1 GB). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** how long a dropped client's socket stays open for it to read why */
+const FAIL_LINGER_MS = 1000;
 // a login's messages (startup packet, SASL) are small
 const MAX_LOGIN_MESSAGE = 10_000;
 
@@ -406,18 +408,18 @@ export async function createPgliteSocketServer(options: PgliteSocketServerOption
   }
 
   function fail(c: Client, text: string, code = '08P01'): void {
-    if (!c.closed) c.socket.end(errorResponse(code, text));
-    close(c);
+    if (!c.closed) endWithReason(c.socket, errorResponse(code, text));
+    close(c, false);
   }
 
-  function close(c: Client): void {
+  function close(c: Client, destroy = true): void {
     if (c.closed) return;
     c.closed = true;
     clearTimeout(c.loginTimer);
     clients.delete(c);
     c.wake?.();
     channels.drop(c);
-    if (!c.socket.destroyed) c.socket.destroy();
+    if (destroy && !c.socket.destroyed) c.socket.destroy();
   }
 
   const where = options.listen;
@@ -455,4 +457,16 @@ function newClient(socket: Socket): Client {
     settings: '',
     channels: new Set(),
   };
+}
+
+/**
+ * Sends a dropped client the reason, then the end, and keeps the socket a moment (reading nothing) so
+ * that a client still writing reads it: destroyed at once, the client's next write met a reset that
+ * took the reason with it ("write EPIPE" instead of the message).
+ */
+function endWithReason(socket: Socket, reason: Buffer): void {
+  if (socket.destroyed) return;
+  socket.end(reason);
+  socket.pause();
+  setTimeout(() => socket.destroy(), FAIL_LINGER_MS).unref();
 }
