@@ -3,6 +3,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { BUILD_MODES, type BuildMode } from './build-mode.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { createConsoleReporter } from './reporter.ts';
+import type { DevChainOptions } from './dev-chain.ts';
 import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { positiveInt } from '../../infra/cli/option-values.ts';
 
@@ -85,21 +86,10 @@ export function createProgram(io: CliIo): Command {
     .option('--stop', 'stop the chains started with --detach (only the one on --port, when given)', false)
     .addOption(new Option('--ready-file <path>').hideHelp())
     .helpOption('-h, --help', 'show options')
-    .action(
-      async (opts: {
-        location: string;
-        network?: string;
-        host: string;
-        port?: number;
-        blockTime: number;
-        detach: boolean;
-        stop: boolean;
-        readyFile?: string;
-      }) => {
-        const { devChain } = await import('./dev-chain.ts');
-        await devChain({ ...opts, reporter });
-      },
-    );
+    .action(async (opts: Omit<DevChainOptions, 'reporter'>) => {
+      const { devChain } = await import('./dev-chain.ts');
+      await devChain({ ...opts, reporter });
+    });
 
   // subcommands inherit neither exitOverride nor output settings from their parent
   for (const cmd of program.commands) {
