@@ -1,6 +1,21 @@
 import t from 'tap';
 import { scaleBatchSize } from './scale-batch-size.ts';
 
+/** A fetcher whose ranges hold the blocks `block` makes and no log. */
+function blocksWithoutLogs(block: (height: number) => object) {
+  return {
+    parallelism: 1,
+    close: async () => undefined,
+    fetch: async (_plan: unknown, range: { from: number; to: number }) => ({
+      ...range,
+      logCount: 0,
+      logs: new Map(),
+      logsComplete: false,
+      blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
+    }),
+  };
+}
+
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
   let pressure = 0.9;
   const settings = { batchSize: 100, memoryPressure: () => pressure };
@@ -44,17 +59,7 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
   const block = (height: number) => ({ height, hash: `0x${height}`, parentHash: `0x${height - 1}`, timestamp: height * 12, transactionHashes: [] });
   const indexer = createIndexer({
     source: { bestHeight: async () => 30, finalizedHeight: async () => 30 } as never,
-    fetcher: {
-      parallelism: 1,
-      close: async () => undefined,
-      fetch: async (_plan, range) => ({
-        ...range,
-        logCount: 0,
-        logs: new Map(),
-        logsComplete: false,
-        blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
-      }),
-    },
+    fetcher: blocksWithoutLogs(block),
     store,
     cache,
     runner: {
@@ -153,17 +158,7 @@ async function resumeRun(opts: { branch: string; best: () => number; stored?: un
         return heights.map(block);
       },
     },
-    fetcher: {
-      parallelism: 1,
-      close: async () => undefined,
-      fetch: async (_plan, range) => ({
-        ...range,
-        logCount: 0,
-        logs: new Map(),
-        logsComplete: false,
-        blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
-      }),
-    },
+    fetcher: blocksWithoutLogs(block),
     store,
     cache,
     runner: { runBlock: async () => ({ created: [] }) },
