@@ -5,16 +5,18 @@ import { createLogger } from '../../infra/logging/create-logger.ts';
 import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { heapGrowingFlag } from './heap-growing-flag.ts';
-import { parseNodeArgs, type NodeVariant } from './node-options.ts';
+import { nodeVariants, type NodeVariantName } from './families/registry.ts';
+import { parseNodeArgs } from './node-options.ts';
 
 /** `idx-node` and `idx-node-ethereum`: returns the exit code. */
-export async function main(argv: readonly string[] = process.argv.slice(2), variant: NodeVariant = 'base'): Promise<number> {
-  const program = variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node';
+export async function main(argv: readonly string[] = process.argv.slice(2), variantName: NodeVariantName = 'base'): Promise<number> {
+  const variant = nodeVariants[variantName];
+  const { program } = variant;
   let cmd;
   let version: string;
   try {
     version = findPackage().version;
-    cmd = parseNodeArgs(argv, { program, version, variant, cores: availableParallelism(), write: (s) => void process.stdout.write(s) });
+    cmd = parseNodeArgs(argv, { program, version, variant: variantName, cores: availableParallelism(), write: (s) => void process.stdout.write(s) });
   } catch (err) {
     // a flag's value may be an endpoint URL with its key: printed as the logger prints URLs
     process.stderr.write(`${redactUrlsIn(err instanceof IdxError ? err.message : String(err))}\n`);
@@ -45,7 +47,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
       else await reindex(withProject, cmd.targetHeight, logger, process.env);
     } else {
       const { runNode } = await import('./run-node.ts');
-      await runNode({ options, variant, logger, version, env: process.env, signal: controller.signal });
+      await runNode({ options, variant: variantName, logger, version, env: process.env, signal: controller.signal });
     }
     logger.flush();
     return 0;

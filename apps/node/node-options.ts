@@ -6,6 +6,7 @@ import { loadConfigFile } from '../../infra/project/load-config-file.ts';
 import { namesMultichain } from '../../infra/project/multichain-location.ts';
 import { UsageError } from '../../infra/cli/usage-error.ts';
 import { configFileOptions } from './node-config-file.ts';
+import { blockConfirmationPrograms, nodeVariants, type NodeVariant, type NodeVariantName } from './families/registry.ts';
 import { RUNNER_FLAGS, type RunnerFlag } from './runner-options.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -68,12 +69,11 @@ export type NodeCommand =
   /** `--help` or `--version` was answered; exit with this code */
   | { command: 'exit'; code: number };
 
-export type NodeVariant = 'base' | 'ethereum';
-
 export interface ParseNodeArgsContext {
   program: string;
   version: string;
-  variant: NodeVariant;
+  /** which node program parses (`base`: idx-node) */
+  variant: NodeVariantName;
   /** CPU cores: `--workers` is limited by them */
   cores: number;
   write: (text: string) => void;
@@ -105,7 +105,10 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--allow-schema-migration', 'allow automated schema migration on project upgrade', false))
     .addOption(new Option('--batch-size <n>', 'blocks per fetch; overrides the config file (default: 100)').argParser(positiveInt))
     .addOption(
-      new Option('--block-confirmations <n>', variant === 'ethereum' ? 'blocks behind head treated as finalised' : 'only for idx-node-ethereum; no effect here')
+      new Option(
+        '--block-confirmations <n>',
+        variant.blockConfirmations ? 'blocks behind head treated as finalised' : `only for ${blockConfirmationPrograms()}; no effect here`,
+      )
         .argParser(positiveInt)
         .default(200),
     )
@@ -174,20 +177,14 @@ function withConfigFile(cmd: Command, options: NodeOptions, makeCommand: () => C
   return { ...(merged as unknown as NodeOptions), givenFlags: RUNNER_FLAGS.filter((f) => given.has(f)) };
 }
 
-/** The first line of --help: the base node reads both families, the ethereum variant EVM chains only. */
-const DESCRIPTIONS: Record<NodeVariant, string> = {
-  base: "Indexes a Substrate or EVM chain into PostgreSQL (or embedded PGlite) by running a SubQuery project's mappings.",
-  ethereum: "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a SubQuery project's mappings.",
-};
-
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
-  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), ctx.variant);
-  const program = createProgram(ctx.program, DESCRIPTIONS[ctx.variant], ctx)
+  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), nodeVariants[ctx.variant]);
+  const program = createProgram(ctx.program, nodeVariants[ctx.variant].description, ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
-  addNodeOptions(program, ctx.variant).action(() => {
+  addNodeOptions(program, nodeVariants[ctx.variant]).action(() => {
     result = {
       command: 'run',
       options: withConfigFile(program, { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, configCommand),
@@ -195,7 +192,7 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
     };
   });
 
-  addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), ctx.variant)
+  addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), nodeVariants[ctx.variant])
     .helpOption('--help', 'show options')
     .action(function (this: Command) {
       result = {
@@ -204,7 +201,7 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
         warnings: [],
       };
     });
-  addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), ctx.variant)
+  addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), nodeVariants[ctx.variant])
     .helpOption('--help', 'show options')
     .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
     .action(function (this: Command) {
@@ -246,8 +243,8 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   errors.push(...endpointConfigProblems(o));
   if (errors.length > 0) throw new UsageError(`${ctx.program}: ${errors.join('; ')}`);
 
-  if (ctx.variant === 'base' && o.blockConfirmations !== 200) {
-    warnings.push('--block-confirmations applies only to idx-node-ethereum; it has no effect here');
+  if (!nodeVariants[ctx.variant].blockConfirmations && o.blockConfirmations !== 200) {
+    warnings.push(`--block-confirmations applies only to ${blockConfirmationPrograms()}; it has no effect here`);
   }
   if (o.storeCacheAsync && (o.storeCacheThreshold !== 1000 || o.storeGetCacheSize !== 500)) {
     warnings.push('--store-cache-threshold and --store-get-cache-size apply only with --store-cache-async=false');

@@ -16,7 +16,7 @@ import { findMultichain, loadProject, type LoadedProject } from '../../infra/pro
 import { readProjectFiles } from '../../infra/project/read-project-files.ts';
 import { dictionaryUrls } from './dictionary-urls.ts';
 import { familyOfKinds } from '../../domain/chains/chain-family.ts';
-import { nodeFamilies } from './families/registry.ts';
+import { nodeFamilies, nodeVariants, type NodeVariant, type NodeVariantName } from './families/registry.ts';
 import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { recordingProblems, type LoggedProblem } from './last-problem.ts';
@@ -24,7 +24,7 @@ import { createNodeStatusPage } from './node-status-page.ts';
 import { metaDocument } from './node-meta.ts';
 import { createNodeMetrics } from './node-metrics.ts';
 import { createNodeHttpApp, type Health } from './node-http.ts';
-import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions, type NodeVariant } from './node-options.ts';
+import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from './progress-line.ts';
@@ -33,8 +33,8 @@ import { startMapping } from './start-mapping.ts';
 
 export interface RunNodeContext {
   options: NodeOptions;
-  /** `idx-node-ethereum` honours --block-confirmations; `idx-node` uses the default */
-  variant?: NodeVariant;
+  /** the node program (default `base`, idx-node): the families it runs, whether it honours --block-confirmations */
+  variant?: NodeVariantName;
   logger: Logger;
   version: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -87,10 +87,11 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
   const { network, files, schema } = await loadNodeProject(options, project);
   // the family's name is the kinds' (a refusal here comes before a port is taken)
+  const variant = nodeVariants[ctx.variant ?? 'base'] as NodeVariant;
   const familyName = familyOfKinds(
     project.manifest.dataSources.map((d) => d.kind),
     project.manifestPath,
-    ctx.variant === 'ethereum' ? 'idx-node-ethereum' : 'idx-node',
+    variant.only === undefined ? undefined : { program: variant.program, family: variant.only },
   );
   const family = nodeFamilies[familyName];
 
@@ -239,7 +240,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
         // The project's identity, not where it is stored: two runs into different schemas agree.
         ...(options.proofOfIndex && { proofOfIndex: { projectId: options.idxName ?? project.manifest.name ?? basename(project.root), sha256 } }),
         unfinalizedBlocks: options.unfinalizedBlocks,
-        blockConfirmations: ctx.variant === 'ethereum' ? options.blockConfirmations : DEFAULT_BLOCK_CONFIRMATIONS,
+        blockConfirmations: variant.blockConfirmations ? options.blockConfirmations : DEFAULT_BLOCK_CONFIRMATIONS,
         ...(options.scaleBatchSize && { memoryPressure }),
         pollIntervalMs: 1000,
         ...ctx.settings,

@@ -6,7 +6,7 @@ t.test('the family comes from the data sources kinds', async (t) => {
   t.equal(familyOfKinds([], 'project.yaml'), 'ethereum', 'no data sources yet: the EVM reader says what is missing');
   t.equal(familyOfKinds(['ethereum/Unknown'], 'project.yaml'), 'ethereum', 'an unknown kind is left to the EVM reader, which names the field');
   t.equal(familyOfKinds(['substrate/Runtime'], 'project.yaml'), 'substrate', 'idx-node runs the base family');
-  t.throws(() => familyOfKinds(['substrate/Runtime'], 'project.yaml', 'idx-node-ethereum'), {
+  t.throws(() => familyOfKinds(['substrate/Runtime'], 'project.yaml', { program: 'idx-node-ethereum', family: 'ethereum' }), {
     code: 'CHAIN_FAMILY_UNSUPPORTED',
     message: 'project.yaml: idx-node-ethereum runs ethereum/Runtime projects; run substrate/Runtime projects with idx-node',
   });

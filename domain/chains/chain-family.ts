@@ -4,9 +4,6 @@ import { DEFAULT_FAMILY, familyOfKind, runtimeKindOf, type ChainFamilyName } fro
 
 export type { ChainFamilyName } from './families.ts';
 
-/** idx-node-ethereum is the EVM-only node: the one family it runs. */
-const ETHEREUM_NODE_FAMILY: ChainFamilyName = 'ethereum';
-
 /** What every family's fetched range has: its blocks by height (those the plan fetched), and how many events it holds. */
 export interface FetchedBlocks {
   blocks: Map<number, { height: number; hash: string; parentHash: string; timestamp: number }>;
@@ -34,11 +31,17 @@ export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   blockCalls(sources: readonly Compiled[], fetched: Fetched, height: number): { content: Content; calls: Call[] } | undefined;
 }
 
+/** A program that runs one family only (`idx-node-ethereum`), and that family. */
+export interface OneFamilyProgram {
+  program: string;
+  family: ChainFamilyName;
+}
+
 /**
  * The family of a project, from its data sources' kinds: one family per project (a multichain
- * folder gives each chain its own project). `idx-node-ethereum` runs EVM projects only.
+ * folder gives each chain its own project). A program that runs one family refuses the others.
  */
-export function familyOfKinds(kinds: readonly string[], manifestPath: string, program: 'idx-node' | 'idx-node-ethereum' = 'idx-node'): ChainFamilyName {
+export function familyOfKinds(kinds: readonly string[], manifestPath: string, only?: OneFamilyProgram): ChainFamilyName {
   const names = new Set(kinds.map(familyOfKind));
   if (names.size > 1)
     throw new IdxError(
@@ -46,10 +49,10 @@ export function familyOfKinds(kinds: readonly string[], manifestPath: string, pr
       `${manifestPath}: data sources of several chain families (${[...names].join(', ')}); one project indexes one chain`,
     );
   const name = [...names][0] ?? DEFAULT_FAMILY;
-  if (name !== ETHEREUM_NODE_FAMILY && program === 'idx-node-ethereum')
+  if (only !== undefined && name !== only.family)
     throw new IdxError(
       'CHAIN_FAMILY_UNSUPPORTED',
-      `${manifestPath}: idx-node-ethereum runs ${runtimeKindOf(ETHEREUM_NODE_FAMILY)} projects; run ${runtimeKindOf(name)} projects with idx-node`,
+      `${manifestPath}: ${only.program} runs ${runtimeKindOf(only.family)} projects; run ${runtimeKindOf(name)} projects with idx-node`,
     );
   return name;
 }

@@ -37,3 +37,37 @@ export const nodeFamilies: Record<ChainFamilyName, NodeFamily> = {
     connect: async (c) => (await import('./substrate/substrate-chain.ts')).connectSubstrateChain(c.network, c.project, c.options, c.log, c.signal),
   },
 };
+
+/** What one node program is: `idx-node` runs every family, `idx-node-ethereum` the EVM family only. */
+export interface NodeVariant {
+  program: string;
+  /** the first line of --help */
+  description: string;
+  /** the one family this program runs; every family when absent */
+  only?: ChainFamilyName;
+  /** whether --block-confirmations sets finality here (EVM chains without a finalized tag); elsewhere it is ignored with a warning */
+  blockConfirmations: boolean;
+}
+
+export const nodeVariants = {
+  base: {
+    program: 'idx-node',
+    description: "Indexes a Substrate or EVM chain into PostgreSQL (or embedded PGlite) by running a SubQuery project's mappings.",
+    blockConfirmations: false,
+  },
+  ethereum: {
+    program: 'idx-node-ethereum',
+    description: "Indexes an EVM chain into PostgreSQL (or embedded PGlite) by running a SubQuery project's mappings.",
+    only: 'ethereum',
+    blockConfirmations: true,
+  },
+} satisfies Record<string, NodeVariant>;
+
+export type NodeVariantName = keyof typeof nodeVariants;
+
+/** The programs that honour --block-confirmations, for the help and warnings of those that do not. */
+export const blockConfirmationPrograms = (): string =>
+  Object.values(nodeVariants as Record<string, NodeVariant>)
+    .filter((v) => v.blockConfirmations)
+    .map((v) => v.program)
+    .join(', ');
