@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { basename, join } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { bypassedHeights } from '../../domain/project/bypass-blocks.ts';
 import { withRunnerOptions } from './runner-options.ts';
-import { boundServer } from '../../infra/http/bound-server.ts';
-import { describePortHolder } from '../../infra/http/describe-port-holder.ts';
-import { listenOnFreePort } from '../../infra/http/listen-on-free-port.ts';
 import { publishServiceUrl } from '../../infra/http/service-url-file.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import type { DiskSpaceGuardOptions } from '../../infra/postgres/disk-space-guard.ts';
@@ -21,14 +17,12 @@ import { createIndexer, type IndexerSettings } from './indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from './indexer-status.ts';
 import { recordingProblems, type LoggedProblem } from './last-problem.ts';
 import { createNodeStatusPage } from './node-status-page.ts';
-import { metaDocument } from './node-meta.ts';
-import { createNodeMetrics } from './node-metrics.ts';
-import { createNodeHttpApp, type Health } from './node-http.ts';
 import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from './progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
+import { serveNodeHttp, type NodeFacts } from './serve-node-http.ts';
 import { startMapping } from './start-mapping.ts';
 
 export interface RunNodeContext {
@@ -69,6 +63,22 @@ async function loadNodeProject(options: NodeOptions, project: LoadedProject) {
   return { network, files, schema: projectSchemaName(options, project) };
 }
 
+/** The indexer's settings from the node's options. */
+function indexerSettings(options: NodeOptions, variant: NodeVariant, projectId: string): IndexerSettings {
+  return {
+    batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+    flushAsync: options.storeCacheAsync,
+    flushIntervalMs: options.storeFlushInterval * 1000,
+    flushThreshold: options.storeCacheThreshold,
+    // The project's identity, not where it is stored: two runs into different schemas agree.
+    ...(options.proofOfIndex && { proofOfIndex: { projectId, sha256 } }),
+    unfinalizedBlocks: options.unfinalizedBlocks,
+    blockConfirmations: variant.blockConfirmations ? options.blockConfirmations : DEFAULT_BLOCK_CONFIRMATIONS,
+    ...(options.scaleBatchSize && { memoryPressure }),
+    pollIntervalMs: 1000,
+  };
+}
+
 /**
  * `idx-node`: loads the project, serves HTTP, checks the chain, opens the database, starts the
  * sandbox and indexes until stopped. Each phase fails with its own message, and whatever an
@@ -96,11 +106,10 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const family = nodeFamilies[familyName];
 
   const status = createIndexerStatus();
-  const facts = {
-    health: { healthy: false, error: 'starting' } as Health,
-    genesisHash: undefined as string | undefined,
-    // until the chain answers: the family's, when it knows it without asking (left out of /meta otherwise)
-    specName: family.specName as string | undefined,
+  const facts: NodeFacts = {
+    health: { healthy: false, error: 'starting' },
+    genesisHash: undefined,
+    specName: family.specName,
     chainSdkVersion: ctx.version,
     usingDictionary: false,
   };
@@ -131,49 +140,17 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
 
   try {
     // Phase 2: /health and /meta answer from the start (a monitor sees "starting", then why it failed).
-    const server = boundServer(
-      createServer(
-        createNodeHttpApp(
-          {
-            health: () => facts.health,
-            ready: () => status.caughtUp,
-            meta: () =>
-              metaDocument(status, {
-                version: ctx.version,
-                startedAt,
-                chain: { chain: network.chainId, specName: facts.specName, genesisHash: facts.genesisHash, chainSdkVersion: facts.chainSdkVersion },
-                apiConnected: facts.health.healthy,
-                usingDictionary: facts.usingDictionary,
-              }),
-          },
-          createNodeMetrics(status),
-          statusPage,
-        ).callback(),
-      ),
-    );
-    closers.push(async () => {
-      // Keep-alive clients (a monitor polling /meta) would hold close() open for ever.
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+    const { url, port, close } = await serveNodeHttp({
+      port: options.port,
+      status,
+      facts,
+      statusPage,
+      chainId: network.chainId,
+      version: ctx.version,
+      startedAt,
+      log,
     });
-    const port = await listenOnFreePort(server, options.port);
-    const url = `http://localhost:${port}`;
-    if (port !== options.port) {
-      log.warn(`port ${options.port} is ${await describePortHolder(options.port)}; serving on port ${port} instead (choose one with -p, --port)`, {
-        event: 'port-busy',
-        busyPort: options.port,
-        port,
-      });
-    }
-    // scripts read the address from this line (or its fields with --output-fmt=json)
-    log.info(`serving /health, /meta, /ready and /metrics on ${url}`, {
-      event: 'listening',
-      port,
-      url,
-      meta: `${url}/meta`,
-      ...(statusPage !== undefined && { statusPage: `${url}/` }),
-    });
-    if (statusPage !== undefined) log.info(`status page: ${url}/ (open it in a browser)`);
+    closers.push(close);
     ctx.onListening?.(port);
 
     // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
@@ -232,19 +209,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       logger,
       status,
       ...(opened.exporter !== undefined && { exporter: opened.exporter }),
-      settings: {
-        batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
-        flushAsync: options.storeCacheAsync,
-        flushIntervalMs: options.storeFlushInterval * 1000,
-        flushThreshold: options.storeCacheThreshold,
-        // The project's identity, not where it is stored: two runs into different schemas agree.
-        ...(options.proofOfIndex && { proofOfIndex: { projectId: options.idxName ?? project.manifest.name ?? basename(project.root), sha256 } }),
-        unfinalizedBlocks: options.unfinalizedBlocks,
-        blockConfirmations: variant.blockConfirmations ? options.blockConfirmations : DEFAULT_BLOCK_CONFIRMATIONS,
-        ...(options.scaleBatchSize && { memoryPressure }),
-        pollIntervalMs: 1000,
-        ...ctx.settings,
-      },
+      settings: { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings },
     });
     facts.health = { healthy: true };
     await withProgressLines(status, logger, (ctx.progressEverySeconds ?? 5) * 1000, () => indexer.run(stop.signal));

@@ -1,15 +1,6 @@
 import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 import { abortableSleep } from '../../../domain/abortable-sleep.ts';
 import { createHeadPoll } from '../../../domain/blocks/head-poll.ts';
-import {
-  chainHistoryMismatch,
-  chainShorterNotice,
-  fromStoredVerifiable,
-  historyCheck,
-  sameHistory,
-  type VerifiableBlock,
-} from '../../../domain/blocks/indexed-history.ts';
-
 import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
@@ -23,6 +14,8 @@ import { createBlockProcessor, type BlockRunner } from './block-processor.ts';
 import { createChainFollower, type FetchedWithRefs } from './chain-follower.ts';
 import { createFlushPipeline, type FlushSettings } from './flush-pipeline.ts';
 import { createForkWatch } from './fork-watch.ts';
+import { createHistoryCheck } from './history-check.ts';
+import { processRange } from './process-range.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
 
 export interface IndexerSettings extends FlushSettings {
@@ -91,16 +84,24 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     return settings.stopAtHeight === undefined ? end : Math.min(end, settings.stopAtHeight);
   };
 
-  // The indexed block a (re)start compares with the chain before indexing on; undefined once compared.
-  let unverified: VerifiableBlock | undefined;
-  let toldShorter = false;
+  const history = createHistoryCheck({ source, forks, log, rollBack: (ancestor) => rollBack(ancestor) });
+  const rangeDeps = {
+    processBlock: blocks.process,
+    refetch: follower.reset,
+    forks,
+    flushes,
+    status,
+    flushAsync: settings.flushAsync,
+    logger: deps.logger,
+    fetchLog,
+  };
 
   /** Where to go on from, as the database says: after the last committed block, or the project's start. */
   async function load(): Promise<number> {
     const meta = await store.getMetadata(['lastProcessedHeight', 'dynamicDatasources', 'unfinalizedBlocks', 'lastVerifiableBlock']);
     blocks.load(meta.dynamicDatasources);
     forks.load(meta.unfinalizedBlocks);
-    unverified = fromStoredVerifiable(meta.lastVerifiableBlock);
+    history.load(meta.lastVerifiableBlock);
     const start = projectStartHeight(deps.dataSources);
     status.startHeight = start;
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
@@ -139,65 +140,6 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     return ancestor === undefined ? next : rollBack(ancestor);
   };
 
-  /**
-   * The chain still has the newest indexed block whose hash is stored, or the node refuses to go on:
-   * the same genesis does not make the same chain (a restarted dev chain, a reorganisation while
-   * stopped). A difference among the blocks kept for forks is the rollback's; the height to go on from.
-   */
-  async function verifyHistory(next: number, best: number): Promise<number> {
-    const check = historyCheck(unverified, best);
-    if (check.kind === 'nothing-stored') return next;
-    if (check.kind === 'chain-shorter') {
-      // Nothing is indexed meanwhile: the next block is above the stored one, so above the chain's head.
-      if (!toldShorter) log.warn(chainShorterNotice(check.height, check.best), { event: 'chain-shorter', height: check.height, best: check.best });
-      toldShorter = true;
-      return next;
-    }
-    const stored = unverified!;
-    const [now] = await source.getBlockRefs([check.height]);
-    if (now !== undefined && sameHistory(stored, now.hash)) {
-      unverified = undefined;
-      return next;
-    }
-    if (forks.keeps()) {
-      const ancestor = await forks.findFork(best);
-      if (ancestor !== undefined) return rollBack(ancestor);
-    }
-    throw chainHistoryMismatch(stored, now?.hash ?? '(none)');
-  }
-
-  /** Runs the blocks of a fetched range in order; the height to go on from. */
-  async function processRange({ range, fetched, refs, keepFrom }: FetchedWithRefs<Fetched>, signal: AbortSignal): Promise<number> {
-    // Logged as ranges are taken, in order, at debug (`--debug fetch`): a catch-up has hundreds of
-    // them, and the progress line says how it goes every few seconds.
-    fetchLog.debug(`fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`);
-    const started = Date.now();
-    let h = range.from;
-    for (; h <= range.to && !signal.aborted; h++) {
-      status.currentProcessingHeight = h;
-      status.currentProcessingTimestamp = Date.now();
-      const created = await blocks.process(fetched, h);
-      const block = fetched.blocks.get(h);
-      const ref = refs.get(h);
-      // Kept from the final height on: the same blocks whenever and however often the node ran.
-      if (h >= keepFrom) forks.keep(ref);
-      flushes.complete({ height: h, hash: block?.hash ?? ref?.hash, timestamp: block?.timestamp ?? ref?.timestamp });
-      status.blocksProcessed++;
-      if (flushes.intervalDue() && h < range.to) {
-        await flushes.flushInBackgroundOrWait(settings.flushAsync);
-        flushes.throwIfFailed();
-      }
-      if (created) {
-        follower.reset();
-        h++;
-        break;
-      }
-    }
-    status.eventsFetched += fetched.logCount;
-    deps.logger.profile('IndexerManager', `process [${range.from},${h - 1}]`, Date.now() - started);
-    return h;
-  }
-
   return {
     /** Indexes until `signal` aborts, `stopAtHeight` is reached, or an error; flushes what is complete before returning or throwing. */
     async run(signal: AbortSignal): Promise<void> {
@@ -217,11 +159,11 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
       try {
         // The chain may have reorganised while the node was stopped.
         if (forks.watching()) next = await rewindIfForked(next);
-        next = await verifyHistory(next, heads.best);
+        next = await history.verify(next, heads.best);
         while (!signal.aborted && (end === undefined || next <= end)) {
           if (next > heads.target) heads = await lookAtHeads();
           // Once the chain reaches the stored block (a no-op once compared)
-          if (unverified !== undefined) next = await verifyHistory(next, heads.best);
+          if (history.pending()) next = await history.verify(next, heads.best);
           status.bestHeight = heads.best;
           status.finalizedHeight = follower.finalized();
           status.targetHeight = end === undefined ? heads.target : Math.min(end, heads.target);
@@ -248,7 +190,7 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
             next = await rewindIfForked(next);
             continue;
           }
-          next = await processRange(taken, signal);
+          next = await processRange(rangeDeps, taken, signal);
           status.caughtUp = next > status.targetHeight;
           if (flushes.shouldFlush(status.caughtUp)) await flushes.flushInBackgroundOrWait(settings.flushAsync && !status.caughtUp);
           flushes.throwIfFailed();

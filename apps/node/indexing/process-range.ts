@@ -1,0 +1,56 @@
+import type { FetchedBlocks } from '../../../domain/chains/chain-family.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { IndexerStatus } from '../indexer-status.ts';
+import type { FetchedWithRefs } from './chain-follower.ts';
+import type { FlushPipeline } from './flush-pipeline.ts';
+import type { ForkWatch } from './fork-watch.ts';
+
+export interface ProcessRangeDeps<Fetched extends FetchedBlocks> {
+  /** runs one block's handlers; true when they created a data source (the range is fetched again from the next block) */
+  processBlock: (fetched: Fetched, height: number) => Promise<unknown>;
+  /** forgets ranges fetched ahead: a new data source needs data they lack */
+  refetch: () => void;
+  forks: Pick<ForkWatch, 'keep'>;
+  flushes: FlushPipeline;
+  status: IndexerStatus;
+  flushAsync: boolean;
+  logger: Logger;
+  fetchLog: Logger;
+}
+
+/** Runs the blocks of a fetched range in order; the height to go on from. */
+export async function processRange<Fetched extends FetchedBlocks>(
+  deps: ProcessRangeDeps<Fetched>,
+  { range, fetched, refs, keepFrom }: FetchedWithRefs<Fetched>,
+  signal: AbortSignal,
+): Promise<number> {
+  const { status, flushes } = deps;
+  // Logged as ranges are taken, in order, at debug (`--debug fetch`): a catch-up has hundreds of
+  // them, and the progress line says how it goes every few seconds.
+  deps.fetchLog.debug(`fetch block [${range.from},${range.to}], total ${range.to - range.from + 1} blocks`);
+  const started = Date.now();
+  let h = range.from;
+  for (; h <= range.to && !signal.aborted; h++) {
+    status.currentProcessingHeight = h;
+    status.currentProcessingTimestamp = Date.now();
+    const created = await deps.processBlock(fetched, h);
+    const block = fetched.blocks.get(h);
+    const ref = refs.get(h);
+    // Kept from the final height on: the same blocks whenever and however often the node ran.
+    if (h >= keepFrom) deps.forks.keep(ref);
+    flushes.complete({ height: h, hash: block?.hash ?? ref?.hash, timestamp: block?.timestamp ?? ref?.timestamp });
+    status.blocksProcessed++;
+    if (flushes.intervalDue() && h < range.to) {
+      await flushes.flushInBackgroundOrWait(deps.flushAsync);
+      flushes.throwIfFailed();
+    }
+    if (created) {
+      deps.refetch();
+      h++;
+      break;
+    }
+  }
+  status.eventsFetched += fetched.logCount;
+  deps.logger.profile('IndexerManager', `process [${range.from},${h - 1}]`, Date.now() - started);
+  return h;
+}
