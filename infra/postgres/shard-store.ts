@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { defaultMigrationsDir, loadMigrations, runMigrations } from './run-migrations.ts';
-import { execute, executeCount, qualified, type Executor } from './sql.ts';
+import { shardReads } from './shard-reads.ts';
+import { shardTables } from './shard-tables.ts';
+import { shardWrites } from './shard-writes.ts';
 
 /** One block as idx-shard keeps it: the upstream's JSON texts plus what lookups need. */
 export interface ShardBlock {
@@ -71,205 +73,13 @@ export interface ShardStoreOptions {
 }
 
 export function createShardStore({ db, schema }: ShardStoreOptions): ShardStore {
-  const t = (name: string) => qualified(schema, name);
-  const blocks = t('blocks');
-  const transactions = t('transactions');
-  const logs = t('logs');
-  const state = t('shard_state');
-  const served = (column: string, first: number) => `(${column} = 0 or ${column} between $${first} and $${first + 1})`;
-
-  async function putState(tx: Executor, values: Record<string, unknown>): Promise<void> {
-    const keys = Object.keys(values);
-    if (keys.length === 0) return;
-    await execute(
-      tx,
-      `insert into ${state} (key, value) select k, v from unnest($1::text[], $2::jsonb[]) as s(k, v)
-       on conflict (key) do update set value = excluded.value`,
-      [keys, keys.map((k) => JSON.stringify(values[k] ?? null))],
-    );
-  }
-
-  /** Deletes the blocks (and their transactions and logs) where `condition` holds, `$col` standing for the height column; answers how many blocks. */
-  async function deleteBlocks(tx: Executor, condition: string, params: unknown[]): Promise<number> {
-    await execute(tx, `delete from ${logs} where ${condition.replaceAll('$col', 'block_number')}`, params);
-    await execute(tx, `delete from ${transactions} where ${condition.replaceAll('$col', 'block_number')}`, params);
-    return executeCount(tx, `delete from ${blocks} where ${condition.replaceAll('$col', 'number')}`, params);
-  }
-
-  const toBlock = (r: { number: string | number; hash: string; tx_count: number; body: string }): StoredBlock => ({
-    number: Number(r.number),
-    hash: r.hash,
-    txCount: r.tx_count,
-    body: r.body,
-  });
-
+  const tables = shardTables(schema);
   return {
     async migrate() {
       const migrations = await loadMigrations(join(defaultMigrationsDir(), 'shard'));
       await runMigrations(db, schema, migrations);
     },
-
-    async getState() {
-      const rows = await execute<{ key: string; value: unknown }>(db, `select key, value from ${state}`);
-      return Object.fromEntries(rows.map((r) => [r.key, r.value]));
-    },
-
-    async setState(values) {
-      await putState(db, values);
-    },
-
-    async writeBlocks(list, values) {
-      await db.transaction().execute(async (tx) => {
-        if (list.length > 0) {
-          const from = Math.min(...list.map((b) => b.number));
-          const to = Math.max(...list.map((b) => b.number));
-          await deleteBlocks(tx, '$col between $1 and $2', [from, to]);
-          await execute(
-            tx,
-            `insert into ${blocks} (number, hash, parent_hash, tx_count, body)
-             select * from unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[])`,
-            [
-              list.map((b) => b.number),
-              list.map((b) => b.hash),
-              list.map((b) => b.parentHash),
-              list.map((b) => b.transactions.length),
-              list.map((b) => b.body),
-            ],
-          );
-          const txs = list.flatMap((b) => b.transactions.map((x, i) => ({ n: b.number, i, ...x })));
-          if (txs.length > 0) {
-            await execute(
-              tx,
-              `insert into ${transactions} (block_number, position, hash, tx, receipt)
-               select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[])`,
-              [txs.map((x) => x.n), txs.map((x) => x.i), txs.map((x) => x.hash), txs.map((x) => x.tx), txs.map((x) => x.receipt)],
-            );
-          }
-          const ls = list.flatMap((b) => b.logs.map((l, i) => ({ n: b.number, i, ...l })));
-          if (ls.length > 0) {
-            const topic = (k: number) => ls.map((l) => l.topics[k] ?? null);
-            await execute(
-              tx,
-              `insert into ${logs} (block_number, position, address, topic0, topic1, topic2, topic3, log)
-               select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
-              [ls.map((l) => l.n), ls.map((l) => l.i), ls.map((l) => l.address), topic(0), topic(1), topic(2), topic(3), ls.map((l) => l.log)],
-            );
-          }
-        }
-        await putState(tx, values);
-      });
-    },
-
-    async rewind(height, values) {
-      await db.transaction().execute(async (tx) => {
-        await deleteBlocks(tx, '$col > $1', [height]);
-        await putState(tx, values);
-      });
-    },
-
-    async pruneBelow(below, limit) {
-      return db.transaction().execute(async (tx) => {
-        const [row] = await execute<{ n: string | null }>(
-          tx,
-          `select max(number) as n from (select number from ${blocks} where number > 0 and number < $1 order by number limit $2) s`,
-          [below, limit],
-        );
-        return row?.n == null ? 0 : deleteBlocks(tx, '$col > 0 and $col <= $1', [Number(row.n)]);
-      });
-    },
-
-    async pruneAbove(above, limit) {
-      return db.transaction().execute(async (tx) => {
-        const [row] = await execute<{ n: string | null }>(
-          tx,
-          `select min(number) as n from (select number from ${blocks} where number > $1 order by number desc limit $2) s`,
-          [above, limit],
-        );
-        return row?.n == null ? 0 : deleteBlocks(tx, '$col >= $1', [Number(row.n)]);
-      });
-    },
-
-    async lowestBlock() {
-      const [row] = await execute<{ n: string | null }>(db, `select min(number) as n from ${blocks} where number > 0`);
-      return row?.n == null ? undefined : Number(row.n);
-    },
-
-    async hashes(numbers) {
-      if (numbers.length === 0) return new Map();
-      const rows = await execute<{ number: string; hash: string }>(db, `select number, hash from ${blocks} where number = any($1::bigint[])`, [numbers]);
-      return new Map(rows.map((r) => [Number(r.number), r.hash]));
-    },
-
-    async blockByNumber(number) {
-      const [row] = await execute<{ number: string; hash: string; tx_count: number; body: string }>(
-        db,
-        `select number, hash, tx_count, body from ${blocks} where number = $1`,
-        [number],
-      );
-      return row === undefined ? undefined : toBlock(row);
-    },
-
-    async blockByHash(hash, range) {
-      const [row] = await execute<{ number: string; hash: string; tx_count: number; body: string }>(
-        db,
-        `select number, hash, tx_count, body from ${blocks} where hash = $1 and ${served('number', 2)}`,
-        [hash.toLowerCase(), range.from, range.to],
-      );
-      return row === undefined ? undefined : toBlock(row);
-    },
-
-    async transactions(blockNumber) {
-      const rows = await execute<{ tx: string }>(db, `select tx from ${transactions} where block_number = $1 order by position`, [blockNumber]);
-      return rows.map((r) => r.tx);
-    },
-
-    async transactionAt(blockNumber, position) {
-      const [row] = await execute<{ tx: string }>(db, `select tx from ${transactions} where block_number = $1 and position = $2`, [blockNumber, position]);
-      return row?.tx;
-    },
-
-    async receipts(blockNumber) {
-      const rows = await execute<{ receipt: string }>(db, `select receipt from ${transactions} where block_number = $1 order by position`, [blockNumber]);
-      return rows.map((r) => r.receipt);
-    },
-
-    async transactionByHash(hash, range) {
-      const [row] = await execute<{ tx: string }>(db, `select tx from ${transactions} where hash = $1 and ${served('block_number', 2)} limit 1`, [
-        hash.toLowerCase(),
-        range.from,
-        range.to,
-      ]);
-      return row?.tx;
-    },
-
-    async receiptByHash(hash, range) {
-      const [row] = await execute<{ receipt: string }>(db, `select receipt from ${transactions} where hash = $1 and ${served('block_number', 2)} limit 1`, [
-        hash.toLowerCase(),
-        range.from,
-        range.to,
-      ]);
-      return row?.receipt;
-    },
-
-    async logs(query) {
-      const params: unknown[] = [query.fromBlock, query.toBlock];
-      const where = ['block_number between $1 and $2'];
-      if (query.addresses !== undefined) {
-        params.push(query.addresses);
-        where.push(`address = any($${params.length}::text[])`);
-      }
-      query.topics.forEach((alternatives, k) => {
-        if (alternatives === null) return;
-        params.push(alternatives);
-        where.push(`topic${k} = any($${params.length}::text[])`);
-      });
-      params.push(query.limit);
-      const rows = await execute<{ block_number: string; log: string }>(
-        db,
-        `select block_number, log from ${logs} where ${where.join(' and ')} order by block_number, position limit $${params.length}`,
-        params,
-      );
-      return rows.map((r) => ({ blockNumber: Number(r.block_number), log: r.log }));
-    },
+    ...shardWrites(db, tables),
+    ...shardReads(db, tables),
   };
 }
