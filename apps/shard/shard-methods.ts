@@ -7,13 +7,10 @@ import type { ShardKeeper } from './shard-keeper.ts';
 import { expectCount, parseBlockParam, parseBool, parseHash, parseLogFilter, parseQuantity, type BlockParam, type BlockTag } from './shard-params.ts';
 import { answerHeight, newestServed, type ShardRange } from './shard-range.ts';
 import type { SyncStatus } from './shard-sync.ts';
+import { getLogs, SERVER_ERROR } from './shard-get-logs.ts';
+import { createShardHeights } from './shard-heights.ts';
 
-/** The error of a request outside `[tail, head]`. */
-export const PRUNED_HISTORY = 4444;
-/** geth's code for "unknown block" and other request failures */
-const SERVER_ERROR = -32000;
-/** Infura's and geth's code for a query the server limits (eth_getLogs range and result count) */
-const LIMIT_EXCEEDED = -32005;
+export { PRUNED_HISTORY } from './shard-heights.ts';
 
 export interface ShardMethodsOptions {
   store: ShardStore;
@@ -45,56 +42,8 @@ export const ADMIN_METHODS = ['admin_setEndHeight', 'admin_setStartHeight'] as c
 export function createShardMethods(options: ShardMethodsOptions): Record<string, JsonRpcMethod> {
   const { store, keeper, status, upstream } = options;
   const now = options.now ?? Date.now;
-  const upstreamTags = new Map<string, { at: number; height: Promise<number | null> }>();
-
-  const pruned = (requested: number, answer: { kind: 'below-tail'; earliest: number } | { kind: 'above-head'; latest: number }) =>
-    new JsonRpcServerError(
-      PRUNED_HISTORY,
-      answer.kind === 'below-tail'
-        ? `pruned history unavailable: requested ${requested}, earliest available ${answer.earliest}`
-        : `pruned history unavailable: requested ${requested}, latest available ${answer.latest}`,
-    );
-
-  /** The upstream's `safe`/`finalized` height, asked at most once a second. */
-  function upstreamTag(tag: 'safe' | 'finalized'): Promise<number | null> {
-    const cached = upstreamTags.get(tag);
-    if (cached !== undefined && now() - cached.at < 1000) return cached.height;
-    const height = upstream
-      .request<{ number?: unknown } | null>('eth_getBlockByNumber', [tag, false])
-      .then((b) => (b === null ? null : hexToNumber(b.number, `${tag} block number`)));
-    upstreamTags.set(tag, { at: now(), height });
-    height.catch(() => upstreamTags.delete(tag));
-    return height;
-  }
-
-  /** The height a block param stands for, or null when the shard has no such block (yet); 4444 outside the range. */
-  async function resolve(param: BlockParam, r: ShardRange): Promise<number | null> {
-    if ('number' in param) {
-      const answer = answerHeight(r, param.number);
-      if (answer.kind === 'served') return answer.height;
-      if (answer.kind === 'unknown') return null;
-      throw pruned(param.number, answer);
-    }
-    return resolveTag(param.tag, r);
-  }
-
-  async function resolveTag(tag: BlockTag, r: ShardRange): Promise<number | null> {
-    switch (tag) {
-      case 'earliest':
-        return answerHeight(r, r.tail).kind === 'served' ? r.tail : null;
-      case 'latest':
-      case 'pending':
-        return newestServed(r);
-      case 'safe':
-      case 'finalized': {
-        const height = await upstreamTag(tag);
-        if (height === null) return null;
-        const clamped = Math.min(height, newestServed(r));
-        // below the tail: this shard does not have it, and answering the tail would claim a finality the chain has not reached
-        return answerHeight(r, clamped).kind === 'served' ? clamped : null;
-      }
-    }
-  }
+  const heights = createShardHeights(upstream, now);
+  const resolve = heights.resolve;
 
   async function blockJson(block: StoredBlock | undefined, full: boolean): Promise<RawJson> {
     if (block === undefined) return NULL;
@@ -115,81 +64,6 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     if (typeof param === 'string' && param.length === 66) return store.blockByHash(parseHash(param, 'block hash'), served(r));
     const height = await resolve(parseBlockParam(param), r);
     return height === null ? undefined : store.blockByNumber(height);
-  }
-
-  async function getLogs(params: readonly unknown[]): Promise<RawJson> {
-    expectCount('eth_getLogs', params, 1);
-    const filter = parseLogFilter(params[0]);
-    const r = keeper.range();
-    let from: number;
-    let to: number;
-    if (filter.blockHash !== undefined) {
-      const block = await store.blockByHash(filter.blockHash, served(r));
-      if (block === undefined) throw new JsonRpcServerError(SERVER_ERROR, 'unknown block');
-      from = to = block.number;
-    } else {
-      const newest = newestServed(r);
-      from = await logBound(filter.fromBlock, r, newest);
-      to = await logBound(filter.toBlock, r, newest);
-      if (r.head !== null && to > r.head) throw pruned(to, { kind: 'above-head', latest: newest });
-      if (from < r.tail && !(from === 0 && to === 0)) throw pruned(from, { kind: 'below-tail', earliest: r.tail });
-      to = Math.min(to, newest);
-      if (from > to) return new RawJson('[]');
-      const span = to - from + 1;
-      if (span > options.maxLogRange) {
-        throw new JsonRpcServerError(
-          LIMIT_EXCEEDED,
-          `exceed maximum block range: ${options.maxLogRange} blocks per eth_getLogs, asked for ${span}; try with this block range [${toQuantity(from)}, ${toQuantity(from + options.maxLogRange - 1)}]`,
-        );
-      }
-    }
-    const limit = options.maxLogResults;
-    const logs = await store.logs({
-      fromBlock: from,
-      toBlock: to,
-      ...(filter.addresses && { addresses: filter.addresses }),
-      topics: filter.topics,
-      limit: limit + 1,
-    });
-    if (logs.length > limit) {
-      const suggested = Math.max(from, logs[limit]!.blockNumber - 1);
-      throw new JsonRpcServerError(
-        LIMIT_EXCEEDED,
-        `query returned more than ${limit} results. Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`,
-        {
-          from: toQuantity(from),
-          to: toQuantity(suggested),
-        },
-      );
-    }
-    // as many bytes as one answer may hold: refused like the result count, with the range that fits
-    let bytes = 2;
-    for (const [i, l] of logs.entries()) {
-      bytes += Buffer.byteLength(l.log) + 1;
-      if (bytes <= options.maxLogBytes) continue;
-      const suggested = Math.max(from, l.blockNumber - 1);
-      throw new JsonRpcServerError(
-        LIMIT_EXCEEDED,
-        `query returned more than ${options.maxLogBytes} bytes of logs (${i} logs fit). Try with this block range [${toQuantity(from)}, ${toQuantity(suggested)}].`,
-        {
-          from: toQuantity(from),
-          to: toQuantity(suggested),
-        },
-      );
-    }
-    return new RawJson(`[${logs.map((l) => l.log).join(',')}]`);
-  }
-
-  /** A getLogs bound: tags as for blocks; a bound the shard has not synced yet stays as given (the range is clamped after). */
-  async function logBound(param: BlockParam, r: ShardRange, newest: number): Promise<number> {
-    if ('number' in param) return param.number;
-    if (param.tag === 'safe' || param.tag === 'finalized') {
-      const height = await upstreamTag(param.tag);
-      if (height === null) return newest;
-      return Math.min(height, newest);
-    }
-    if (param.tag === 'earliest') return r.tail;
-    return newest;
   }
 
   const noParams = (method: string) => (params: readonly unknown[]) => expectCount(method, params, 0);
@@ -269,7 +143,7 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
       const receipt = await store.receiptByHash(parseHash(params[0], 'transaction hash'), served(keeper.range()));
       return receipt === undefined ? NULL : new RawJson(receipt);
     },
-    eth_getLogs: getLogs,
+    eth_getLogs: (params) => getLogs({ store, keeper, heights, options }, params),
 
     idx_dataInfo: dataInfo(keeper),
     ...Object.fromEntries(
