@@ -27,6 +27,7 @@ const FAMILY_WORDS = [
 export const ALLOWED = new Map([
   ['domain/chains/families.ts', 'the table of families by kind'],
   ['apps/node/families/registry.ts', "idx-node's families by name"],
+  ['apps/cli/families/registry.ts', "the idx program's families by name (starters, dev chains, codegen parts)"],
 ]);
 /** Folders allowed to name a family, each with why. */
 export const ALLOWED_FOLDERS = new Map([

@@ -27,11 +27,11 @@ interface Property {
 /**
  * The files of `src/types` that come from schema.graphql, keyed by path relative to `src/types`:
  * `models/<Entity>.ts`, `models/index.ts`, and `enums.ts` / `interfaces.ts` when the schema has
- * enums / `@jsonField` types.
+ * enums / `@jsonField` types. `storeTypes`: the module the models import the store types from.
  */
-export function renderModels(schema: SchemaModel): Map<string, string> {
+export function renderModels(schema: SchemaModel, storeTypes: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const entity of schema.entities) files.set(`models/${entity.name}.ts`, renderEntity(entity));
+  for (const entity of schema.entities) files.set(`models/${entity.name}.ts`, renderEntity(entity, storeTypes));
   files.set(
     'models/index.ts',
     `${GENERATED_HEADER}\n${schema.entities.map((e) => `export { ${e.name}, type ${e.name}Props } from "./${e.name}";\n`).join('')}` +
@@ -54,7 +54,7 @@ export function renderModels(schema: SchemaModel): Map<string, string> {
   return files;
 }
 
-function renderEntity(entity: EntityModel): string {
+function renderEntity(entity: EntityModel, storeTypes: string): string {
   const name = entity.name;
   const props = properties(entity);
   const required = props.filter((p) => p.required);
@@ -66,7 +66,7 @@ function renderEntity(entity: EntityModel): string {
   const jsonTypes = [...new Set(stored.flatMap((f) => (f.type.kind === 'json' ? [f.type.name] : [])))];
 
   const out: string[] = [GENERATED_HEADER];
-  out.push('import type * as rt from "../ethereum";');
+  out.push(`import type * as rt from "${storeTypes}";`);
   if (enums.length > 0) out.push(`import type { ${enums.join(', ')} } from "../enums";`);
   if (jsonTypes.length > 0) out.push(`import type { ${jsonTypes.join(', ')} } from "../interfaces";`);
   out.push(

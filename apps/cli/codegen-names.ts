@@ -37,9 +37,10 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set(
 const TYPE_KEYWORDS: ReadonlySet<string> = new Set(['any', 'unknown', 'never', 'number', 'bigint', 'boolean', 'string', 'symbol', 'object', 'undefined']);
 
 /**
- * Names the generated files use unqualified, besides the project's own: a model, enum, `@jsonField`
- * type or ABI of one of these names would shadow it there (an entity `Promise` turns every
- * `Promise<void>` of its model into itself, and the build fails).
+ * Names the generated files use unqualified, besides the project's own and the chain families'
+ * (FamilyCodegen.globals): a model, enum, `@jsonField` type or ABI of one of these names would
+ * shadow it there (an entity `Promise` turns every `Promise<void>` of its model into itself, and
+ * the build fails).
  */
 export const GENERATED_CODE_GLOBALS: ReadonlySet<string> = new Set([
   'Promise',
@@ -51,13 +52,6 @@ export const GENERATED_CODE_GLOBALS: ReadonlySet<string> = new Set([
   'Object',
   'rt',
   'store',
-  'BigNumber',
-  'BigNumberish',
-  'CallOverrides',
-  'Indexed',
-  'EthereumLog',
-  'EthereumTransaction',
-  'connectContract',
   'createDynamicDatasource',
 ]);
 
@@ -109,8 +103,14 @@ export function parameterName(name: string, taken: Set<string>): string {
  * {@link GENERATED_CODE_GLOBALS}; field names become class properties. GraphQL names are
  * identifiers already, and `__proto__` is refused by the schema reader, for every program. `otherExports`: the other names
  * `src/types/index.ts` exports (the templates' `create<Name>Datasource`), with what gives them.
+ * `globals`: every name the generated code uses unqualified, the families' included.
  */
-export function schemaNameProblems(schema: SchemaModel, file: string, otherExports: readonly (readonly [string, string])[] = []): Problem[] {
+export function schemaNameProblems(
+  schema: SchemaModel,
+  file: string,
+  otherExports: readonly (readonly [string, string])[],
+  globals: ReadonlySet<string>,
+): Problem[] {
   const problems: Problem[] = [];
   const report = (message: string) => problems.push({ path: file, message });
   const exported = new Map<string, string>(); // name exported from src/types → what exports it
@@ -122,7 +122,7 @@ export function schemaNameProblems(schema: SchemaModel, file: string, otherExpor
   const typeName = (name: string, what: string) => {
     if (RESERVED_WORDS.has(name) || TYPE_KEYWORDS.has(name))
       report(`${what}: ${name} is a reserved word in TypeScript and cannot name a generated type; rename it`);
-    else if (GENERATED_CODE_GLOBALS.has(name)) report(`${what}: ${name} is a name the generated code uses (it would be shadowed); rename it`);
+    else if (globals.has(name)) report(`${what}: ${name} is a name the generated code uses (it would be shadowed); rename it`);
     claim(name, what);
   };
   for (const [name, what] of otherExports) claim(name, what);
@@ -168,8 +168,8 @@ export function lookupMethodName(prop: string): string {
 }
 
 /** Every problem of {@link schemaNameProblems}, thrown. */
-export function checkSchemaNames(schema: SchemaModel, file: string, otherExports: readonly (readonly [string, string])[] = []): void {
-  const problems = schemaNameProblems(schema, file, otherExports);
+export function checkSchemaNames(schema: SchemaModel, file: string, otherExports: readonly (readonly [string, string])[], globals: ReadonlySet<string>): void {
+  const problems = schemaNameProblems(schema, file, otherExports, globals);
   if (problems.length > 0) throw new ValidationError(file, problems);
 }
 

@@ -4,27 +4,15 @@ import { IdxError } from '../../domain/errors.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 
 /**
- * The types a SubQuery mapping gets from `@subql/types-ethereum` and `@subql/types-core`, written
- * into the project by `idx codegen` so that a project typechecks with nothing installed. The
- * project's tsconfig.json may map `@subql/types-ethereum` to this file (the starter does), so
- * mappings keep SubQuery's imports unchanged. The source is `types/ethereum.ts` of the package,
- * type-checked with idx's own code (`npm run typecheck`).
- *
- * This is also the contract with the sandbox: what it must hand to handlers and provide as globals.
- */
-export function renderEthereumTypes(): string {
-  return `${GENERATED_HEADER}\n${readTypes('ethereum.ts')}`;
-}
-
-/**
  * The sandbox's globals for mapping code (`types/global.d.ts`). Not written when the project has
  * @subql/types-core installed: its own global declarations would clash with these.
  */
 export function renderGlobals(): string {
-  return `${GENERATED_HEADER}\n${readTypes('global.d.ts')}`;
+  return `${GENERATED_HEADER}\n${readMappingTypes('global.d.ts')}`;
 }
 
-function readTypes(file: string): string {
+/** One file of idx's mapping types (`types/` of the package), as `idx codegen` copies them into a project. */
+export function readMappingTypes(file: string): string {
   const path = join(findPackage().root, 'types', file);
   try {
     return readFileSync(path, 'utf8');

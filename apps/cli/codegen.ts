@@ -1,17 +1,16 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { ChainFamilyName } from '../../domain/chains/chain-family.ts';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
-import { IdxError, problemDetails, ValidationError } from '../../domain/errors.ts';
-import { checkValueDepth, INPUT_LIMITS } from '../../domain/input-limits.ts';
-import { parseJsonValue } from '../../infra/project/parse-data-file.ts';
+import { IdxError } from '../../domain/errors.ts';
 import type { Template } from '../../domain/project/project-model.ts';
 import { loadProjects, type LoadedProject } from '../../infra/project/load-project.ts';
-import { abiInterfaceName, abiOf, renderAbiInterface } from './codegen-abi.ts';
-import { checkAbiNames, checkSchemaNames, GENERATED_CODE_GLOBALS } from './codegen-names.ts';
-import { renderContract, renderContractsIndex } from './codegen-contracts.ts';
+import { checkSchemaNames, GENERATED_CODE_GLOBALS } from './codegen-names.ts';
 import { renderModels } from './codegen-models.ts';
-import { GENERATED_HEADER, renderEthereumTypes, renderGlobals } from './codegen-runtime-types.ts';
+import { GENERATED_HEADER, renderGlobals } from './codegen-runtime-types.ts';
+import type { CliFamily, FamilyCodegen } from './families/cli-family.ts';
+import { cliFamilies, STORE_TYPES_FAMILY } from './families/registry.ts';
 import type { Reporter } from './reporter.ts';
 
 export interface CodegenOptions {
@@ -29,13 +28,14 @@ export interface CodegenResult {
   files: string[];
 }
 
-/** Files and folders of src/types that codegen owns; removed first so that nothing stale is left. */
-const GENERATED_ENTRIES = ['models', 'abi-interfaces', 'contracts', 'index.ts', 'enums.ts', 'interfaces.ts', 'datasources.ts', 'ethereum.ts', 'global.d.ts'];
+/** Files and folders of src/types that codegen owns besides the families' parts; removed first so that nothing stale is left. */
+const GENERATED_ENTRIES = ['models', 'index.ts', 'enums.ts', 'interfaces.ts', 'datasources.ts', 'global.d.ts'];
 
 /**
- * `idx codegen`: writes `src/types/` from the project's schema.graphql and ABIs, in the shape
- * SubQuery projects import (`../types`, `../types/abi-interfaces/<Name>Abi`), plus the runtime
- * types (`ethereum.ts`, `global.d.ts`) that let the project typecheck without @subql packages.
+ * `idx codegen`: writes `src/types/` from the project's schema.graphql, in the shape SubQuery
+ * projects import (`../types`), with every chain family's part (families/registry.ts: the EVM
+ * family's ABI types and runtime types `ethereum.ts`) and the globals (`global.d.ts`) that let the
+ * project typecheck without @subql packages.
  */
 export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
   // Only what codegen reads must be valid; the rest (network, addresses, filters…) is for idx-node to refuse.
@@ -50,40 +50,50 @@ export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
   });
   const schemaFile = relative(process.cwd(), schemaPath) || schemaPath;
   const schema = parseSchema(schemaText, schemaFile);
+  const families = await loadFamilyCodegen();
+  const globals = new Set([...GENERATED_CODE_GLOBALS, ...[...families.values()].flatMap((f) => f.globals)]);
   const templates = new Map(projects.flatMap((p) => p.manifest.templates.map((tpl) => [tpl.name, tpl] as const)));
   checkSchemaNames(
     schema,
     schemaFile,
     [...templates.keys()].map((name) => [datasourceFunctionName(name), `the function of template ${JSON.stringify(name)}`] as const),
+    globals,
   );
 
-  const files = new Map<string, string>(renderModels(schema));
-  files.set('ethereum.ts', renderEthereumTypes());
+  const files = new Map<string, string>(renderModels(schema, families.get(STORE_TYPES_FAMILY)!.storeTypes!));
   const hasSubqlTypes = existsSync(join(root, 'node_modules', '@subql', 'types-core', 'package.json'));
   if (hasSubqlTypes) {
     options.reporter.info('@subql/types-core is installed: using its global declarations, so src/types/global.d.ts is not written');
   } else {
     files.set('global.d.ts', renderGlobals());
   }
-  for (const [path, text] of await renderAbis(projects, multichain !== undefined)) files.set(path, text);
+  for (const family of families.values()) {
+    for (const [path, text] of await family.render({ projects, multichain: multichain !== undefined, globals })) files.set(path, text);
+  }
   if (templates.size > 0) files.set('datasources.ts', renderDatasources([...templates.values()]));
 
   const exported = ['./models', ...['enums', 'interfaces', 'datasources'].filter((n) => files.has(`${n}.ts`)).map((n) => `./${n}`)];
   files.set('index.ts', `${GENERATED_HEADER}\n${exported.map((p) => `export * from "${p}";\n`).join('')}`);
 
   const typesDir = join(root, 'src', 'types');
-  await Promise.all(GENERATED_ENTRIES.map((entry) => rm(join(typesDir, entry), { recursive: true, force: true })));
+  const owned = [...GENERATED_ENTRIES, ...[...families.values()].flatMap((f) => f.entries)];
+  await Promise.all(owned.map((entry) => rm(join(typesDir, entry), { recursive: true, force: true })));
   for (const [path, text] of files) {
     const target = join(typesDir, path);
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, text);
   }
   const written = [...files.keys()].sort();
-  options.reporter.info(
-    `generated ${schema.entities.length} entit${schema.entities.length === 1 ? 'y' : 'ies'}, ` +
-      `${written.filter((f) => f.startsWith('abi-interfaces/')).length} ABI interface(s) and contract(s) in ${relative(process.cwd(), typesDir) || typesDir}`,
-  );
+  const what = [`${schema.entities.length} entit${schema.entities.length === 1 ? 'y' : 'ies'}`, ...[...families.values()].map((f) => f.summary(written))];
+  options.reporter.info(`generated ${what.join(', ')} in ${relative(process.cwd(), typesDir) || typesDir}`);
   return { typesDir, files: written };
+}
+
+/** Every family's part of src/types, in the registry's order, each loaded now. */
+async function loadFamilyCodegen(): Promise<Map<ChainFamilyName, FamilyCodegen>> {
+  const entries = Object.entries(cliFamilies) as [ChainFamilyName, CliFamily][];
+  const loaded = await Promise.all(entries.map(async ([name, family]) => [name, await family.codegen?.()] as const));
+  return new Map(loaded.flatMap(([name, codegen]) => (codegen === undefined ? [] : [[name, codegen] as const])));
 }
 
 /** The schema file every project uses: a multichain project's chains share one (as in SubQuery). */
@@ -97,70 +107,6 @@ function sharedSchema(projects: readonly LoadedProject[]): string {
     );
   }
   return first!.file;
-}
-
-/**
- * Per distinct JSON ABI asset of the data sources and templates (of every chain, in a multichain
- * project): `abi-interfaces/<Name>.ts` (typed logs and transactions) and `contracts/` (typed
- * contract factories for calls through `api`). Two files giving one name must hold the same ABI.
- */
-async function renderAbis(projects: readonly LoadedProject[], multichain: boolean): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  const done = new Map<string, { name: string; abi: string }>(); // absolute file → interface name and its ABI as JSON
-  const all = projects.flatMap((p) => {
-    const at = multichain ? `${basename(p.manifestPath)}: ` : '';
-    return [
-      ...p.manifest.dataSources.map((ds, i) => ({ ds, path: `${at}dataSources[${i}]`, root: p.root })),
-      ...p.manifest.templates.map((ds, i) => ({ ds, path: `${at}templates[${i}]`, root: p.root })),
-    ];
-  });
-  for (const { ds, path, root } of all) {
-    for (const [assetName, asset] of Object.entries(ds.assets)) {
-      const file = resolve(root, asset.file);
-      if (done.has(file) || !/\.json$/i.test(file)) continue;
-      const isAbi = ds.options?.abi === assetName;
-      const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-        throw new IdxError('ASSET_NOT_FOUND', `${path}.assets.${assetName}: cannot read ${file}: ${err.code ?? err.message}`, { cause: err });
-      });
-      let json: unknown;
-      try {
-        json = parseJsonValue(text, file, INPUT_LIMITS.maxAbiBytes);
-      } catch (err) {
-        if (!isAbi) continue;
-        if (!(err instanceof ValidationError)) throw err;
-        throw new IdxError('ABI_INVALID', `${path}.assets.${assetName}: ${file} cannot be read as JSON: ${problemDetails(err)}`, { cause: err });
-      }
-      const abi = abiOf(json);
-      if (abi === undefined) {
-        if (!isAbi) continue; // some other JSON asset
-        throw new IdxError(
-          'ABI_INVALID',
-          `${path}.assets.${assetName}: ${file} is not an ABI (expected a JSON array of ABI items, or an object with an "abi" array)`,
-        );
-      }
-      checkValueDepth(abi, relative(root, file) || file);
-      checkAbiNames(abi, relative(root, file) || file);
-      const name = abiInterfaceName(file);
-      if (GENERATED_CODE_GLOBALS.has(name)) {
-        throw new IdxError('ABI_NAME_CLASH', `${file} gives the ABI interface name ${name}, a name the generated code uses; rename the file`);
-      }
-      const clash = [...done.entries()].find(([, d]) => d.name === name);
-      done.set(file, { name, abi: JSON.stringify(abi) });
-      if (clash !== undefined) {
-        // Chains often carry their own copy of one contract's ABI: the same ABI is one interface.
-        if (clash[1].abi === JSON.stringify(abi)) continue;
-        throw new IdxError(
-          'ABI_NAME_CLASH',
-          `${file} and ${clash[0]} both give the ABI interface name ${name} but hold different ABIs; rename one of the files`,
-        );
-      }
-      files.set(`abi-interfaces/${name}.ts`, renderAbiInterface(abi, file));
-      for (const [path, text] of renderContract(abi, name)) files.set(path, text);
-    }
-  }
-  const names = [...new Set([...done.values()].map((d) => d.name))];
-  if (names.length > 0) for (const [path, text] of renderContractsIndex(names)) files.set(path, text);
-  return files;
 }
 
 /** `create<Template>Datasource(args)` per template, as SubQuery generates them. */

@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'rollup';
 import { IdxError } from '../../domain/errors.ts';
-import { CONTRACT_RUNTIME_MODULE } from './codegen-contracts.ts';
+
+/** The module the generated contract factories import and `idx build` resolves to the contract runtime (contract-runtime.ts). */
+export const CONTRACT_RUNTIME_MODULE = 'idx:contract-runtime';
 
 /**
  * Resolves `idx:contract-runtime`, which the generated contract factories import, to idx's own

@@ -8,19 +8,9 @@ import { IdxError } from '../../domain/errors.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
 import { writeWholeFile } from '../../infra/files/write-whole-file.ts';
 import { loadProject, MANIFEST_FILE_NAMES } from '../../infra/project/load-project.ts';
-import { startEvmDemoChain, startSubstrateDemoChain, type DemoChain } from '../../devchain/demo/demo-chain.ts';
-import { startChopsticksProcess } from '../../devchain/start-chopsticks-process.ts';
-import { CHOPSTICKS_GENESIS_HASH } from '../../devchain/start-substrate-chain.ts';
+import type { DevChain } from './families/cli-family.ts';
+import { cliFamilies, DEFAULT_CLI_FAMILY } from './families/registry.ts';
 import type { Reporter } from './reporter.ts';
-
-/** Where each family's starter (idx init) expects its local chain. */
-const DEFAULTS: Record<ChainFamilyName, { port: number; chainId: string; what: string }> = {
-  ethereum: { port: 8545, chainId: '31337', what: 'a block with 5 transfers of the ERC20' },
-  substrate: { port: 8000, chainId: CHOPSTICKS_GENESIS_HASH, what: 'a block with a transfer and a utility.batchAll of two' },
-};
-
-/** The address of the first contract anvil's first dev account deploys: the dev chain's ERC20, and the starter's options.address. */
-const DEV_TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 
 export interface DevChainOptions {
   /** the project folder: its manifest gives the chain family and the port (default: the current folder) */
@@ -39,6 +29,8 @@ export interface DevChainOptions {
 
 interface Target {
   network: ChainFamilyName;
+  /** the family's chain (families/registry.ts): where its starter expects it and how it starts */
+  chain: DevChain;
   port: number;
   /** the project's folder, when there is a project (chopsticks is looked for in its node_modules first) */
   project?: string;
@@ -56,8 +48,9 @@ interface RunningChain {
 
 /**
  * `idx dev-chain`: a local chain for the project in the current folder, with what its starter
- * indexes on it (EVM: anvil, the ERC20 at the starter's address and its transfers; Substrate:
- * chopsticks running a real runtime, with transfers and batch calls), every block final at once,
+ * indexes on it (each family's, families/registry.ts: EVM: anvil, the ERC20 at the starter's
+ * address and its transfers; Substrate: chopsticks running a real runtime, with transfers and
+ * batch calls), every block final at once,
  * and a new block with more of the same every --block-time seconds. In the foreground until
  * Ctrl-C; with --detach in the background, returning once the chain is ready; --stop stops those.
  */
@@ -87,6 +80,7 @@ async function resolveTarget(options: DevChainOptions): Promise<Target> {
         project.manifestPath,
       );
       network ??= family;
+      const chain = await cliFamilies[network].devChain.load();
       const endpoint = project.manifest.network?.endpoints[0]?.url;
       const url = endpoint === undefined ? undefined : new URL(endpoint);
       const local = url !== undefined && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
@@ -95,44 +89,25 @@ async function resolveTarget(options: DevChainOptions): Promise<Target> {
         notes.push(`the project's network.endpoint is ${endpoint}: run idx-node with --network-endpoint <this chain's URL> to index this chain`);
       if (family === network) {
         const chainId = project.manifest.network?.chainId;
-        if (chainId !== undefined && chainId.toLowerCase() !== DEFAULTS[network].chainId)
-          notes.push(`the project's network.chainId is ${chainId}, and this chain's is ${DEFAULTS[network].chainId}: idx-node refuses a chain of another id`);
-        const addresses = project.manifest.dataSources.flatMap((ds) => (ds.options?.address ? [ds.options.address.toLowerCase()] : []));
-        if (network === 'ethereum' && addresses.length > 0 && !addresses.includes(DEV_TOKEN))
-          notes.push(`the project's data sources index ${addresses.join(', ')}; this chain's ERC20 is at ${DEV_TOKEN}`);
+        if (chainId !== undefined && chainId.toLowerCase() !== chain.chainId)
+          notes.push(`the project's network.chainId is ${chainId}, and this chain's is ${chain.chainId}: idx-node refuses a chain of another id`);
+        notes.push(...chain.notes(project));
       }
-      return { network, port: port ?? DEFAULTS[network].port, project: project.root, notes };
+      return { network, chain, port: port ?? cliFamilies[network].devChain.port, project: project.root, notes };
     }
   }
-  network ??= 'ethereum';
-  return { network, port: port ?? DEFAULTS[network].port, notes };
-}
-
-async function startChain(options: DevChainOptions, target: Target, say: (line: string) => void): Promise<DemoChain> {
-  if (target.network === 'ethereum') return startEvmDemoChain(say, { host: options.host, port: target.port, blocks: 10, finalAtHead: true });
-  const { root } = findPackage();
-  return startSubstrateDemoChain(say, {
-    blocks: 3,
-    transport: 'ws',
-    start: () =>
-      startChopsticksProcess({
-        // the project's own chopsticks (its dev dependency), else idx's (in a checkout of idx)
-        from: [...new Set([...(target.project === undefined ? [] : [target.project]), process.cwd(), root])],
-        host: options.host,
-        port: target.port,
-        output: (text) => process.stderr.write(text),
-      }),
-  });
+  network ??= DEFAULT_CLI_FAMILY;
+  return { network, chain: await cliFamilies[network].devChain.load(), port: port ?? cliFamilies[network].devChain.port, notes };
 }
 
 function pace(options: DevChainOptions, target: Target): string {
-  return options.blockTime > 0 ? `${DEFAULTS[target.network].what} every ${options.blockTime} s` : 'no more blocks (--block-time 0)';
+  return options.blockTime > 0 ? `${target.chain.what} every ${options.blockTime} s` : 'no more blocks (--block-time 0)';
 }
 
 async function runInForeground(options: DevChainOptions, target: Target): Promise<void> {
   const say = (line: string) => options.reporter.info(line);
   for (const note of target.notes) options.reporter.warn(note);
-  const chain = await startChain(options, target, say);
+  const chain = await target.chain.start(say, { host: options.host, port: target.port, project: target.project });
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   // the chain's child process does not keep this one alive: this does, until a signal

@@ -4,6 +4,8 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { IdxError } from '../../domain/errors.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
+import { cliFamilies, cliFamily, DEFAULT_CLI_FAMILY } from './families/registry.ts';
+import type { Starter } from './families/cli-family.ts';
 import type { Reporter } from './reporter.ts';
 
 export interface InitProjectOptions {
@@ -13,16 +15,10 @@ export interface InitProjectOptions {
   cwd?: string;
   /** the template folder (default: idx's starter for `network`) */
   template?: string;
-  /** the chain family of the starter: `ethereum` (examples/erc20, the default) or `substrate` (examples/substrate) */
+  /** the chain family of the starter (families/registry.ts; default: the ERC20 starter's, examples/erc20) */
   network?: string;
   reporter: Reporter;
 }
-
-/** The starters by chain family: their folder under examples/ and the name they use for themselves (replaced by the new project's). */
-export const STARTERS: Readonly<Record<string, { folder: string; name: string }>> = {
-  ethereum: { folder: 'erc20', name: 'erc20-starter' },
-  substrate: { folder: 'substrate', name: 'substrate-starter' },
-};
 
 /** Files of the template that carry its name. */
 const NAMED_FILES = ['package.json', 'project.ts', 'project.yaml', 'README.md'];
@@ -81,10 +77,10 @@ function checkProjectName(name: string): void {
 
 /** `idx init <name> [--network substrate]`: a starter project, copied from examples/, in a new or empty folder. */
 export async function initProject(options: InitProjectOptions): Promise<{ dir: string; name: string }> {
-  const network = options.network ?? 'ethereum';
-  const starter = STARTERS[network];
-  if (starter === undefined || !Object.hasOwn(STARTERS, network)) {
-    throw new IdxError('INIT_BAD_NETWORK', `--network ${network}: idx init has starters for ${Object.keys(STARTERS).join(' and ')}`);
+  const network = options.network ?? DEFAULT_CLI_FAMILY;
+  const starter = cliFamily(network)?.starter;
+  if (starter === undefined) {
+    throw new IdxError('INIT_BAD_NETWORK', `--network ${network}: idx init has starters for ${Object.keys(cliFamilies).join(' and ')}`);
   }
   const name = options.name;
   checkProjectName(name);
@@ -119,15 +115,15 @@ export async function initProject(options: InitProjectOptions): Promise<{ dir: s
     const replacement = file === 'package.json' ? name.toLowerCase() : name;
     await writeFile(path, text.replaceAll(starter.name, replacement));
   }
-  options.reporter.info(`created ${name} in ${dir}\nnext:\n${nextSteps(network, relative(options.cwd ?? process.cwd(), dir) || '.')}`);
+  options.reporter.info(`created ${name} in ${dir}\nnext:\n${nextSteps(starter, relative(options.cwd ?? process.cwd(), dir) || '.')}`);
   return { dir, name };
 }
 
 /** The starter README's first lines: from the new folder to indexed rows, on a local chain. */
-function nextSteps(network: string, folder: string): string {
+function nextSteps(starter: Starter, folder: string): string {
   return [
     `cd ${folder}`,
-    ...(network === 'substrate' ? ['npm install              # chopsticks, which runs the local chain'] : []),
+    ...starter.setup,
     'idx dev-chain --detach   # a local chain with what the starter indexes (idx dev-chain --stop stops it)',
     'idx codegen',
     'idx build',

@@ -6,9 +6,15 @@ import { createConsoleReporter } from './reporter.ts';
 import type { DevChainOptions } from './dev-chain.ts';
 import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { positiveInt } from '../../infra/cli/option-values.ts';
+import { cliFamilies, DEFAULT_CLI_FAMILY } from './families/registry.ts';
 
-/** The families `idx dev-chain --network` takes (dev-chain.ts is loaded only when the command runs). */
-const DEV_CHAIN_NETWORKS = ['ethereum', 'substrate'];
+/**
+ * The chain families, as help text lists them: the default first for what it describes alone
+ * (the registry holds data only; a family's code is loaded when a command runs).
+ */
+const FAMILIES = Object.entries(cliFamilies).map(([name, family]) => ({ name, ...family }));
+const DEFAULT = FAMILIES.find((f) => f.name === DEFAULT_CLI_FAMILY)!;
+const OTHERS = FAMILIES.filter((f) => f !== DEFAULT);
 
 const nonNegativeNumber = (v: string): number => {
   if (!/^\d+(\.\d+)?$/.test(v)) throw new InvalidArgumentError('expected a number of seconds, 0 or more.');
@@ -24,7 +30,7 @@ export interface CliIo {
 export function createProgram(io: CliIo): Command {
   const reporter = createConsoleReporter(io.stdout, io.stderr);
   const program = new Command('idx')
-    .description('Build tool for idx projects (SubQuery Ethereum and Substrate projects): init, codegen, build, and a local dev chain')
+    .description(`Build tool for idx projects (SubQuery ${FAMILIES.map((f) => f.title).join(' and ')} projects): init, codegen, build, and a local dev chain`)
     .version(findPackage().version, '-v, --version', 'show the version')
     .helpOption('-h, --help', 'show options')
     .showHelpAfterError('(run with --help for usage)')
@@ -57,9 +63,11 @@ export function createProgram(io: CliIo): Command {
 
   program
     .command('init')
-    .description('Create a starter project in a new folder: an ERC20 indexer, or with --network substrate a Substrate one')
+    .description(
+      `Create a starter project in a new folder: ${[DEFAULT.starter.about, ...OTHERS.map((f) => `or with --network ${f.name} ${f.starter.about}`)].join(', ')}`,
+    )
     .argument('<name>', 'name of the project and its folder')
-    .option('--network <family>', 'the chain family of the starter: ethereum or substrate', 'ethereum')
+    .option('--network <family>', `the chain family of the starter: ${FAMILIES.map((f) => f.name).join(' or ')}`, DEFAULT.name)
     .helpOption('-h, --help', 'show options')
     .action(async (name: string, opts: { network: string }) => {
       const { initProject } = await import('./init-project.ts');
@@ -68,17 +76,19 @@ export function createProgram(io: CliIo): Command {
 
   program
     .command('dev-chain')
-    .summary('Start a local chain with what the starter project indexes on it (anvil, or chopsticks for Substrate)')
+    .summary(
+      `Start a local chain with what the starter project indexes on it (${[DEFAULT.devChain.tool, ...OTHERS.map((f) => `or ${f.devChain.tool} for ${f.title}`)].join(', ')})`,
+    )
     .description(
-      "Start a local chain for the project in this folder, with what its starter indexes on it (EVM: anvil, the ERC20 at the starter's address and its transfers; Substrate: chopsticks, transfers and batch calls), every block final at once",
+      `Start a local chain for the project in this folder, with what its starter indexes on it (${FAMILIES.map((f) => f.devChain.about).join('; ')}), every block final at once`,
     )
     .option('-l, --location <folder>', 'the project folder: its manifest gives the chain family and the port', '.')
-    .addOption(new Option('--network <family>', "the chain family (default: the project's, else ethereum)").choices(DEV_CHAIN_NETWORKS))
+    .addOption(new Option('--network <family>', `the chain family (default: the project's, else ${DEFAULT.name})`).choices(FAMILIES.map((f) => f.name)))
     .option('--host <address>', 'address to listen on (0.0.0.0: every interface)', '127.0.0.1')
     .addOption(
       new Option(
         '-p, --port <port>',
-        "port to listen on (default: the port of the project's network.endpoint, else 8545 for ethereum and 8000 for substrate)",
+        `port to listen on (default: the port of the project's network.endpoint, else ${FAMILIES.map((f) => `${f.devChain.port} for ${f.name}`).join(' and ')})`,
       ).argParser(positiveInt),
     )
     .addOption(new Option('--block-time <seconds>', 'seconds between the blocks made after the first ones (0: none)').argParser(nonNegativeNumber).default(3))

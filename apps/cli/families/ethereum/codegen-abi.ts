@@ -2,8 +2,8 @@ import { basename } from 'node:path';
 import type { Abi, AbiEvent, AbiFunction, AbiParameter } from 'viem';
 // viem/utils rather than viem: the package root takes about a second to load
 import { toEventSignature, toFunctionSignature } from 'viem/utils';
-import { IdxError } from '../../domain/errors.ts';
-import { GENERATED_HEADER } from './codegen-runtime-types.ts';
+import { IdxError } from '../../../../domain/errors.ts';
+import { GENERATED_HEADER } from '../../codegen-runtime-types.ts';
 
 /**
  * `erc20.abi.json` → `Erc20Abi`: the name typechain (and so SubQuery) gives an ABI file, used for

@@ -1,11 +1,9 @@
 import type { Abi, AbiFunction, AbiParameter } from 'viem';
 import { toFunctionSignature } from 'viem/utils';
 import { argsType, paramType, signatureWithNames } from './codegen-abi.ts';
-import { isIdentifier, parameterName } from './codegen-names.ts';
-import { GENERATED_HEADER } from './codegen-runtime-types.ts';
-
-/** The module `idx build` resolves to the contract runtime (apps/cli/contract-runtime.ts). */
-export const CONTRACT_RUNTIME_MODULE = 'idx:contract-runtime';
+import { isIdentifier, parameterName } from '../../codegen-names.ts';
+import { GENERATED_HEADER } from '../../codegen-runtime-types.ts';
+import { CONTRACT_RUNTIME_MODULE } from '../../contract-runtime-plugin.ts';
 
 /** Members every connected contract has; functions with these names are only reachable by signature. */
 const RESERVED = new Set(['address', 'provider', 'functions', 'callStatic', 'then', 'constructor', '__proto__']);
