@@ -1,6 +1,8 @@
 import type { EthBlock, EthLog } from '../domain/chains/ethereum/chain-data.ts';
-import type { HandlerCall, JsonAbi } from '../domain/mapping/handler-call.ts';
-import type { MappingEntityData, MappingHost } from '../domain/mapping/mapping-host.ts';
+import type { HandlerCall } from '../domain/chains/ethereum/handler-call.ts';
+import type { JsonAbi } from '../domain/mapping/json-abi.ts';
+import type { EthereumMappingHost } from '../domain/chains/ethereum/ethereum-mapping-host.ts';
+import type { MappingEntityData } from '../domain/mapping/mapping-host.ts';
 import { createPreludeCache } from '../infra/sandbox/create-prelude-cache.ts';
 import { createSandbox } from '../infra/sandbox/create-sandbox.ts';
 import type { Benchmark } from './run.ts';
@@ -79,7 +81,7 @@ function blockOf(height: number): { block: EthBlock; logs: EthLog[] } {
   return { block, logs };
 }
 
-function memoryHost(): MappingHost {
+function memoryHost(): EthereumMappingHost {
   const rows = new Map<string, MappingEntityData>();
   const none = async () => {
     throw new Error('not used by this benchmark');

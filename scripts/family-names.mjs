@@ -28,6 +28,8 @@ export const ALLOWED = new Map([
   ['domain/chains/families.ts', 'the table of families by kind'],
   ['apps/node/families/registry.ts', "idx-node's families by name"],
   ['apps/cli/families/registry.ts', "the idx program's families by name (starters, dev chains, codegen parts)"],
+  ['infra/sandbox/families/registry.ts', "the sandbox's families by name, host side (library, host operations, block runners)"],
+  ['infra/sandbox/isolate/families/registry.ts', "the sandbox's families by name, isolate side (`api`, handler arguments)"],
 ]);
 /** Folders allowed to name a family, each with why. */
 export const ALLOWED_FOLDERS = new Map([

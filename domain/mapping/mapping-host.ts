@@ -1,8 +1,6 @@
-import type { EthLog, EthReceipt, EthTransaction } from '../chains/ethereum/chain-data.ts';
-
 /**
  * What a project's mappings may do outside their sandbox: the port the node implements and the
- * sandbox calls. Values are plain data (bigint, Date, strings, arrays, plain objects), never
+ * sandbox calls. A chain family's host adds its chain reads (domain/chains/<family>/…-mapping-host.ts). Values are plain data (bigint, Date, strings, arrays, plain objects), never
  * functions or class instances, because they are copied across the isolate boundary.
  */
 
@@ -41,25 +39,10 @@ export interface MappingHost {
   logger(level: MappingLogLevel, message: string, fields?: Record<string, unknown>): void;
   /** the lowest level `logger` prints (`--log-level`, or debug with `--debug` for the mapping): lower lines are dropped in the sandbox */
   logLevel?: MappingLogLevel | 'silent';
-  /** `eth_call` at `blockHeight` (`api` pins it to the block being processed); returns the 0x-hex result */
-  ethCall(request: { to: string; data: string; from?: string }, blockHeight: number | 'latest'): Promise<string>;
-  /** any other JSON-RPC read (`eth_getBalance`, `eth_getCode`, …), params as the wire wants them; for `api` and `unsafeApi` */
+  /** a JSON-RPC read of the chain's node, params as the wire wants them; for `api` and `unsafeApi` */
   request(method: string, params: readonly unknown[]): Promise<unknown>;
-  /**
-   * The full transactions and/or every log of the block whose handlers run, when its content lacks
-   * them: for `log.transaction`, `block.transactions`, `block.logs` and `tx.logs`.
-   */
-  blockExtras(height: number, want: { transactions: boolean; logs: boolean }): Promise<{ transactions?: EthTransaction[]; logs?: EthLog[] }>;
-  /** `tx.receipt()` */
-  getReceipt(transactionHash: string): Promise<EthReceipt>;
   /** `createDynamicDatasource(templateName, args)`: args merge into the template's `options` */
   createDynamicDatasource(template: string, args: Record<string, unknown>): Promise<void>;
-  /**
-   * Substrate chains: what the sandbox makes a runtime's registry of (with the project's chain types,
-   * which it is given at its creation): the runtime's metadata (hex), the chain's properties
-   * (`system_properties`) and name (`system_chain`), the runtime's spec name
-   */
-  substrateRuntime?(specVersion: number): Promise<{ metadata: string; properties: Record<string, unknown>; chain: string; specName: string }>;
   /** the manifest's `network.chainId`, the `chainId` global */
   chainId: string;
 }

@@ -4,7 +4,7 @@ import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import { parseSchema } from '../../domain/entities/parse-schema.ts';
 import { IdxError, problemDetails, ValidationError, type ErrorCode } from '../../domain/errors.ts';
 import { checkValueDepth, INPUT_LIMITS } from '../../domain/input-limits.ts';
-import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
+import type { JsonAbi } from '../../domain/mapping/json-abi.ts';
 import { isCustomDataSource, type DataSource, type Template } from '../../domain/project/project-model.ts';
 import type { LoadedProject } from './load-project.ts';
 import { parseJsonValue } from './parse-data-file.ts';

@@ -1,7 +1,7 @@
 import { decodeAbiParameters, getAddress, toEventSelector, toFunctionSelector } from 'viem/utils';
 import type { AbiEvent, AbiFunction, AbiParameter } from 'viem';
 import { memoRecent } from '../../domain/memo-recent.ts';
-import type { JsonAbi } from '../../domain/mapping/handler-call.ts';
+import type { JsonAbi } from '../../domain/mapping/json-abi.ts';
 import type { WireResult, WireValue } from './isolate/wire.ts';
 
 /**

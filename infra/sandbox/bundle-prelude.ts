@@ -3,11 +3,12 @@ import { rename, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
-import { rollup, type Plugin } from 'rollup';
+import { rollup, type Plugin, type RollupOptions } from 'rollup';
+import { sandboxLibraries } from './families/registry.ts';
 
 /**
  * Bundles the in-sandbox runtime (`isolate/prelude.ts`, the `buffer` package, the builtins) into one
- * script with rollup. Run as a script (`bundle-prelude.ts <out-file>`) by create-prelude-cache.ts in a
+ * script with rollup, or a family's library bundle (its recipe, families/<family>/). Run as a script (`bundle-prelude.ts <out-file>`) by create-prelude-cache.ts in a
  * child process, so that rollup and swc never load into the indexer's own memory.
  */
 // Loaded through require: the typings of these two plugins do not compile under this repository's settings.
@@ -15,17 +16,17 @@ const requireCjs = createRequire(import.meta.url);
 const commonjs = requireCjs('@rollup/plugin-commonjs') as (options?: object) => Plugin;
 const swc = (requireCjs('@rollup/plugin-swc') as { swc: (options: object) => Plugin }).swc;
 
-/** The bundles the sandbox loads: the runtime every project gets, and the Substrate codec library. */
-export type SandboxBundle = 'prelude' | 'substrate';
-
-export async function bundlePrelude(which: SandboxBundle = 'prelude'): Promise<string> {
+/** Bundles the runtime every project gets (`prelude`), or a family's library by its name (sandbox-family.ts). */
+export async function bundlePrelude(which = 'prelude'): Promise<string> {
   const here = fileURLToPath(import.meta.url);
   // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
   const ext = extname(here);
   const isolateDir = `${dirname(here)}/isolate`;
+  const library = sandboxLibraries.find((l) => l.name === which);
+  if (which !== 'prelude' && library === undefined) throw new Error(`no sandbox library is named ${which}`);
   const bundle = await rollup(
-    which === 'substrate'
-      ? substrateInput(dirname(here), ext)
+    library !== undefined
+      ? ((await library.recipe(ext)) as RollupOptions)
       : {
           input: `${isolateDir}/prelude${ext}`,
           plugins: [
@@ -33,13 +34,9 @@ export async function bundlePrelude(which: SandboxBundle = 'prelude'): Promise<s
             // the npm `buffer` package, not Node's: the isolate has no Node
             nodeResolve({ preferBuiltins: false, browser: true }),
             commonjs(),
-            // the isolate's own sources, and the domain modules it shares with the host (the allowed modules, custom data sources)
+            // the isolate's own sources, and the domain modules it shares with the host (the allowed modules, a family's custom data sources)
             swc({
-              include: [
-                `${isolateDir}/**`,
-                resolve(dirname(here), '../../domain/mapping/sandbox-modules' + ext),
-                resolve(dirname(here), '../../domain/chains/substrate/custom-data-source' + ext),
-              ],
+              include: [`${isolateDir}/**`, `${resolve(dirname(here), '../../domain')}/**/*${ext}`],
               swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
             }),
           ],
@@ -55,136 +52,6 @@ export async function bundlePrelude(which: SandboxBundle = 'prelude'): Promise<s
     await bundle.close();
   }
 }
-
-/**
- * `@polkadot/types` for the sandbox. Its hashing falls back to JavaScript (@noble/hashes) when the
- * WebAssembly crypto is not ready, and the sandbox has no WebAssembly: the wasm package is left out.
- * `encodeAddress` is the memoised one (substrate-lib/memo-encode-address.ts), and CODEC_PATCHES apply.
- */
-function substrateInput(dir: string, ext: string): Parameters<typeof rollup>[0] {
-  const stub = '\0idx-wasm-crypto-stub';
-  return {
-    input: `${dir}/substrate-lib/index${ext}`,
-    plugins: [
-      {
-        name: 'idx-polkadot-for-the-sandbox',
-        resolveId: (source, importer) => {
-          if (source === '@polkadot/wasm-crypto') return stub;
-          // the package's own encodeAddress, as every other module of it imports it, is the memoised one
-          if (source === './encode.js' && importer !== undefined && /@polkadot[\\/]util-crypto[\\/]address[\\/]index\.js$/.test(importer))
-            return `${dir}/substrate-lib/memo-encode-address${ext}`;
-          return null;
-        },
-        load: (id) =>
-          id === stub
-            ? 'export const isReady = () => false; export const waitReady = () => Promise.resolve(false); export const packageInfo = { name: "@polkadot/wasm-crypto", path: "", type: "esm", version: "none" };\n' +
-              'export const bridge = {}; export function __unavailable() { throw new Error("WebAssembly crypto is not available in the sandbox"); }\n' +
-              WASM_CRYPTO_EXPORTS.map((n) => `export const ${n} = __unavailable;`).join('\n')
-            : null,
-        transform(code, id) {
-          const patch = CODEC_PATCHES.find((p) => p.file.test(id));
-          if (patch === undefined) return null;
-          let made = code;
-          for (const [from, to] of patch.replace) {
-            if (!made.includes(from)) throw new Error(`${id}: "${from}", which this bundle memoises, is not there (a new @polkadot/types?)`);
-            made = made.replace(from, to);
-          }
-          return `${made}\n${patch.append}`;
-        },
-      },
-      nodeResolve({ preferBuiltins: false, browser: true }),
-      commonjs(),
-      swc({
-        include: [`${dir}/substrate-lib/**`, resolve(dir, `../chains/substrate/create-runtime-registry${ext}`)],
-        swc: { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
-      }),
-    ],
-    onwarn(warning, warn) {
-      if (!['CIRCULAR_DEPENDENCY', 'THIS_IS_UNDEFINED', 'INVALID_ANNOTATION'].includes(warning.code ?? '')) warn(warning);
-    },
-  };
-}
-
-/**
- * `@polkadot/types` redoes per decoded value what depends only on the runtime's metadata: a call made a
- * new Struct class for its arguments (and worked out their types anew), an event's data its field
- * types, type definitions and names. The sandbox's copy does it once per call or event of the runtime.
- */
-const CODEC_PATCHES: { file: RegExp; replace: [string, string][]; append: string }[] = [
-  {
-    file: /@polkadot[\\/]types[\\/]generic[\\/]Call\.js$/,
-    replace: [['args: Struct.with(decoded.argsDef)', 'args: argsStructOf(decoded)']],
-    append: `const argsStructs = new WeakMap();
-function argsStructOf(decoded) {
-  let made = argsStructs.get(decoded.meta);
-  if (made === undefined) argsStructs.set(decoded.meta, (made = Struct.with(decoded.argsDef)));
-  return made;
-}`,
-  },
-  {
-    file: /@polkadot[\\/]types[\\/]generic[\\/]Event\.js$/,
-    replace: [
-      ['super(registry, fields.map(({ type }) => registry.createLookupType(type)), value);', 'super(registry, eventDataOf(registry, meta).types, value);'],
-      ['this.#typeDef = fields.map(({ type }) => registry.lookup.getTypeDef(type));', 'this.#typeDef = eventDataOf(registry, meta).typeDef;'],
-      [
-        `const names = fields
-            .map(({ name }) => registry.lookup.sanitizeField(name)[0])
-            .filter((n) => !!n);`,
-        'const names = eventDataOf(registry, meta).names;',
-      ],
-    ],
-    append: `const eventDatas = new WeakMap();
-function eventDataOf(registry, meta) {
-  let made = meta === undefined ? undefined : eventDatas.get(meta);
-  if (made === undefined) {
-    const fields = meta?.fields || [];
-    made = {
-      types: fields.map(({ type }) => registry.createLookupType(type)),
-      typeDef: fields.map(({ type }) => registry.lookup.getTypeDef(type)),
-      names: fields.map(({ name }) => registry.lookup.sanitizeField(name)[0]).filter((n) => !!n),
-    };
-    if (meta !== undefined) eventDatas.set(meta, made);
-  }
-  return made;
-}`,
-  },
-];
-
-// What @polkadot/util-crypto imports from @polkadot/wasm-crypto; only called once `isReady()` says so.
-const WASM_CRYPTO_EXPORTS = [
-  'bip39Generate',
-  'bip39ToEntropy',
-  'bip39ToMiniSecret',
-  'bip39ToSeed',
-  'bip39Validate',
-  'ed25519KeypairFromSeed',
-  'ed25519Sign',
-  'ed25519Verify',
-  'blake2b',
-  'hmacSha256',
-  'hmacSha512',
-  'keccak256',
-  'keccak512',
-  'pbkdf2',
-  'scrypt',
-  'secp256k1FromSeed',
-  'secp256k1Compress',
-  'secp256k1Expand',
-  'secp256k1Recover',
-  'secp256k1Sign',
-  'sha256',
-  'sha512',
-  'sr25519KeypairFromSeed',
-  'sr25519Sign',
-  'sr25519Verify',
-  'sr25519Agree',
-  'sr25519DeriveKeypairHard',
-  'sr25519DeriveKeypairSoft',
-  'sr25519DerivePublicSoft',
-  'twox',
-  'vrfSign',
-  'vrfVerify',
-];
 
 /**
  * readable-stream (the sandbox's `stream`) is written for browserify's Node shims; here they are the
@@ -214,8 +81,8 @@ function streamShims(isolateDir: string, ext: string): Plugin {
 // As a script: bundle into the file named by the first argument, atomically (another process may race).
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = process.argv[2];
-  const which = (process.argv[3] ?? 'prelude') as SandboxBundle;
-  if (out === undefined || !['prelude', 'substrate'].includes(which)) throw new Error('usage: bundle-prelude <out-file> [prelude|substrate]');
+  const which = process.argv[3] ?? 'prelude';
+  if (out === undefined) throw new Error(`usage: bundle-prelude <out-file> [prelude|${sandboxLibraries.map((l) => l.name).join('|')}]`);
   const part = `${out}.${process.pid}.part`;
   await writeFile(part, await bundlePrelude(which));
   await rename(part, out);

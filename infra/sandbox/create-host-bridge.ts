@@ -1,12 +1,12 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { MappingFieldFilter, MappingHost, MappingLogLevel, MappingQueryOptions } from '../../domain/mapping/mapping-host.ts';
-import { toWireReceipt } from './format-chain-data.ts';
-import type { HostOp, HostSyncOp, WireRecord, WriteOp } from './isolate/wire.ts';
+import type { HostOp, HostSyncOp, WriteOp } from './isolate/wire.ts';
+import type { HostOperation } from './sandbox-family.ts';
 
 /**
  * The host side of the sandbox's calls: the mapping's store writes in order, its reads, chain
- * reads and hashing, dispatched to the `MappingHost` port. Shared by the isolate and the
- * --unsafe node:vm runtimes.
+ * reads and hashing, dispatched to the `MappingHost` port and to the operations the sandbox's
+ * family adds (`familyOps`). Shared by the isolate and the --unsafe node:vm runtimes.
  */
 export interface HostBridge {
   call(op: HostOp, args: unknown[], writes: WriteOp[]): Promise<unknown>;
@@ -29,7 +29,7 @@ export class WriteFailed extends Error {
 
 const LEVELS = new Set<MappingLogLevel>(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
 
-export function createHostBridge(host: MappingHost): HostBridge {
+export function createHostBridge(host: MappingHost, familyOps: Readonly<Record<string, HostOperation>> = {}): HostBridge {
   const store = host.store;
   const applyWrites = async (writes: readonly WriteOp[]): Promise<void> => {
     for (const w of writes) {
@@ -71,19 +71,13 @@ export function createHostBridge(host: MappingHost): HostBridge {
           return store.getByFields(args[0] as string, args[1] as MappingFieldFilter[], args[2] as MappingQueryOptions);
         case 'getOneByField':
           return store.getOneByField(args[0] as string, args[1] as string, args[2]);
-        case 'ethCall':
-          return host.ethCall(args[0] as { to: string; data: string; from?: string }, args[1] as number | 'latest');
         case 'request':
           return host.request(args[0] as string, args[1] as unknown[]);
-        case 'receipt':
-          return toWireReceipt(await host.getReceipt(args[0] as string)) satisfies WireRecord;
         case 'createDynamicDatasource':
           return host.createDynamicDatasource(args[0] as string, args[1] as Record<string, unknown>);
-        case 'substrateRuntime':
-          if (host.substrateRuntime === undefined) throw new Error('this chain has no Substrate runtime');
-          return host.substrateRuntime(args[0] as number);
         default:
-          throw new Error(`unknown sandbox operation ${String(op)}`);
+          if (!Object.hasOwn(familyOps, op)) throw new Error(`unknown sandbox operation ${String(op)}`);
+          return familyOps[op]!(args);
       }
     },
     callSync: hostSyncCall,

@@ -6,6 +6,7 @@ import type { HostBridge } from './create-host-bridge.ts';
 import type { BlockOutcome, BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, ThrownError } from './isolate/wire.ts';
 import type { TimedBlockOutcome } from './isolate/timers.ts';
 import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
+import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
 
 export interface IsolatedRuntimeOptions {
@@ -16,6 +17,8 @@ export interface IsolatedRuntimeOptions {
   loadTimeoutMs: number;
   install: Omit<InstallOptions, 'progress'>;
   prelude: PreludeCache;
+  /** the family's library bundle, loaded before the runtime installs */
+  library?: SandboxLibrary;
   bridge: HostBridge;
 }
 
@@ -35,7 +38,7 @@ type ChainTypesOutcome = { ok: true; loaded: LoadedChainTypes } | { ok: false; e
 // again, which measured ~30% more store reads per second; the call stays async to the mapping,
 // and disposing the isolate (timeout) still cuts a wait short.
 const BOOTSTRAP = `
-const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef, substrateLib] = [$0, $1, $2, $3, $4, $5, $6, $7, $8];
+const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef, library] = [$0, $1, $2, $3, $4, $5, $6, $7, $8];
 const bridge = {
   call: async (op, args, writes) => callRef.applySyncPromise(undefined, [op, args, writes], { arguments: { copy: true } }),
   callSync: (op, args) => syncRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
@@ -45,7 +48,7 @@ const bridge = {
   cancelTimers: (ids) => cancelRef.applyIgnored(undefined, [ids], { arguments: { copy: true } }),
   url: (op, args) => urlRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
 };
-return preludeExports.deref().install(bridge, options, undefined, substrateLib === undefined ? undefined : substrateLib.deref());
+return preludeExports.deref().install(bridge, options, undefined, library === undefined ? undefined : library.deref());
 `;
 
 /**
@@ -79,18 +82,19 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
         get: () => prelude.v8Cache,
         set: (bytes) => (prelude.v8Cache = bytes),
       });
-      // Substrate projects: @polkadot/types, to decode blocks and storage inside with the chain's metadata
-      const substrateLib =
-        options.install.family === 'substrate'
-          ? await runCompiled(isolate, context, await prelude.substrate(), 'idx:sandbox-substrate.js', {
-              get: () => prelude.substrateV8Cache,
-              set: (bytes) => (prelude.substrateV8Cache = bytes),
-            })
-          : undefined;
+      // the family's library (a codec library that decodes blocks inside with the chain's metadata)
+      const { library } = options;
+      const libraryExports =
+        library === undefined
+          ? undefined
+          : await runCompiled(isolate, context, await prelude.library(library), `idx:sandbox-${library.name}.js`, {
+              get: () => prelude.libraryV8Caches.get(library.name),
+              set: (bytes) => prelude.libraryV8Caches.set(library.name, bytes),
+            });
       const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
       const runtime = await context.evalClosure(
         BOOTSTRAP,
-        [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, substrateLib],
+        [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, libraryExports],
         {
           result: { reference: true },
         },

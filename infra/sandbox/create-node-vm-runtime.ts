@@ -8,6 +8,7 @@ import type { BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } 
 import type { TimedBlockOutcome, TimerBridge } from './isolate/timers.ts';
 import type { UrlBridge } from './isolate/builtins/url.ts';
 import { toThrownError, type MappingRuntime } from './mapping-runtime.ts';
+import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
 
 export interface NodeVmRuntimeOptions {
@@ -17,6 +18,8 @@ export interface NodeVmRuntimeOptions {
   timeoutMs: number;
   install: Omit<InstallOptions, 'progress'>;
   prelude: PreludeCache;
+  /** the family's library bundle, loaded before the runtime installs */
+  library?: SandboxLibrary;
   bridge: HostBridge;
 }
 
@@ -73,15 +76,14 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
     };
     const context = createContext({});
     const prelude = new Script(await options.prelude.code(), { filename: 'idx:sandbox-runtime.js' }).runInContext(context) as {
-      install(bridge: Bridge, options: InstallOptions, unsafe: UnsafeExtras, substrateLib?: unknown): Live['runtime'] & { load(factory: unknown): LoadOutcome };
+      install(bridge: Bridge, options: InstallOptions, unsafe: UnsafeExtras, library?: unknown): Live['runtime'] & { load(factory: unknown): LoadOutcome };
     };
-    const substrateLib =
-      options.install.family === 'substrate'
-        ? new Script(await options.prelude.substrate(), {
-            filename: 'idx:sandbox-substrate.js',
-          }).runInContext(context)
-        : undefined;
-    const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe, substrateLib);
+    const { library } = options;
+    const libraryExports =
+      library === undefined
+        ? undefined
+        : new Script(await options.prelude.library(library), { filename: `idx:sandbox-${library.name}.js` }).runInContext(context);
+    const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe, libraryExports);
     let load: LoadOutcome;
     try {
       const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(

@@ -7,6 +7,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { IdxError } from '../../domain/errors.ts';
+import type { SandboxLibrary } from './sandbox-family.ts';
 
 /**
  * The in-sandbox runtime (`isolate/prelude.ts` with the `buffer` and `readable-stream` packages and the builtins) as one
@@ -21,56 +22,49 @@ import { IdxError } from '../../domain/errors.ts';
 export interface PreludeCache {
   code(): Promise<string>;
   v8Cache?: ArrayBuffer;
-  /** the Substrate codec library (`@polkadot/types`), only loaded by sandboxes of Substrate projects */
-  substrate(): Promise<string>;
-  substrateV8Cache?: ArrayBuffer;
+  /** a family's library bundle (sandbox-family.ts), only loaded by sandboxes of that family's projects */
+  library(library: SandboxLibrary): Promise<string>;
+  /** the libraries' compile caches, by library name */
+  libraryV8Caches: Map<string, ArrayBuffer>;
 }
 
 const run = promisify(execFile);
+const PRELUDE = 'prelude';
 
 export function createPreludeCache(): PreludeCache {
-  const loaded = new Map<'prelude' | 'substrate', Promise<string>>();
-  const load = (which: 'prelude' | 'substrate') => {
-    let code = loaded.get(which);
+  const loaded = new Map<string, Promise<string>>();
+  const load = (name: string, hash: (ext: string) => Promise<string>) => {
+    let code = loaded.get(name);
     if (code === undefined) {
-      code = loadBundle(which).catch((err: unknown) => {
-        loaded.delete(which);
+      code = loadBundle(name, hash).catch((err: unknown) => {
+        loaded.delete(name);
         throw new IdxError('SANDBOX_PRELUDE_FAILED', `could not bundle the sandbox runtime: ${(err as Error)?.message ?? err}`, { cause: err });
       });
-      loaded.set(which, code);
+      loaded.set(name, code);
     }
     return code;
   };
-  return { code: () => load('prelude'), substrate: () => load('substrate') };
+  return {
+    code: () => load(PRELUDE, (ext) => sourcesHash(dirname(fileURLToPath(import.meta.url)), ext)),
+    library: (library) => load(library.name, (ext) => library.hash(ext)),
+    libraryV8Caches: new Map(),
+  };
 }
 
-async function loadBundle(which: 'prelude' | 'substrate'): Promise<string> {
+async function loadBundle(name: string, sourcesHashOf: (ext: string) => Promise<string>): Promise<string> {
   const here = fileURLToPath(import.meta.url);
   // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
   const ext = extname(here);
-  const hash = which === 'prelude' ? await sourcesHash(dirname(here), ext) : await substrateHash(dirname(here), ext);
-  const file = join(tmpdir(), `idx-sandbox-${which}-${hash}.js`);
+  const file = join(tmpdir(), `idx-sandbox-${name}-${await sourcesHashOf(ext)}.js`);
   if (!existsSync(file)) {
     const script = join(dirname(here), `bundle-prelude${ext}`);
     const loader = ext === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
-    await run(process.execPath, [...loader, script, file, which], { maxBuffer: 16 * 2 ** 20 });
+    await run(process.execPath, [...loader, script, file, name], { maxBuffer: 16 * 2 ** 20 });
   }
   return readFile(file, 'utf8');
 }
 
-/** The Substrate library's bundle depends on its sources (with the registry making it shares with the node), the bundler and the installed `@polkadot/types`. */
-async function substrateHash(dir: string, ext: string): Promise<string> {
-  const hash = createHash('sha256');
-  const files = (await readdir(join(dir, 'substrate-lib'))).filter((f) => f.endsWith(ext)).sort();
-  for (const f of files) hash.update(f).update(await readFile(join(dir, 'substrate-lib', f)));
-  hash.update(await readFile(join(dir, '..', 'chains', 'substrate', `create-runtime-registry${ext}`)));
-  hash.update(await readFile(join(dir, `bundle-prelude${ext}`)));
-  hash.update(await readFile(fileURLToPath(import.meta.resolve('@polkadot/types/package.json'))));
-  hash.update(await readFile(fileURLToPath(import.meta.resolve('@polkadot/types-known/package.json'))));
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** A hash of everything the bundle is made of: the isolate sources, the allowed-modules list, and the `buffer` and `readable-stream` packages. */
+/** A hash of everything the runtime's bundle is made of: the isolate sources, the allowed-modules list, and the `buffer` and `readable-stream` packages. */
 async function sourcesHash(dir: string, ext: string): Promise<string> {
   const hash = createHash('sha256');
   const files = (await readdir(join(dir, 'isolate'), { recursive: true })).filter((f) => f.endsWith(ext)).sort();

@@ -6,6 +6,7 @@ import { SANDBOX_MODULES, SANDBOX_MODULES_TEXT } from '../../domain/mapping/sand
 import { hostSyncCall, type HostBridge } from './create-host-bridge.ts';
 import { createIsolatedRuntime } from './create-isolated-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
+import { defaultSandboxFamily } from './families/registry.ts';
 import type { ChainTypesModule, LoadedChainTypes } from './isolate/wire.ts';
 import { mapStack } from './map-stack.ts';
 
@@ -51,7 +52,8 @@ export async function evaluateChainTypes(options: EvaluateChainTypesOptions): Pr
       queryLimit: 100,
       readCacheSize: 0,
       chainId: '',
-      family: 'ethereum',
+      // no family's `api` or library: chain types see only the globals and modules every sandbox has
+      family: defaultSandboxFamily,
       unsafe: false,
       logLevel: 'silent',
       chainTypes: { file, entry: entry.path, modules: { [entry.path]: entry }, resolutions: {}, readFromHost: true },

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { HandlerCall } from '../../domain/mapping/handler-call.ts';
+import type { HandlerCall } from '../../domain/chains/ethereum/handler-call.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createPreludeCache } from './create-prelude-cache.ts';
 import { createSandbox, type SandboxOptions } from './create-sandbox.ts';

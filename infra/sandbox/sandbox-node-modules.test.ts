@@ -1,6 +1,6 @@
 import { fileURLToPath, format, parse, pathToFileURL, resolve, URL as NodeURL } from 'node:url';
 import t from 'tap';
-import type { HandlerCall } from '../../domain/mapping/handler-call.ts';
+import type { HandlerCall } from '../../domain/chains/ethereum/handler-call.ts';
 import { SANDBOX_MODULES, SANDBOX_MODULES_TEXT } from '../../domain/mapping/sandbox-modules.ts';
 import { exitWhenDone } from '../../test/support/exit-when-done.ts';
 import { createPreludeCache } from './create-prelude-cache.ts';

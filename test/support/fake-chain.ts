@@ -4,7 +4,7 @@ import { createStoreCache, type StoreCache } from '../../domain/entities/store-c
 import type { DataSource, Template } from '../../domain/project/project-model.ts';
 import type { BlockRunner, CreatedDataSource } from '../../apps/node/indexing/block-processor.ts';
 import { createEthereumFamily } from '../../apps/node/families/ethereum/ethereum-family.ts';
-import type { BlockContent, HandlerCall } from '../../domain/mapping/handler-call.ts';
+import type { BlockContent, HandlerCall } from '../../domain/chains/ethereum/handler-call.ts';
 import { createIndexer, type IndexerSettings } from '../../apps/node/indexing/indexer.ts';
 import { createIndexerStatus } from '../../apps/node/indexer-status.ts';
 import type { EthereumRangeFetcher } from '../../apps/node/families/ethereum/local-fetcher.ts';

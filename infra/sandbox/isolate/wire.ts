@@ -1,4 +1,3 @@
-import type { ProcessorDataSource, ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
 import type { ChainFamilyName } from '../../../domain/chains/families.ts';
 import type { SandboxLimits } from './limits.ts';
 
@@ -19,66 +18,24 @@ export interface WireIndexed {
   $i: string;
 }
 
-/** 0 block, 1 log, 2 transaction; Substrate: 3 extrinsic (call handlers), 4 event */
-export type WireCallKind = 0 | 1 | 2 | 3 | 4;
 /**
- * handler, kind, index, decoded args, and for transactions the decoded args of its logs by log
- * position; Substrate calls through a custom data source's processor: its source and the handler's position there
+ * A handler call as it crosses: its handler, its kind and index (what each kind means is the
+ * family's: isolate/families/<family>/), and what else the family hands with it.
  */
-export type WireCall = [
-  handler: string,
-  kind: WireCallKind,
-  index: number,
-  args?: WireResult,
-  txLogArgs?: [number, WireResult][],
-  custom?: [source: number, position: number],
-];
+export type WireCall = [handler: string, kind: number, index: number, ...more: unknown[]];
 
 export type WireRecord = Record<string, unknown>;
 
+/**
+ * One block's payload; a family's payload adds its own fields (isolate/families/<family>/…-wire.ts).
+ * `block`'s `hash` and `timestamp` seed the block's deterministic randomness.
+ */
 export interface BlockPayload {
   height: number;
   /** the previous block did not complete (its writes were dropped): forget what was cached */
   fresh: boolean;
-  /** SubQuery's EthereumBlock fields without `logs`/`transactions` */
   block: WireRecord;
-  /** the block's full transactions; null when it was fetched without them (loaded on first read) */
-  transactions: WireRecord[] | null;
-  /** the logs the calls refer to, in log-index order */
-  logs: WireRecord[];
-  /** `logs` holds every log of the block; when not, `block.logs`/`tx.logs` load them on first read */
-  logsComplete: boolean;
   calls: WireCall[];
-  /** Substrate blocks: their SCALE parts, decoded inside with the runtime's metadata */
-  substrate?: SubstratePayload;
-}
-
-/**
- * A Substrate block as it crosses: `chain_getBlock`'s answer, `System.Events` (hex) and the runtime
- * that ran it, with what the host learnt decoding it (so the sandbox decodes only what handlers read).
- */
-export interface SubstratePayload {
-  signedBlock: unknown;
-  events: string;
-  /** where each event record starts in `events`, and where the last ends */
-  eventOffsets: number[];
-  /** per event, the index of the extrinsic that emitted it (-1: initialization or finalization) */
-  eventExtrinsics: number[];
-  /** per extrinsic, whether a `system.ExtrinsicSuccess` event says it succeeded */
-  extrinsicSuccess: boolean[];
-  timestampMs: number | null;
-  specVersion: number;
-  hash: string;
-  /** the custom data sources the calls go through, by source index */
-  customSources?: Record<number, ProcessorDataSource>;
-}
-
-/** The answer to `blockExtras`: what the running block lacked, and the args of its transaction calls' logs. */
-export interface BlockExtrasWire {
-  transactions?: WireRecord[];
-  logs?: WireRecord[];
-  /** per transaction call with an ABI: the decoded args of its transaction's logs, by position in `logs` */
-  txLogArgs?: [call: number, args: [number, WireResult][]][];
 }
 
 /** One buffered store write, tagged with the index of the call that made it. */
@@ -101,23 +58,29 @@ export type LoadOutcome =
   | {
       ok: true;
       handlers: string[];
-      /** the custom data source processors loaded, by file */
-      processors?: Record<string, ProcessorShape>;
+      /** the custom data source processors loaded, by file (their shape is their family's) */
+      processors?: Record<string, unknown>;
       /** what the processors refused of the manifest's custom data sources */
       customProblems?: { path: string; message: string }[];
     }
   | { ok: false; error: ThrownError };
 
-/** Substrate projects with custom data sources: their processors' code and assets by file, and the manifest's sources to check. */
-export interface CustomSourcesInstall {
+/**
+ * Custom data sources (SubQuery's data source processors): their processors' code and assets by
+ * file, and the manifest's sources to check (each as its family's processors read it).
+ */
+export interface CustomSourcesInstall<DataSource = unknown> {
   processors: Record<string, string>;
   assets: Record<string, string>;
-  sources: { path: string; ds: ProcessorDataSource }[];
+  sources: { path: string; ds: DataSource }[];
 }
 
-/** Awaited host operations; `writes` are the store writes buffered since the last crossing, applied first. */
-export type HostOp =
-  'get' | 'getByField' | 'getByFields' | 'getOneByField' | 'ethCall' | 'request' | 'receipt' | 'createDynamicDatasource' | 'blockExtras' | 'substrateRuntime';
+/**
+ * Awaited host operations; `writes` are the store writes buffered since the last crossing, applied
+ * first. Every family's sandbox has the store's (`get`, …), `request` and `createDynamicDatasource`;
+ * a family adds its own (infra/sandbox/families/<family>/).
+ */
+export type HostOp = string;
 /** `chainTypesModule`: only while the node first loads a JavaScript chain-types file (infra/sandbox/evaluate-chain-types.ts) */
 export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID' | 'chainTypesModule';
 
@@ -142,10 +105,10 @@ export interface InstallOptions {
   /** entities the store's read cache keeps; 0 = every `get` asks the host */
   readCacheSize: number;
   chainId: string;
-  /** the chain family: what `api` is and what blocks hold */
+  /** the chain family: what `api` is and what blocks hold (isolate/families/registry.ts) */
   family: ChainFamilyName;
   unsafe: boolean;
-  /** custom data sources (Substrate) */
+  /** custom data sources, for the families that have them */
   custom?: CustomSourcesInstall;
   /** Int32Array[0] = index of the call running now; the host reads it when a block times out */
   progress: SharedArrayBuffer;

@@ -1,7 +1,7 @@
 import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
 import type { StoreCache } from '../../../../domain/entities/store-cache.ts';
 import { IdxError } from '../../../../domain/errors.ts';
-import type { MappingHost } from '../../../../domain/mapping/mapping-host.ts';
+import type { EthereumMappingHost } from '../../../../domain/chains/ethereum/ethereum-mapping-host.ts';
 import type { BlockExtrasLoader } from './block-extras.ts';
 import type { Logger } from '../../../../infra/logging/create-logger.ts';
 import { mappingStoreOf } from '../mapping-store.ts';
@@ -20,7 +20,7 @@ export interface MappingHostDeps {
 }
 
 /** The node's side of the sandbox: store calls go to the cache, chain reads to the source. */
-export function createMappingHost(deps: MappingHostDeps): MappingHost {
+export function createMappingHost(deps: MappingHostDeps): EthereumMappingHost {
   const log = deps.logger.child('mapping');
   return {
     chainId: deps.chainId,

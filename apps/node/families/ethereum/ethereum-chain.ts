@@ -16,7 +16,7 @@ import type { NodeChain } from '../node-chain.ts';
 import { chainClients, chainUnreachable } from '../chain-clients.ts';
 import { createMappingHost } from './create-mapping-host.ts';
 import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
-import type { BlockContent, HandlerCall } from '../../../../domain/mapping/handler-call.ts';
+import type { BlockContent, HandlerCall } from '../../../../domain/chains/ethereum/handler-call.ts';
 import type { FetchedRange } from './fetch-range.ts';
 
 type Network = NonNullable<LoadedProject['manifest']['network']>;

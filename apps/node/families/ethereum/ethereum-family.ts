@@ -1,5 +1,6 @@
 import type { ChainFamily } from '../../../../domain/chains/chain-family.ts';
-import type { BlockContent, HandlerCall, JsonAbi } from '../../../../domain/mapping/handler-call.ts';
+import type { BlockContent, HandlerCall } from '../../../../domain/chains/ethereum/handler-call.ts';
+import type { JsonAbi } from '../../../../domain/mapping/json-abi.ts';
 import {
   compileDataSource,
   matchHandlers,

@@ -15,6 +15,7 @@ import { createSubstrateFamily, type SubstrateFetched, type SubstratePlan } from
 import { readCustomSources } from '../../../../infra/project/read-custom-sources.ts';
 import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
 import type { SubstrateBlock } from '../../../../domain/chains/substrate/substrate-block.ts';
+import type { SubstrateMappingHost } from '../../../../domain/chains/substrate/substrate-mapping-host.ts';
 
 type Network = NonNullable<LoadedProject['manifest']['network']>;
 
@@ -88,18 +89,14 @@ export async function connectSubstrateChain(
         close: async () => undefined,
       };
     },
-    mappingHost(common) {
+    mappingHost(common): SubstrateMappingHost {
       const log = common.logger.child('mapping');
-      const evmOnly = (what: string) => () => Promise.reject(new Error(`${what} is for EVM chains; this project indexes a Substrate chain`));
       return {
         chainId: common.chainId,
         store: mappingStoreOf(common.cache, common.currentHeight),
         logger: (level, message, fields) => log[level](message, fields),
         logLevel: log.level(),
-        ethCall: evmOnly('eth_call'),
         request: (method, params) => handlerClient.request(method, params),
-        blockExtras: evmOnly('blockExtras'),
-        getReceipt: evmOnly('a transaction receipt'),
         createDynamicDatasource: async (template, args) => common.createDynamicDatasource(template, args),
         substrateRuntime: (specVersion) => source.runtimeInputs(specVersion),
       };

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem/utils';
-import { memoRecent } from '../../domain/memo-recent.ts';
-import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../domain/chains/ethereum/chain-data.ts';
-import type { WireRecord } from './isolate/wire.ts';
+import { memoRecent } from '../../../../domain/memo-recent.ts';
+import type { EthBlock, EthLog, EthReceipt, EthTransaction } from '../../../../domain/chains/ethereum/chain-data.ts';
+import type { WireRecord } from '../../isolate/wire.ts';
 
 /**
  * The domain's chain data → the field types of SubQuery's `@subql/types-ethereum` (what its

@@ -1,5 +1,5 @@
-import { BigNumber } from './big-number.ts';
-import type { HostOp } from './wire.ts';
+import { BigNumber } from '../../big-number.ts';
+import type { HostOp } from '../../wire.ts';
 
 type Call = (op: HostOp, args: unknown[]) => Promise<unknown>;
 type BlockTag = number | string | undefined;

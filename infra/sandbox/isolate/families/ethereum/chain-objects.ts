@@ -1,5 +1,6 @@
-import { rebuildArgs } from './rebuild-args.ts';
-import type { BlockExtrasWire, BlockPayload, WireRecord, WireResult } from './wire.ts';
+import { rebuildArgs } from '../../rebuild-args.ts';
+import type { WireRecord, WireResult } from '../../wire.ts';
+import { EVM_CALL, type BlockExtrasWire, type EvmBlockPayload, type EvmWireCall } from './ethereum-wire.ts';
 
 /**
  * SubQuery's EthereumBlock / EthereumLog / EthereumTransaction / EthereumReceipt, rebuilt from the
@@ -20,6 +21,8 @@ export interface ChainObjects {
   readonly transactions: Record<string, unknown>[];
   /** before call `call` runs; a transaction call's ABI decodes the args of its transaction's logs */
   enterCall(call: number, transaction: boolean): void;
+  /** call `call`'s handler argument (the block, a log, a transaction, with its decoded `args`), as the call begins */
+  argOf(call: number, wire: EvmWireCall): Record<string, unknown>;
 }
 
 type Rec = Record<string, unknown>;
@@ -48,7 +51,7 @@ function lazy(target: Rec, key: string, compute: () => unknown): void {
   });
 }
 
-export function buildChainObjects(payload: BlockPayload, fetchReceipt: FetchReceipt, loadExtras: LoadExtras | undefined): ChainObjects {
+export function buildChainObjects(payload: EvmBlockPayload, fetchReceipt: FetchReceipt, loadExtras: LoadExtras | undefined): ChainObjects {
   const block: Rec = payload.block;
   const byHash = new Map<string, Rec>();
   let transactions: Rec[] | undefined;
@@ -151,6 +154,23 @@ export function buildChainObjects(payload: BlockPayload, fetchReceipt: FetchRece
     enterCall(call, transaction) {
       running = transaction ? call : -1;
       if (transaction) applyTxLogArgs(call);
+    },
+    argOf(call, wire) {
+      const kind = wire[1];
+      if (kind === EVM_CALL.block) {
+        this.enterCall(call, false);
+        return block;
+      }
+      let arg: Rec;
+      if (kind === EVM_CALL.log) {
+        this.enterCall(call, false);
+        arg = matched[wire[2]]!;
+      } else {
+        this.enterCall(call, true);
+        arg = this.transactions[wire[2]]!;
+      }
+      setArgs(arg, wire[3]);
+      return arg;
     },
   };
 }

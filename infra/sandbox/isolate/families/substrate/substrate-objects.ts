@@ -1,6 +1,6 @@
-import type { SubstratePayload } from './wire.ts';
+import type { SubstratePayload } from './substrate-wire.ts';
 
-/** The part of `@polkadot/types` the sandbox loads for Substrate projects (substrate-lib/index.ts), typed loosely. */
+/** The part of `@polkadot/types` the sandbox loads for Substrate projects (infra/sandbox/families/substrate/lib/index.ts), typed loosely. */
 export interface SubstrateLib {
   expandMetadata: (registry: Registry, metadata: unknown) => Expanded;
   unwrapStorageType: (registry: Registry, type: unknown, isOptional?: boolean) => string;

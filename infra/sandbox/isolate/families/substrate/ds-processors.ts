@@ -1,4 +1,4 @@
-import { baseHandlerKindOf, type ProcessorDataSource, type ProcessorShape } from '../../../domain/chains/substrate/custom-data-source.ts';
+import { baseHandlerKindOf, type ProcessorDataSource, type ProcessorShape } from '../../../../../domain/chains/substrate/custom-data-source.ts';
 
 /**
  * SubQuery's custom data source processors (`@subql/frontier-evm-processor`, `@subql/substrate-wasm-processor`, …)

@@ -1,15 +1,15 @@
-import type { SubstrateBlock } from '../../domain/chains/substrate/substrate-block.ts';
-import type { SubstrateHandlerCall } from '../../domain/chains/substrate/match-substrate-handlers.ts';
-import type { ProcessorDataSource } from '../../domain/chains/substrate/custom-data-source.ts';
-import type { BlockPayload, WireCall } from './isolate/wire.ts';
-import { SandboxError } from './sandbox-error.ts';
+import type { SubstrateBlock } from '../../../../domain/chains/substrate/substrate-block.ts';
+import type { SubstrateHandlerCall } from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
+import type { ProcessorDataSource } from '../../../../domain/chains/substrate/custom-data-source.ts';
+import { SUBSTRATE_CALL, type SubstrateBlockPayload, type SubstrateWireCall } from '../../isolate/families/substrate/substrate-wire.ts';
+import { SandboxError } from '../../sandbox-error.ts';
 
 /**
  * A Substrate block and its handler calls as the sandbox's payload: the block's raw bytes (decoded
  * inside), each call by kind (3 an extrinsic, 4 an event) and index, and the custom data sources
  * a call goes through. `fresh`: the host dropped the last block (the sandbox clears its cache).
  */
-export function substratePayload(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[], fresh: boolean): BlockPayload {
+export function substratePayload(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[], fresh: boolean): SubstrateBlockPayload {
   return {
     height: block.height,
     fresh,
@@ -17,9 +17,10 @@ export function substratePayload(block: SubstrateBlock, calls: readonly Substrat
     transactions: null,
     logs: [],
     logsComplete: true,
-    calls: calls.map((c, i): WireCall => {
+    calls: calls.map((c, i): SubstrateWireCall => {
       const through = c.custom && ([c.custom.source, c.custom.position] as [number, number]);
-      if (c.kind === 'block') return through === undefined ? [c.handler, 0, 0] : [c.handler, 0, 0, undefined, undefined, through];
+      if (c.kind === 'block')
+        return through === undefined ? [c.handler, SUBSTRATE_CALL.block, 0] : [c.handler, SUBSTRATE_CALL.block, 0, undefined, undefined, through];
       const count = c.kind === 'call' ? block.extrinsics.length : block.events.length;
       if (!Number.isInteger(c.index) || c.index < 0 || c.index >= count) {
         throw new SandboxError(
@@ -28,9 +29,8 @@ export function substratePayload(block: SubstrateBlock, calls: readonly Substrat
           { handler: c.handler, height: block.height },
         );
       }
-      return through === undefined
-        ? [c.handler, c.kind === 'call' ? 3 : 4, c.index]
-        : [c.handler, c.kind === 'call' ? 3 : 4, c.index, undefined, undefined, through];
+      const kind = c.kind === 'call' ? SUBSTRATE_CALL.extrinsic : SUBSTRATE_CALL.event;
+      return through === undefined ? [c.handler, kind, c.index] : [c.handler, kind, c.index, undefined, undefined, through];
     }),
     substrate: {
       signedBlock: block.raw.signedBlock,

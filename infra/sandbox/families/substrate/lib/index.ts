@@ -9,4 +9,4 @@ export { expandMetadata, rpcDefinitions } from '@polkadot/types';
 export { unwrapStorageType } from '@polkadot/types/util';
 export { hexToU8a } from '@polkadot/util';
 // the registry is made by the node's own code, so the node and the sandbox make it alike
-export { createRuntimeRegistry, runtimeRpc, withHashers } from '../../chains/substrate/create-runtime-registry.ts';
+export { createRuntimeRegistry, runtimeRpc, withHashers } from '../../../../chains/substrate/create-runtime-registry.ts';

@@ -1,4 +1,5 @@
-import type { EthBlock, EthLog } from '../chains/ethereum/chain-data.ts';
+import type { JsonAbi } from '../../mapping/json-abi.ts';
+import type { EthBlock, EthLog } from './chain-data.ts';
 
 /**
  * One block as the sandbox receives it: the block (with `transactions` when they were fetched)
@@ -11,12 +12,6 @@ export interface BlockContent {
   /** `logs` is every log of the block; when not, the sandbox loads them when a mapping reads `block.logs` or `tx.logs` */
   logsComplete?: boolean;
 }
-
-/**
- * A JSON ABI as the data source's asset holds it (an array of fragments), used to decode `args`.
- * Typed loosely here because the domain takes no ABI library; the sandbox checks it with viem.
- */
-export type JsonAbi = readonly Record<string, unknown>[];
 
 /** One handler invocation of a block, in the order the handlers must run. */
 export type HandlerCall =

@@ -1,9 +1,9 @@
 import t from 'tap';
-import type { SubstrateBlock } from '../../domain/chains/substrate/substrate-block.ts';
-import { blockRunFailure } from './block-failures.ts';
-import { WriteFailed } from './create-host-bridge.ts';
-import { RuntimeDied } from './mapping-runtime.ts';
-import { SandboxError } from './sandbox-error.ts';
+import type { SubstrateBlock } from '../../../../domain/chains/substrate/substrate-block.ts';
+import { blockRunFailure } from '../../block-failures.ts';
+import { WriteFailed } from '../../create-host-bridge.ts';
+import { RuntimeDied } from '../../mapping-runtime.ts';
+import { SandboxError } from '../../sandbox-error.ts';
 import { substratePayload } from './substrate-payload.ts';
 
 const block: SubstrateBlock = {

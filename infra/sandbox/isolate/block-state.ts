@@ -1,0 +1,45 @@
+import type { Write } from './create-store.ts';
+import { formatSize, measure, type SandboxLimits } from './limits.ts';
+import type { Bridge, HostOp, WriteOp } from './wire.ts';
+
+/** What the runtime inside keeps between a block's calls and from block to block. */
+export interface BlockState {
+  /** store writes buffered since the last crossing, each tagged with its call */
+  pending: WriteOp[];
+  /** the call running (-1 between blocks) */
+  current: number;
+  /** the height of the block running, then of the last one */
+  height: number;
+  /** the height of the last block run: a height seen again means a rewind or a retry */
+  lastHeight: number;
+  /** the project bundle's exports */
+  handlers: Record<string, unknown>;
+}
+
+export const createBlockState = (): BlockState => ({ pending: [], current: -1, height: 0, lastHeight: -1, handlers: {} });
+
+/**
+ * Awaited host calls, each carrying the writes buffered before it (so the host applies them first)
+ * and bounded in size; `callNames` names a family's operations in the refusal.
+ */
+export function createHostCall(state: BlockState, bridge: Pick<Bridge, 'call'>, limits: SandboxLimits, callNames: Readonly<Record<string, string>>) {
+  return (op: HostOp, args: unknown[]): Promise<unknown> => {
+    // `get` (the hot path) carries an entity name and an id only
+    const size = op === 'get' ? 0 : measure(args);
+    if (size > limits.callBytes) {
+      throw new RangeError(
+        `${Object.hasOwn(callNames, op) ? callNames[op] : `a ${op} call`}: its arguments are about ${formatSize(size)}, above the sandbox's limit of ${formatSize(limits.callBytes)} per call`,
+      );
+    }
+    const writes = state.pending;
+    state.pending = [];
+    return bridge.call(op, args, writes);
+  };
+}
+
+/** Buffers a store write, tagged with the call that made it. */
+export const createWriteQueue =
+  (state: BlockState) =>
+  (write: Write): void => {
+    state.pending.push([state.current, ...write] as WriteOp);
+  };
