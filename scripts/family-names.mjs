@@ -19,6 +19,8 @@ export const FAMILY_FOLDERS = ['ethereum', 'substrate'];
 /** What names a family in code: its name, its chains' libraries, its kinds and its RPC namespaces. */
 const FAMILY_WORDS = [
   /ethereum|substrate|polkadot|frontier|(^|[^a-z])evm([^a-z]|$)/i,
+  // EVM as a part of a camelCase or PascalCase name (isEvm, EvmBlock, EVM_CALL)
+  /Evm|EVM/,
   // JSON-RPC methods: EVM's (eth_call) and Substrate's (chain_getBlockHash, state_getStorage)
   /^(eth|net|web3|debug|trace)_[a-zA-Z]|^(chain|state|system|author|payment)_[a-z]+[A-Z]/,
 ];
