@@ -1,72 +1,28 @@
-import { isRuntimeKind, type RuntimeKind } from '../chains/families.ts';
+import { FAMILIES, isRuntimeKind, type RuntimeHandler, type RuntimeKind } from '../chains/families.ts';
 
 /**
- * A SubQuery-compatible project manifest (specVersion 1.0.0), Ethereum or Substrate, after validation.
- * Field names follow SubQuery's so existing `project.yaml`/`project.ts` files load unchanged.
+ * A SubQuery-compatible project manifest (specVersion 1.0.0), of any chain family, after validation.
+ * Field names follow SubQuery's so existing `project.yaml`/`project.ts` files load unchanged. What
+ * is a family's (its handler kinds and their filters) is in domain/chains/<family>/manifest-rules.ts.
  */
 
-export type EthereumHandlerKind = 'ethereum/BlockHandler' | 'ethereum/TransactionHandler' | 'ethereum/LogHandler';
-export type SubstrateHandlerKind = 'substrate/BlockHandler' | 'substrate/EventHandler' | 'substrate/CallHandler';
-export type HandlerKind = EthereumHandlerKind | SubstrateHandlerKind;
+/** A runtime data source's handler kind, of any family */
+export type HandlerKind = RuntimeHandler['kind'];
 /** A family's runtime kind (domain/chains/families.ts) */
 export type DataSourceKind = RuntimeKind;
 /**
- * A custom Substrate data source (SubQuery's `substrate/FrontierEvm`, `substrate/Wasm`, …): its
- * `processor` file turns the runtime's blocks, extrinsics or events into what its handlers receive.
+ * A custom data source's kind (SubQuery's `substrate/FrontierEvm`, `substrate/Wasm`, …): a family's
+ * prefix and a name. Its `processor` file turns the runtime's blocks, extrinsics or events into what
+ * its handlers receive.
  */
-export type CustomDataSourceKind = `substrate/${string}`;
-/** The handler kinds each data-source kind allows. */
-export const HANDLER_KINDS: Readonly<Record<DataSourceKind, readonly HandlerKind[]>> = {
-  'ethereum/Runtime': ['ethereum/BlockHandler', 'ethereum/TransactionHandler', 'ethereum/LogHandler'],
-  'substrate/Runtime': ['substrate/BlockHandler', 'substrate/EventHandler', 'substrate/CallHandler'],
-};
-
+export type CustomDataSourceKind = `${(typeof FAMILIES)[number]['kindPrefix']}${string}`;
 export interface BlockFilter {
   modulo?: number;
   /** cron expression */
   timestamp?: string;
 }
 
-export interface TransactionFilter {
-  from?: string;
-  /** null means contract creation */
-  to?: string | null;
-  /** a signature like `transfer(address,uint256)` or a 4-byte selector; null or `0x` means no input */
-  function?: string | null;
-}
-
-export interface LogFilter {
-  /** topics[0..3]: an event signature, a hex value, null (any) or `!null` (present) */
-  topics?: (string | null)[];
-}
-
-/** Substrate filters of every kind: `[from, to]` spec versions of the runtime a block ran, both ends kept, null for open. */
-export interface SpecVersionFilter {
-  specVersion?: [number | null, number | null];
-}
-
-/** `substrate/EventHandler`: the event's pallet (`module`, e.g. `balances`) and name (`method`, e.g. `Transfer`). */
-export interface SubstrateEventFilter extends SpecVersionFilter {
-  module?: string;
-  method?: string;
-}
-
-/** `substrate/CallHandler`: the extrinsic's pallet and call, whether it succeeded, whether it is signed. */
-export interface SubstrateCallFilter extends SpecVersionFilter {
-  module?: string;
-  method?: string;
-  success?: boolean;
-  isSigned?: boolean;
-}
-
-export type Handler =
-  | { kind: 'ethereum/BlockHandler'; handler: string; filter?: BlockFilter }
-  | { kind: 'ethereum/TransactionHandler'; handler: string; filter?: TransactionFilter }
-  | { kind: 'ethereum/LogHandler'; handler: string; filter?: LogFilter }
-  | { kind: 'substrate/BlockHandler'; handler: string; filter?: BlockFilter & SpecVersionFilter }
-  | { kind: 'substrate/EventHandler'; handler: string; filter?: SubstrateEventFilter }
-  | { kind: 'substrate/CallHandler'; handler: string; filter?: SubstrateCallFilter }
-  | CustomHandler;
+export type Handler = RuntimeHandler | CustomHandler;
 
 /**
  * A handler of a custom data source: `processorKind` is the manifest's `kind` (one of the processor's

@@ -1,25 +1,15 @@
+import { FAMILIES } from '../chains/families.ts';
+
 /**
  * The run-time values of SubQuery's type packages that manifests (`project.ts`) and mappings use;
  * everything else in them is types only, which swc removes. idx provides these, so a project builds
- * and loads without the packages installed.
+ * and loads without the packages installed. Each family lists its packages' values
+ * (domain/chains/<family>/manifest-rules.ts); `@subql/types-core` is every family's.
  */
-const ethereum = {
-  EthereumDatasourceKind: { Runtime: 'ethereum/Runtime' },
-  EthereumHandlerKind: { Block: 'ethereum/BlockHandler', Call: 'ethereum/TransactionHandler', Event: 'ethereum/LogHandler' },
-};
-const substrate = {
-  SubstrateDatasourceKind: { Runtime: 'substrate/Runtime' },
-  SubstrateHandlerKind: { Block: 'substrate/BlockHandler', Call: 'substrate/CallHandler', Event: 'substrate/EventHandler' },
-};
-
 export const SUBQL_TYPE_SHIMS: Readonly<Record<string, Record<string, unknown>>> = {
-  '@subql/types-ethereum': ethereum,
+  ...Object.assign({}, ...FAMILIES.map((f) => f.manifest.typePackages.shims)),
   '@subql/types-core': {},
-  '@subql/types': substrate,
 };
 
-/**
- * Packages a Substrate mapping imports for their side effects on types only (`import "@polkadot/api-augment"`
- * in SubQuery's starters): empty at run time.
- */
-export const TYPE_ONLY_PACKAGES: readonly RegExp[] = [/^@polkadot\/(api|rpc|types)-augment(\/.*)?$/];
+/** Packages a mapping imports for their side effects on types only: empty at run time. */
+export const TYPE_ONLY_PACKAGES: readonly RegExp[] = FAMILIES.flatMap((f) => f.manifest.typePackages.typeOnly);

@@ -1,12 +1,25 @@
-import { familyOfKind } from '../chains/families.ts';
+import { DEFAULT_FAMILY, FAMILIES, familyOfKind, isRuntimeKind, manifestRulesOf, runtimeKindOf, type ChainFamilyName } from '../chains/families.ts';
 import { ValidationError, type Problem } from '../errors.ts';
-import { parseAbiSignature } from './abi-signature.ts';
 import { parseBypassEntry } from './bypass-blocks.ts';
-import { cronExpressionProblem } from './cron-expression.ts';
+import type { FamilyManifestRules, FamilyNetworkRules } from './family-manifest-rules.ts';
 import {
-  HANDLER_KINDS,
+  ADDRESS,
+  asRecord,
+  checkList,
+  createChecker,
+  definedOnly,
+  EXPECT_ADDRESS,
+  isNonNegativeInteger,
+  isPositiveInteger,
+  optionalString,
+  requiredRecord,
+  requiredString,
+  type Checker,
+  type FieldPath,
+  type LocateField,
+} from './manifest-checker.ts';
+import {
   isCustomDataSource,
-  type BlockFilter,
   type CustomHandler,
   type DataSource,
   type DataSourceProcessor,
@@ -14,23 +27,14 @@ import {
   type EndpointConfig,
   type Handler,
   type HandlerKind,
-  type LogFilter,
   type Mapping,
   type Network,
   type ProjectManifest,
   type Runner,
-  type SpecVersionFilter,
-  type SubstrateCallFilter,
-  type SubstrateEventFilter,
   type Template,
-  type TransactionFilter,
 } from './project-model.ts';
 
-/** A field path as segments, e.g. `['dataSources', 0, 'startBlock']`. */
-export type FieldPath = readonly (string | number)[];
-
-/** Finds where a field sits in the source file, so problems can carry line/column. */
-export type LocateField = (path: FieldPath) => { line: number; column: number } | undefined;
+export { formatFieldPath, type FieldPath, type LocateField } from './manifest-checker.ts';
 
 export interface ValidateManifestOptions {
   locate?: LocateField;
@@ -42,47 +46,22 @@ export interface ValidateManifestOptions {
   onNodeOnlyProblem?: (problem: Problem) => void;
 }
 
-/** `EthereumDatasourceKind.Runtime` */
-export const RUNTIME_DATASOURCE_KIND = 'ethereum/Runtime';
+/** The runtime kind of a data source that names none: the default family's (`EthereumDatasourceKind.Runtime`) */
+export const RUNTIME_DATASOURCE_KIND = runtimeKindOf(DEFAULT_FAMILY);
 export const SPEC_VERSION = '1.0.0';
 
 /** A data source without `startBlock` starts at block 1, as in SubQuery. */
 export const DEFAULT_START_BLOCK = 1;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-// A log topic given as hex; shorter values are left-padded to 32 bytes (SubQuery compares them with zeros stripped).
-const TOPIC_HEX = /^0x[0-9a-fA-F]{1,64}$/;
-// A 4-byte selector, or a longer prefix of the call data.
-const FUNCTION_HEX = /^0x(?:[0-9a-fA-F]{2}){4,}$/;
-
-const EXPECT_ADDRESS = 'expected a 0x-prefixed 20-byte hex address';
 const EXPECT_URL = 'expected an http(s):// or ws(s):// URL';
-const FILTER_KEYS: Record<HandlerKind, readonly string[]> = {
-  'ethereum/BlockHandler': ['modulo', 'timestamp'],
-  'ethereum/TransactionHandler': ['from', 'to', 'function'],
-  'ethereum/LogHandler': ['topics'],
-  'substrate/BlockHandler': ['modulo', 'timestamp', 'specVersion'],
-  'substrate/EventHandler': ['module', 'method', 'specVersion'],
-  'substrate/CallHandler': ['module', 'method', 'success', 'isSigned', 'specVersion'],
-};
-const SUBSTRATE_KIND = 'substrate/Runtime';
-// SubQuery's custom data source kinds: `substrate/FrontierEvm`, `substrate/Wasm`, …
-const CUSTOM_KIND = /^substrate\/[A-Za-z][A-Za-z0-9_-]*$/;
-const DATASOURCE_KINDS: readonly DataSourceKind[] = [RUNTIME_DATASOURCE_KIND, SUBSTRATE_KIND];
-// A Substrate chain is named by its genesis hash.
-const GENESIS_HASH = /^0x[0-9a-fA-F]{64}$/;
-
-/** `dataSources[0].mapping.handlers[1].kind`; keys that are not identifiers are quoted: `endpoint["https://…"]`. */
-export function formatFieldPath(path: FieldPath): string {
-  if (path.length === 0) return 'manifest';
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(seg)) out += out === '' ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
-  }
-  return out;
-}
+const DATASOURCE_KINDS: readonly DataSourceKind[] = FAMILIES.map((f) => f.runtimeKind);
+/** The families that run custom data sources (a kind with a processor). */
+const CUSTOM_KINDS = FAMILIES.flatMap((f) => (f.manifest.customKinds === undefined ? [] : [{ ...f.manifest.customKinds, chainName: f.manifest.chainName }]));
+/** `network.chaintypes` on a chain of a family without chain types */
+const CHAIN_TYPES_ONLY = ((takes) =>
+  `only ${takes.map((f) => f.manifest.chainName).join(' or ')} projects (${takes.map((f) => f.runtimeKind).join(' or ')} data sources) take chain types`)(
+  FAMILIES.filter((f) => f.manifest.network.chainTypes),
+);
 
 /**
  * Checks a SubQuery Ethereum manifest (specVersion 1.0.0) and returns it normalised.
@@ -109,10 +88,8 @@ export function validateManifest(raw: unknown, source: string, options: Validate
   const schemaRec = requiredRecord(c, ['schema'], root.schema, 'expected an object with file');
   const schemaFile = schemaRec && requiredString(c, ['schema', 'file'], schemaRec.file);
   // The network's chain id is read as the data sources' family names chains (the family itself is checked in load-project).
-  const substrate = [root.dataSources, root.templates].some(
-    (list) => Array.isArray(list) && list.some((d) => typeof asRecord(d)?.kind === 'string' && familyOfKind(asRecord(d)!.kind as string) === 'substrate'),
-  );
-  const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network, substrate));
+  const networkRules = manifestRulesOf(networkFamily([root.dataSources, root.templates])).network;
+  const network = c.nodeOnly(() => checkNetwork(c, ['network'], root.network, networkRules));
   const dataSources = checkList(c, ['dataSources'], root.dataSources, true, (p, v) => checkDataSource(c, p, v));
   const templates =
     root.templates === undefined || root.templates === null ? [] : checkList(c, ['templates'], root.templates, false, (p, v) => checkTemplate(c, p, v));
@@ -143,8 +120,7 @@ export function validateManifest(raw: unknown, source: string, options: Validate
  */
 export function requireNetworkForEndpointOverride(raw: unknown, source = 'project manifest', options: ValidateManifestOptions = {}): void {
   const network = asRecord(asRecord(raw)?.network);
-  if (network !== undefined && (chainIdOf(network.chainId) !== undefined || (typeof network.chainId === 'string' && GENESIS_HASH.test(network.chainId))))
-    return;
+  if (network !== undefined && FAMILIES.some((f) => f.manifest.network.chainIdOf(network.chainId) !== undefined)) return;
   const c = createChecker(options.locate, undefined);
   c.report(
     ['network'],
@@ -152,48 +128,23 @@ export function requireNetworkForEndpointOverride(raw: unknown, source = 'projec
       ? 'required when --network-endpoint is given: the flag replaces network.endpoint, but the chain must come from the manifest; add network: { chainId: "<chain id>" }'
       : 'must identify its chain when --network-endpoint is given',
   );
-  c.report(
-    ['network', 'network'],
-    'the nested network identity is missing: idx reads it from network.chainId; set network.chainId to the EVM chain id as a string, e.g. "1" (for a Substrate chain, its genesis hash)',
-  );
+  c.report(['network', 'network'], `the nested network identity is missing: idx reads it from network.chainId; set network.chainId to ${chainIdHints()}`);
   throw new ValidationError(source, c.problems);
 }
 
-interface Checker {
-  problems: Problem[];
-  report(path: FieldPath, message: string): void;
-  /**
-   * Runs a check of fields only the node reads. With `onNodeOnlyProblem`, its problems go there and
-   * the result is undefined when there were any; without, they are problems like the rest.
-   */
-  nodeOnly<T>(check: () => T): T | undefined;
+/**
+ * The family whose chains `network` names: one a data source's or template's kind names other
+ * than the default family, else the default's (a kind of no family is left to it).
+ */
+function networkFamily(lists: readonly unknown[]): ChainFamilyName {
+  const kinds = lists.flatMap((list) => (Array.isArray(list) ? list.map((d) => asRecord(d)?.kind).filter((k) => typeof k === 'string') : []));
+  return FAMILIES.find((f) => f.name !== DEFAULT_FAMILY && kinds.some((k) => familyOfKind(k) === f.name))?.name ?? DEFAULT_FAMILY;
 }
 
-function createChecker(locate: LocateField | undefined, onNodeOnlyProblem: ((problem: Problem) => void) | undefined): Checker {
-  const problems: Problem[] = [];
-  let relaxing = 0;
-  let relaxed = 0;
-  return {
-    problems,
-    report(path, message) {
-      const at = locate?.(path);
-      const problem = at ? { path: formatFieldPath(path), message, line: at.line, column: at.column } : { path: formatFieldPath(path), message };
-      if (relaxing > 0 && onNodeOnlyProblem !== undefined) {
-        relaxed++;
-        onNodeOnlyProblem(problem);
-      } else problems.push(problem);
-    },
-    nodeOnly(check) {
-      const before = relaxed;
-      relaxing++;
-      try {
-        const out = check();
-        return relaxed === before ? out : undefined;
-      } finally {
-        relaxing--;
-      }
-    },
-  };
+/** What network.chainId should be: the default family's chain id, then the other families' in brackets. */
+function chainIdHints(): string {
+  const [first, ...others] = FAMILIES.map((f) => f.manifest);
+  return [first!.network.chainIdHint, ...others.map((m) => `(for a ${m.chainName} chain, ${m.network.chainIdHint})`)].join(' ');
 }
 
 function checkRunner(c: Checker, path: FieldPath, v: unknown): Runner | undefined {
@@ -224,7 +175,7 @@ function checkRunner(c: Checker, path: FieldPath, v: unknown): Runner | undefine
   };
 }
 
-function checkNetwork(c: Checker, path: FieldPath, v: unknown, substrate: boolean): Network | undefined {
+function checkNetwork(c: Checker, path: FieldPath, v: unknown, rules: FamilyNetworkRules): Network | undefined {
   if (v === undefined || v === null) {
     c.report(path, 'required');
     return undefined;
@@ -234,20 +185,12 @@ function checkNetwork(c: Checker, path: FieldPath, v: unknown, substrate: boolea
     c.report(path, 'expected an object with chainId and endpoint');
     return undefined;
   }
-  const chainId = substrate
-    ? typeof rec.chainId === 'string' && GENESIS_HASH.test(rec.chainId)
-      ? rec.chainId.toLowerCase()
-      : undefined
-    : chainIdOf(rec.chainId);
+  const chainId = rules.chainIdOf(rec.chainId);
   if (rec.chainId === undefined || rec.chainId === null) c.report([...path, 'chainId'], 'required');
-  else if (chainId === undefined)
-    c.report(
-      [...path, 'chainId'],
-      substrate ? "expected the chain's genesis hash (0x and 64 hex digits)" : 'expected the EVM chain id as a decimal string, e.g. "1"',
-    );
+  else if (chainId === undefined) c.report([...path, 'chainId'], rules.chainIdExpected);
   let chaintypes: { file: string } | undefined;
   if (rec.chaintypes !== undefined && rec.chaintypes !== null) {
-    if (!substrate) c.report([...path, 'chaintypes'], 'only Substrate projects (substrate/Runtime data sources) take chain types');
+    if (!rules.chainTypes) c.report([...path, 'chaintypes'], CHAIN_TYPES_ONLY);
     const ct = requiredRecord(c, [...path, 'chaintypes'], rec.chaintypes, 'expected an object with file');
     const file = ct && requiredString(c, [...path, 'chaintypes', 'file'], ct.file);
     if (file !== undefined) chaintypes = { file };
@@ -384,18 +327,20 @@ function checkUniqueTemplateNames(c: Checker, templates: unknown): void {
 
 function checkKind(c: Checker, path: FieldPath, kind: unknown): DataSource['kind'] | undefined {
   if (kind === undefined) c.report([...path, 'kind'], 'required');
-  else if (DATASOURCE_KINDS.includes(kind as DataSourceKind) || (typeof kind === 'string' && CUSTOM_KIND.test(kind))) return kind as DataSource['kind'];
+  else if (typeof kind === 'string' && (isRuntimeKind(kind) || CUSTOM_KINDS.some((k) => k.pattern.test(kind)))) return kind as DataSource['kind'];
   else
     c.report(
       [...path, 'kind'],
-      `${JSON.stringify(kind)} is not a data source kind idx runs: expected ${DATASOURCE_KINDS.join(' or ')}, or a custom Substrate kind with a processor (e.g. substrate/FrontierEvm)`,
+      `${JSON.stringify(kind)} is not a data source kind idx runs: expected ${DATASOURCE_KINDS.join(' or ')}` +
+        CUSTOM_KINDS.map((k) => `, or a custom ${k.chainName} kind with a processor (e.g. ${k.example})`).join(''),
     );
   return undefined;
 }
 
 /** A custom data source's `processor: { file, options }` (SubQuery's custom data source processors). */
-function checkProcessor(c: Checker, path: FieldPath, v: unknown): DataSourceProcessor | undefined {
-  const expected = 'an object with file (the processor, e.g. ./node_modules/@subql/frontier-evm-processor/dist/bundle.js) and options';
+function checkProcessor(c: Checker, path: FieldPath, v: unknown, kind: string): DataSourceProcessor | undefined {
+  const example = manifestRulesOf(familyOfKind(kind)).customKinds?.processorExample;
+  const expected = `an object with file (the processor${example === undefined ? '' : `, e.g. ${example}`}) and options`;
   if (v === undefined || v === null) {
     c.report(path, `required for a custom data source: ${expected}`);
     return undefined;
@@ -433,7 +378,7 @@ function checkDataSourceCommon(
 
   const custom = kind !== undefined && isCustomDataSource({ kind });
   let processor: DataSourceProcessor | undefined;
-  if (custom) processor = checkProcessor(c, [...path, 'processor'], rec.processor);
+  if (custom) processor = checkProcessor(c, [...path, 'processor'], rec.processor, kind);
   else if (kind !== undefined && rec.processor !== undefined && rec.processor !== null)
     c.report([...path, 'processor'], `only custom data sources take a processor; ${kind} does not`);
 
@@ -483,7 +428,7 @@ function checkHandler(c: Checker, path: FieldPath, v: unknown, dsKind: DataSourc
   if (rec === undefined) return undefined;
   const handler = requiredString(c, [...path, 'handler'], rec.handler);
   if (isCustomDataSource({ kind: dsKind })) return checkCustomHandler(c, path, rec, handler);
-  const allowed = HANDLER_KINDS[dsKind as DataSourceKind];
+  const allowed = Object.keys(manifestRulesOf(familyOfKind(dsKind)).filterKeys) as HandlerKind[];
   let kind: HandlerKind | undefined;
   if (rec.kind === undefined) c.report([...path, 'kind'], 'required');
   else if (!allowed.includes(rec.kind as HandlerKind)) c.report([...path, 'kind'], `expected one of ${allowed.join(', ')}`);
@@ -505,181 +450,18 @@ function checkCustomHandler(c: Checker, path: FieldPath, rec: Record<string, unk
   return definedOnly({ kind: 'custom', processorKind: processorKind!, handler: handler!, filter: filter && structuredClone(filter) }) as CustomHandler;
 }
 
-function checkFilter(
-  c: Checker,
-  path: FieldPath,
-  kind: HandlerKind,
-  v: unknown,
-): BlockFilter | TransactionFilter | LogFilter | SubstrateEventFilter | SubstrateCallFilter | undefined {
+function checkFilter(c: Checker, path: FieldPath, kind: HandlerKind, v: unknown): NonNullable<Handler['filter']> | undefined {
   const filter = asRecord(v);
   if (filter === undefined) {
     c.report(path, 'expected an object');
     return undefined;
   }
+  const rules: FamilyManifestRules = manifestRulesOf(familyOfKind(kind));
+  const keys = rules.filterKeys[kind]!;
   for (const key of Object.keys(filter)) {
-    if (!FILTER_KEYS[kind].includes(key)) c.report([...path, key], `unknown filter key for ${kind}; expected ${FILTER_KEYS[kind].join(' or ')}`);
+    if (!keys.includes(key)) c.report([...path, key], `unknown filter key for ${kind}; expected ${keys.join(' or ')}`);
   }
-  if (kind === 'ethereum/BlockHandler') return checkBlockFilter(c, path, filter);
-  if (kind === 'substrate/BlockHandler') return { ...checkBlockFilter(c, path, filter), ...checkSpecVersion(c, path, filter) };
-  if (kind === 'substrate/EventHandler' || kind === 'substrate/CallHandler')
-    return { ...checkSubstrateFilter(c, path, filter), ...checkSpecVersion(c, path, filter) };
-  if (kind === 'ethereum/TransactionHandler') return checkTransactionFilter(c, path, filter);
-  return checkLogFilter(c, path, filter);
-}
-
-function checkBlockFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): BlockFilter {
-  const out: BlockFilter = {};
-  if (f.modulo !== undefined && f.modulo !== null) {
-    if (isPositiveInteger(f.modulo)) out.modulo = f.modulo;
-    else c.report([...path, 'modulo'], 'expected a positive integer');
-  }
-  if (f.timestamp !== undefined && f.timestamp !== null) {
-    if (typeof f.timestamp !== 'string') c.report([...path, 'timestamp'], 'expected a cron expression string, e.g. "0 */1 * * *"');
-    else {
-      const problem = cronExpressionProblem(f.timestamp);
-      if (problem === undefined) out.timestamp = f.timestamp;
-      else c.report([...path, 'timestamp'], problem);
-    }
-  }
-  return out;
-}
-
-/** SubQuery's `specVersion: [from, to]` of any Substrate filter: spec versions, both ends kept, null (or absent) for open. */
-function checkSpecVersion(c: Checker, path: FieldPath, f: Record<string, unknown>): SpecVersionFilter {
-  const v = f.specVersion;
-  if (v === undefined || v === null) return {};
-  const end = (x: unknown) => x === undefined || x === null || isNonNegativeInteger(x);
-  if (!Array.isArray(v) || v.length > 2 || !v.every(end)) {
-    c.report([...path, 'specVersion'], 'expected [from, to]: two spec versions (whole numbers), either null for an open end');
-    return {};
-  }
-  return { specVersion: [(v[0] as number | undefined) ?? null, (v[1] as number | undefined) ?? null] };
-}
-
-/** `module`/`method` name a pallet and an event or call, as in the chain's metadata; `success`/`isSigned` are booleans. */
-function checkSubstrateFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): SubstrateEventFilter & SubstrateCallFilter {
-  const out: SubstrateEventFilter & SubstrateCallFilter = {};
-  for (const key of ['module', 'method'] as const) {
-    const v = f[key];
-    if (v === undefined || v === null) continue;
-    if (typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) out[key] = v;
-    else c.report([...path, key], `expected a ${key === 'module' ? 'pallet name, e.g. balances' : 'name, e.g. Transfer'}`);
-  }
-  for (const key of ['success', 'isSigned'] as const) {
-    const v = f[key];
-    if (v === undefined || v === null) continue;
-    if (typeof v === 'boolean') out[key] = v;
-    else c.report([...path, key], 'expected true or false');
-  }
-  return out;
-}
-
-function checkTransactionFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): TransactionFilter {
-  const out: TransactionFilter = {};
-  if (f.from !== undefined) {
-    if (typeof f.from === 'string' && ADDRESS.test(f.from)) out.from = f.from;
-    else c.report([...path, 'from'], EXPECT_ADDRESS);
-  }
-  if (f.to !== undefined) {
-    if (f.to === null || (typeof f.to === 'string' && ADDRESS.test(f.to))) out.to = f.to;
-    else c.report([...path, 'to'], `${EXPECT_ADDRESS}, or null for contract creation`);
-  }
-  if (f.function !== undefined) {
-    const fn = f.function;
-    if (fn === null || fn === '0x' || (typeof fn === 'string' && FUNCTION_HEX.test(fn))) out.function = fn;
-    else {
-      const parsed = typeof fn === 'string' && fn.includes('(') ? parseAbiSignature(fn) : undefined;
-      if (parsed !== undefined && !('error' in parsed)) out.function = fn as string;
-      else {
-        const why = parsed && 'error' in parsed ? ` (${parsed.error})` : '';
-        c.report(
-          [...path, 'function'],
-          `expected a function signature like transfer(address,uint256), a 0x 4-byte selector, or null / "0x" for no input${why}`,
-        );
-      }
-    }
-  }
-  return out;
-}
-
-function checkLogFilter(c: Checker, path: FieldPath, f: Record<string, unknown>): LogFilter {
-  if (f.topics === undefined || f.topics === null) return {};
-  if (!Array.isArray(f.topics)) {
-    c.report([...path, 'topics'], 'expected a list of up to 4 topics');
-    return {};
-  }
-  if (f.topics.length > 4) c.report([...path, 'topics'], `expected at most 4 topics, got ${f.topics.length}`);
-  const topics: (string | null)[] = [];
-  f.topics.forEach((t, i) => {
-    if (t === null || t === undefined) return topics.push(null);
-    if (t === '!null' || (typeof t === 'string' && TOPIC_HEX.test(t))) return topics.push(t);
-    const parsed = typeof t === 'string' && t.includes('(') ? parseAbiSignature(t) : undefined;
-    if (parsed !== undefined && !('error' in parsed)) return topics.push(t as string);
-    const why = parsed && 'error' in parsed ? ` (${parsed.error})` : '';
-    c.report(
-      [...path, 'topics', i],
-      `expected an event signature like Transfer(address,address,uint256), a 0x hex value of at most 32 bytes, null or "!null"${why}`,
-    );
-  });
-  return { topics };
-}
-
-function checkList<T>(c: Checker, path: FieldPath, v: unknown, required: boolean, each: (path: FieldPath, item: unknown) => T | undefined): T[] {
-  if (v === undefined || v === null) {
-    if (required) c.report(path, 'required');
-    return [];
-  }
-  if (!Array.isArray(v)) {
-    c.report(path, 'expected a list');
-    return [];
-  }
-  const out: T[] = [];
-  v.forEach((item, i) => {
-    const checked = each([...path, i], item);
-    if (checked !== undefined) out.push(checked);
-  });
-  return out;
-}
-
-function requiredRecord(c: Checker, path: FieldPath, v: unknown, expected: string): Record<string, unknown> | undefined {
-  if (v === undefined || v === null) {
-    c.report(path, 'required');
-    return undefined;
-  }
-  const rec = asRecord(v);
-  if (rec === undefined) c.report(path, expected);
-  return rec;
-}
-
-function requiredString(c: Checker, path: FieldPath, v: unknown): string | undefined {
-  if (v === undefined || v === null) c.report(path, 'required');
-  else if (typeof v !== 'string' || v.trim() === '') c.report(path, 'expected a non-empty string');
-  else return v;
-  return undefined;
-}
-
-function optionalString(c: Checker, path: FieldPath, v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string') return v;
-  c.report(path, 'expected a string');
-  return undefined;
-}
-
-/** A plain object, or a Map (project.ts writes `assets: new Map([...])`). */
-function asRecord(v: unknown): Record<string, unknown> | undefined {
-  if (v instanceof Map) return Object.fromEntries([...v].map(([k, val]) => [String(k), val]));
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-  return undefined;
-}
-
-/**
- * EVM chain ids are decimal strings (the node compares them with eth_chainId); an unquoted YAML
- * number is accepted and read as its decimal string.
- */
-function chainIdOf(v: unknown): string | undefined {
-  if (typeof v === 'string' && /^[0-9]+$/.test(v)) return v;
-  if (isNonNegativeInteger(v)) return String(v);
-  return undefined;
+  return rules.checkFilter(c, path, kind, filter) as NonNullable<Handler['filter']>;
 }
 
 /** Reports a value that is not one http(s)/ws(s) URL; true when it is one. */
@@ -705,16 +487,4 @@ function isUrl(s: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isNonNegativeInteger(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-}
-
-function isPositiveInteger(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-}
-
-function definedOnly<T extends Record<string, unknown>>(obj: T): T {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }

@@ -27,7 +27,7 @@ export function validateMultichainManifest(raw: unknown, source: string, options
   if (root.specVersion === undefined) report(['specVersion'], 'required');
   else if (String(root.specVersion) !== SPEC_VERSION) report(['specVersion'], `expected "${SPEC_VERSION}"`);
   const projects: string[] = [];
-  if (!Array.isArray(root.projects)) report(['projects'], 'expected a list of the chain manifests, e.g. [ethereum.yaml, polygon.yaml]');
+  if (!Array.isArray(root.projects)) report(['projects'], 'expected a list of the chain manifests, e.g. [mainnet.yaml, polygon.yaml]');
   else {
     if (root.projects.length === 0) report(['projects'], 'expected at least one chain manifest');
     root.projects.forEach((p, i) => {

@@ -71,7 +71,7 @@ export async function compileProjectTs(file: string, options: CompileProjectTsOp
         throw new IdxError(
           'MANIFEST_IMPORT_NOT_FOUND',
           `${from} imports "${specifier}", which is not installed in ${root}/node_modules: run npm install in the project folder, or remove the import ` +
-            '(@subql/types-ethereum, @subql/types-core and dotenv are provided by idx)',
+            `(${Object.keys(SUBQL_TYPE_SHIMS).join(', ')} and dotenv are provided by idx)`,
           { cause: err },
         );
       }

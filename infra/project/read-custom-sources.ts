@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { processorDataSourceOf } from '../../domain/chains/substrate/custom-data-source.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { processorDataSourceOf } from '../../domain/project/processor-data-source.ts';
 import { isCustomDataSource, type DataSource, type Template } from '../../domain/project/project-model.ts';
 import type { CustomSourcesInstall } from '../sandbox/isolate/wire.ts';
 import type { LoadedProject } from './load-project.ts';

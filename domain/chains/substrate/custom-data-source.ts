@@ -1,19 +1,8 @@
-import type { BlockFilter, DataSource, SubstrateCallFilter, SubstrateEventFilter } from '../../project/project-model.ts';
+import type { BlockFilter } from '../../project/project-model.ts';
+import type { SubstrateCallFilter, SubstrateEventFilter } from './manifest-rules.ts';
 
-/**
- * A custom data source (`substrate/FrontierEvm`, …) as SubQuery's node hands it to its processor:
- * the manifest's data source with the processor's and the assets' files made absolute. Plain data,
- * to cross into the sandbox; `assets` is a list of entries there made a `Map` again, as processors
- * read it (`ds.assets.get(name)`).
- */
-export interface ProcessorDataSource {
-  kind: string;
-  startBlock: number;
-  endBlock?: number;
-  processor: { file: string; options?: Record<string, unknown> };
-  assets: [name: string, asset: { file: string }][];
-  mapping: { file: string; handlers: { kind: string; handler: string; filter?: Record<string, unknown> }[] };
-}
+// the processor's view of a data source is SubQuery's, the same for any family
+export { processorDataSourceOf, type ProcessorDataSource } from '../../project/processor-data-source.ts';
 
 /** The runtime handler a processor's handler rides on (SubQuery's `baseHandlerKind`). */
 export type BaseHandlerKind = 'block' | 'event' | 'call';
@@ -31,23 +20,4 @@ export interface ProcessorShape {
 /** `substrate/EventHandler` → `event`, …; undefined for a kind no processor may ride on. */
 export function baseHandlerKindOf(kind: unknown): BaseHandlerKind | undefined {
   return kind === 'substrate/BlockHandler' ? 'block' : kind === 'substrate/EventHandler' ? 'event' : kind === 'substrate/CallHandler' ? 'call' : undefined;
-}
-
-/** The processor's view of a custom data source; `absolute` resolves a project-relative file. */
-export function processorDataSourceOf(ds: DataSource, absolute: (file: string) => string): ProcessorDataSource {
-  const out: ProcessorDataSource = {
-    kind: ds.kind,
-    startBlock: ds.startBlock,
-    processor: { file: absolute(ds.processor!.file), ...(ds.processor!.options !== undefined && { options: structuredClone(ds.processor!.options) }) },
-    assets: Object.entries(ds.assets).map(([name, { file }]) => [name, { file: absolute(file) }]),
-    mapping: {
-      file: ds.mapping.file,
-      handlers: ds.mapping.handlers.map((h) => {
-        if (h.kind !== 'custom') throw new Error(`${h.kind} is not a handler of a custom data source`);
-        return { kind: h.processorKind, handler: h.handler, ...(h.filter !== undefined && { filter: structuredClone(h.filter) }) };
-      }),
-    },
-  };
-  if (ds.endBlock !== undefined) out.endBlock = ds.endBlock;
-  return out;
 }

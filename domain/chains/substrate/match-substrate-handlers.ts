@@ -1,13 +1,8 @@
 import { compileBlockHandler } from '../../project/compile-block-handler.ts';
 import { cronDue } from '../../project/cron-schedule.ts';
-import {
-  isCustomDataSource,
-  type DataSource,
-  type SpecVersionFilter,
-  type SubstrateCallFilter,
-  type SubstrateEventFilter,
-} from '../../project/project-model.ts';
+import { isCustomDataSource, type DataSource } from '../../project/project-model.ts';
 import { processorDataSourceOf, type BaseHandlerKind, type ProcessorDataSource, type ProcessorShape } from './custom-data-source.ts';
+import type { SpecVersionFilter, SubstrateCallFilter, SubstrateEventFilter } from './manifest-rules.ts';
 import type { SubstrateBlockSummary } from './substrate-block.ts';
 
 type BlockHandler = { kind: 'block'; handler: string; modulo?: number; cron?: string } & SpecVersionFilter;
