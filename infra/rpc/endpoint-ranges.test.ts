@@ -1,7 +1,12 @@
 import t from 'tap';
 import { startLocalServer, type JsonRpcRequest } from '../../test/support/local-rpc-server.ts';
 import { createRpcClient } from './create-rpc-client.ts';
-import { blockNeed, eligible, parseDataInfo, splitHeights, type EndpointRange } from './endpoint-ranges.ts';
+import { ETHEREUM_RANGED_METHODS } from '../chains/ethereum/ranged-methods.ts';
+import { blockNeed as blockNeedIn, eligible, parseDataInfo, rangedMethodIndex, splitHeights, type EndpointRange, type RangedCall } from './endpoint-ranges.ts';
+
+// the EVM family's methods, as idx-shard serves them
+const methods = rangedMethodIndex(ETHEREUM_RANGED_METHODS);
+const blockNeed = (call: RangedCall) => blockNeedIn(call, methods);
 
 t.test('blockNeed: the blocks a call reads', async (t) => {
   t.same(blockNeed({ method: 'eth_getBlockByNumber', params: ['0x10', false] }), { kind: 'heights', from: 16, to: 16 });
@@ -99,7 +104,13 @@ t.test('a client over shards sends each call to the shard holding its blocks', a
   let highRange: EndpointRange = { start: 101, end: null };
   const high = await shard(t, 'high', () => highRange);
   const full = await shard(t, 'full', () => 'full');
-  const client = createRpcClient({ endpoints: [{ url: low.url }, { url: high.url }], routeByRange: true, retries: 1, backoffMs: 1, cooldownMs: 1 });
+  const client = createRpcClient({
+    endpoints: [{ url: low.url }, { url: high.url }],
+    routeByRange: ETHEREUM_RANGED_METHODS,
+    retries: 1,
+    backoffMs: 1,
+    cooldownMs: 1,
+  });
   const heights = [5, 150, 100, 101, 7];
   t.same(await client.batch(heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [`0x${h.toString(16)}`, false] }))), [
     'low:5',
@@ -125,7 +136,7 @@ t.test('a client over shards sends each call to the shard holding its blocks', a
 
   const mixed = createRpcClient({
     endpoints: [{ url: low.url }, { url: high.url }, { url: full.url }],
-    routeByRange: true,
+    routeByRange: ETHEREUM_RANGED_METHODS,
     retries: 1,
     backoffMs: 1,
     cooldownMs: 1,
@@ -137,6 +148,6 @@ t.test('without routeByRange, or with one endpoint, nothing is asked', async (t)
   const low = await shard(t, 'low', () => ({ start: 0, end: 100 }));
   const high = await shard(t, 'high', () => ({ start: 101, end: null }));
   await createRpcClient({ endpoints: [{ url: low.url }, { url: high.url }] }).request('eth_getBlockByNumber', ['0x5', false]);
-  await createRpcClient({ endpoints: [{ url: low.url }], routeByRange: true }).request('eth_getBlockByNumber', ['0x5', false]);
+  await createRpcClient({ endpoints: [{ url: low.url }], routeByRange: ETHEREUM_RANGED_METHODS }).request('eth_getBlockByNumber', ['0x5', false]);
   t.notOk([...low.bodies, ...high.bodies].some((b) => JSON.stringify(b).includes('idx_dataInfo')));
 });

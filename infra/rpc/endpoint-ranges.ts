@@ -3,6 +3,9 @@
  * range of the chain (their `idx_dataInfo`). Endpoints without a range are full nodes.
  */
 
+/** idx-shard's error for blocks outside its range */
+export const PRUNED_HISTORY = 4444;
+
 /** What a shard keeps: `[start, end]`, end null while it follows the chain. */
 export interface EndpointRange {
   start: number;
@@ -17,31 +20,38 @@ export interface RangedCall {
 /** The blocks a call reads: a span of heights (to = Infinity up to the newest), the newest block, or none in particular. */
 export type BlockNeed = { kind: 'heights'; from: number; to: number } | { kind: 'head' } | { kind: 'any' } | { kind: 'full-node' };
 
-/** Where the block parameter is, for the shard methods that take one. */
-const BLOCK_PARAM: Record<string, number> = {
-  eth_getBlockByNumber: 0,
-  eth_getBlockReceipts: 0,
-  eth_getBlockTransactionCountByNumber: 0,
-  eth_getTransactionByBlockNumberAndIndex: 0,
-};
-/** What idx-shard serves; other calls (eth_call and the other state reads) need a full node. */
-const SHARD_METHODS = new Set([
-  'eth_chainId',
-  'net_version',
-  'eth_blockNumber',
-  'eth_syncing',
-  'eth_getBlockByNumber',
-  'eth_getBlockByHash',
-  'eth_getBlockTransactionCountByNumber',
-  'eth_getBlockTransactionCountByHash',
-  'eth_getBlockReceipts',
-  'eth_getTransactionByHash',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getTransactionByBlockHashAndIndex',
-  'eth_getTransactionReceipt',
-  'eth_getLogs',
-]);
-const HEAD_METHODS = new Set(['eth_blockNumber', 'eth_syncing']);
+/**
+ * A family's JSON-RPC methods as range-keeping endpoints (idx-shard) serve them
+ * (infra/chains/<family>/): which calls read which blocks. Plain data, so that a client's options
+ * cross to worker threads.
+ */
+export interface RangedMethods {
+  /** what a range-keeping endpoint serves; other calls (state reads) need a full node */
+  served: readonly string[];
+  /** calls of the newest block */
+  head: readonly string[];
+  /** calls of one block, by where their block parameter is */
+  blockParam: Readonly<Record<string, number>>;
+  /** calls of a span, whose first parameter is a filter `{ fromBlock, toBlock, blockHash }`: cut where shards meet */
+  spans: readonly string[];
+}
+
+/** {@link RangedMethods} made quick to ask, once per client. */
+export interface RangedMethodIndex {
+  served: ReadonlySet<string>;
+  head: ReadonlySet<string>;
+  blockParam: ReadonlyMap<string, number>;
+  spans: ReadonlySet<string>;
+}
+
+export function rangedMethodIndex(methods: RangedMethods): RangedMethodIndex {
+  return {
+    served: new Set(methods.served),
+    head: new Set(methods.head),
+    blockParam: new Map(Object.entries(methods.blockParam)),
+    spans: new Set(methods.spans),
+  };
+}
 
 /** `idx_dataInfo`'s answer as a range; undefined when it is not one (the endpoint is a full node). */
 export function parseDataInfo(value: unknown): EndpointRange | undefined {
@@ -71,11 +81,12 @@ function height(value: unknown): number | 'head' | 'any' {
   return 'head';
 }
 
-export function blockNeed(call: RangedCall): BlockNeed {
+/** The blocks `call` reads, by its family's `methods`. */
+export function blockNeed(call: RangedCall, methods: RangedMethodIndex): BlockNeed {
   const params = call.params ?? [];
-  if (!SHARD_METHODS.has(call.method)) return { kind: 'full-node' };
-  if (HEAD_METHODS.has(call.method)) return { kind: 'head' };
-  if (call.method === 'eth_getLogs') {
+  if (!methods.served.has(call.method)) return { kind: 'full-node' };
+  if (methods.head.has(call.method)) return { kind: 'head' };
+  if (methods.spans.has(call.method)) {
     const f = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown };
     if (f.blockHash != null) return { kind: 'any' };
     const from = height(f.fromBlock);
@@ -84,7 +95,7 @@ export function blockNeed(call: RangedCall): BlockNeed {
     if (from === 'head') return { kind: 'head' };
     return { kind: 'heights', from, to: to === 'head' ? Number.POSITIVE_INFINITY : to };
   }
-  const at = BLOCK_PARAM[call.method];
+  const at = methods.blockParam.get(call.method);
   if (at === undefined) return { kind: 'any' };
   const h = height(params[at]);
   if (h === 'any') return { kind: 'any' };

@@ -1,6 +1,13 @@
 import t from 'tap';
 import { RpcError } from './rpc-error.ts';
-import { joinRouted, routeCalls } from './route-calls.ts';
+import { ETHEREUM_RANGED_METHODS } from '../chains/ethereum/ranged-methods.ts';
+import { rangedMethodIndex, type EndpointRange } from './endpoint-ranges.ts';
+import type { RpcCall } from './json-rpc-transport.ts';
+import { joinRouted, routeCalls as routeCallsBy } from './route-calls.ts';
+
+// the EVM family's methods, as idx-shard serves them
+const methods = rangedMethodIndex(ETHEREUM_RANGED_METHODS);
+const routeCalls = (calls: readonly RpcCall[], ranges: readonly (EndpointRange | undefined)[]) => routeCallsBy(calls, ranges, methods);
 
 // endpoint 0 keeps blocks 0–99, endpoint 1 keeps 100 onwards
 const shards = [

@@ -1,6 +1,6 @@
-import { blockNeed, eligible, splitHeights, type EndpointRange } from './endpoint-ranges.ts';
+import { blockNeed, eligible, splitHeights, type EndpointRange, type RangedMethodIndex } from './endpoint-ranges.ts';
 import type { RpcCall } from './json-rpc-transport.ts';
-import type { RpcSettled } from './create-rpc-client.ts';
+import type { RpcSettled } from './rpc-settled.ts';
 
 /** One call to send, and the endpoints (by index) that may answer it. */
 export interface RoutedPart {
@@ -8,7 +8,7 @@ export interface RoutedPart {
   targets: number[];
 }
 
-/** Where each call goes: the parts to send, each call's parts (several for a cut eth_getLogs span), parts grouped by their targets. */
+/** Where each call goes: the parts to send, each call's parts (several for a cut span), parts grouped by their targets. */
 export interface RoutePlan {
   parts: RoutedPart[];
   partsOf: number[][];
@@ -17,16 +17,16 @@ export interface RoutePlan {
 }
 
 /**
- * Each call to the endpoints holding its blocks (`ranges`, by endpoint; undefined is a full node),
- * an eth_getLogs span nobody holds whole cut where the shards meet, a call nobody holds to every
- * endpoint (so that the answer says why).
+ * Each call to the endpoints holding its blocks (`ranges`, by endpoint; undefined is a full node;
+ * which blocks a call reads: its family's `methods`), a span nobody holds whole (a log filter) cut
+ * where the shards meet, a call nobody holds to every endpoint (so that the answer says why).
  */
-export function routeCalls(calls: readonly RpcCall[], ranges: readonly (EndpointRange | undefined)[]): RoutePlan {
+export function routeCalls(calls: readonly RpcCall[], ranges: readonly (EndpointRange | undefined)[], methods: RangedMethodIndex): RoutePlan {
   const parts: RoutedPart[] = [];
   const partsOf: number[][] = calls.map((call) => {
-    const need = blockNeed(call);
+    const need = blockNeed(call, methods);
     let targets = eligible(ranges, need);
-    if (targets.length === 0 && need.kind === 'heights' && call.method === 'eth_getLogs') {
+    if (targets.length === 0 && need.kind === 'heights' && methods.spans.has(call.method)) {
       const pieces = splitHeights(ranges, need.from, need.to);
       if (pieces !== undefined) {
         const filter = call.params![0] as Record<string, unknown>;

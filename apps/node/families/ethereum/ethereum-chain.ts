@@ -5,7 +5,9 @@ import type { LoadedProject } from '../../../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../../../infra/project/read-project-files.ts';
 import { createEthereumSource } from '../../../../infra/chains/ethereum/create-ethereum-source.ts';
 import { RpcUnreachableError } from '../../../../infra/rpc/rpc-error.ts';
-import { checkStoredGenesis, verifyChainRetrying } from '../../../../infra/rpc/verify-chain.ts';
+import { ETHEREUM_RANGED_METHODS } from '../../../../infra/chains/ethereum/ranged-methods.ts';
+import { verifyChainRetrying } from '../../../../infra/chains/ethereum/verify-chain.ts';
+import { checkStoredGenesis } from '../../../../infra/rpc/check-stored-genesis.ts';
 import { createBlockExtrasLoader } from './block-extras.ts';
 import { createDictionaryFetcher } from './dictionary-fetcher.ts';
 import type { NodeOptions } from '../../node-options.ts';
@@ -35,7 +37,7 @@ export async function connectEthereumChain(
   version: string,
 ): Promise<NodeChain<EthereumSource, FetchPlan, FetchedRange, BlockContent, HandlerCall>> {
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
-  const { rpc, client, handlerClient } = chainClients(network, undefined, { routeByRange: true });
+  const { rpc, client, handlerClient } = chainClients(network, undefined, { routeByRange: ETHEREUM_RANGED_METHODS });
   const source = createEthereumSource(client);
   const handlerSource = createEthereumSource(handlerClient);
   const identity = await verifyChainRetrying(

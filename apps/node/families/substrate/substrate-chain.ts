@@ -5,7 +5,7 @@ import { createSubstrateSource } from '../../../../infra/chains/substrate/create
 import type { Logger } from '../../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../../infra/project/load-project.ts';
 import { loadChainTypes } from '../../../../infra/chains/substrate/load-chain-types.ts';
-import { checkStoredGenesis } from '../../../../infra/rpc/verify-chain.ts';
+import { checkStoredGenesis } from '../../../../infra/rpc/check-stored-genesis.ts';
 import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../../fetch-retry.ts';
 import { mappingStoreOf } from '../mapping-store.ts';
 import type { NodeOptions } from '../../node-options.ts';

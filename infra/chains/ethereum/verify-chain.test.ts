@@ -1,7 +1,7 @@
 import t from 'tap';
-import { anvilForTest } from '../../test/support/anvil.ts';
-import { deadPort, startLocalServer, startRpcProxy } from '../../test/support/local-rpc-server.ts';
-import { createRpcClient } from './create-rpc-client.ts';
+import { anvilForTest } from '../../../test/support/anvil.ts';
+import { deadPort, startLocalServer, startRpcProxy } from '../../../test/support/local-rpc-server.ts';
+import { createRpcClient } from '../../rpc/create-rpc-client.ts';
 import { verifyChain, verifyChainRetrying } from './verify-chain.ts';
 
 const [one, two, other] = await Promise.all([anvilForTest(t, { chainId: 1337 }), anvilForTest(t, { chainId: 1337 }), anvilForTest(t, { chainId: 4242 })]);

@@ -1,8 +1,9 @@
-import { IdxError } from '../../domain/errors.ts';
-import type { RpcClient } from './create-rpc-client.ts';
-import { toBlockRef } from '../chains/ethereum/eth-wire.ts';
-import { hexToNumber } from './hex-quantity.ts';
-import { RpcUnreachableError } from './rpc-error.ts';
+import { IdxError } from '../../../domain/errors.ts';
+import { checkStoredGenesis } from '../../rpc/check-stored-genesis.ts';
+import type { RpcClient } from '../../rpc/create-rpc-client.ts';
+import { hexToNumber } from '../../rpc/hex-quantity.ts';
+import { RpcUnreachableError } from '../../rpc/rpc-error.ts';
+import { toBlockRef } from './eth-wire.ts';
 
 export interface ChainIdentity {
   chainId: number;
@@ -63,15 +64,6 @@ export async function verifyChain(client: RpcClient, expected: ExpectedChain): P
   }
   if (expected.genesisHash !== undefined) checkStoredGenesis(expected.genesisHash, first.genesisHash, first.endpoint);
   return { chainId: first.chainId, genesisHash: first.genesisHash };
-}
-
-/** The genesis an earlier run stored against the one `endpoint` serves now; for a check made once the database is open. */
-export function checkStoredGenesis(stored: string, served: string, endpoint: string): void {
-  if (stored.toLowerCase() === served.toLowerCase()) return;
-  throw new IdxError(
-    'CHAIN_GENESIS_MISMATCH',
-    `this database schema was indexed from a chain with genesis ${stored.toLowerCase()}, but ${endpoint} serves genesis ${served.toLowerCase()} (a restarted dev chain?): use another --db-schema, or force-clean to start over`,
-  );
 }
 
 export interface VerifyRetry {
