@@ -1,6 +1,6 @@
 import t from 'tap';
 import { deadPort, startLocalServer } from '../../test/support/local-rpc-server.ts';
-import { createDictionaryClient } from './create-dictionary-client.ts';
+import { createDictionaryClient } from '../chains/ethereum/create-dictionary-client.ts';
 import { resolveDictionaries } from './resolve-dictionaries.ts';
 
 const KEY = '0123456789abcdef0123456789abcdef';

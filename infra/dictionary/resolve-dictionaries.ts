@@ -1,5 +1,5 @@
 import { endpointTarget } from '../rpc/endpoint-target.ts';
-import { DictionaryError, describeCause } from './create-dictionary-client.ts';
+import { DictionaryError, describeCause } from './graphql-dictionary.ts';
 
 /**
  * `--dictionary-resolver`: asks a resolver which dictionaries serve a chain. idx's resolver protocol

@@ -1,5 +1,5 @@
 import { narrowPlan } from '../../../../domain/chains/ethereum/dictionary-query.ts';
-import type { DictionaryClient, DictionaryMetadata } from '../../../../infra/dictionary/create-dictionary-client.ts';
+import type { DictionaryClient, DictionaryMetadata } from '../../../../infra/chains/ethereum/create-dictionary-client.ts';
 import type { Logger } from '../../../../infra/logging/create-logger.ts';
 import type { EthereumRangeFetcher } from './local-fetcher.ts';
 

@@ -1,5 +1,5 @@
 import { keccak256, toBytes } from 'viem/utils';
-import { createDictionaryClient } from '../../../../infra/dictionary/create-dictionary-client.ts';
+import { createDictionaryClient } from '../../../../infra/chains/ethereum/create-dictionary-client.ts';
 import type { Logger } from '../../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../../../infra/project/read-project-files.ts';

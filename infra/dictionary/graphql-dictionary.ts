@@ -1,7 +1,11 @@
 import { IdxError } from '../../domain/errors.ts';
-import type { HeightRange } from '../../domain/blocks/next-range.ts';
-import { dictionaryHeights, dictionaryRequest, type DictionaryEntry, type DictionaryHeights } from '../../domain/chains/ethereum/dictionary-query.ts';
 import { endpointTarget } from '../rpc/endpoint-target.ts';
+
+/**
+ * A SubQuery-style dictionary as any family's reads it: a GraphQL endpoint with `_metadata`. What
+ * a family asks of it (the blocks its filters match) is the family's
+ * (infra/chains/<family>/create-dictionary-client.ts).
+ */
 
 /** How far a dictionary has indexed, and which chain it serves. */
 export interface DictionaryMetadata {
@@ -11,26 +15,21 @@ export interface DictionaryMetadata {
   startHeight?: number;
 }
 
-export interface DictionaryAnswer {
-  /** undefined when the answer could not cover the whole range (a full page) */
-  heights?: DictionaryHeights;
-  metadata: DictionaryMetadata;
-}
-
-/** A SubQuery-style dictionary: a GraphQL endpoint over `evmLogs` and `evmTransactions`. */
-export interface DictionaryClient {
-  /** redacted, for logs */
-  readonly name: string;
-  metadata(): Promise<DictionaryMetadata>;
-  heights(entries: readonly DictionaryEntry[], range: HeightRange): Promise<DictionaryAnswer>;
-}
-
-export interface DictionaryClientOptions {
+export interface DictionaryOptions {
   url: string;
   /** `--dictionary-timeout`, in seconds */
   timeoutSeconds: number;
-  /** the dictionary's `--query-limit`; SubQuery's default is 100 */
-  pageLimit?: number;
+}
+
+export interface GraphqlDictionary {
+  /** redacted, for logs */
+  readonly name: string;
+  /** the query's `data`; DictionaryError when it cannot be had */
+  post(query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** `_metadata`, asked alone */
+  metadata(): Promise<DictionaryMetadata>;
+  /** `_metadata` of an answer that asked for it */
+  readMetadata(data: Record<string, unknown>): DictionaryMetadata;
 }
 
 /** A dictionary failed to answer; the node fetches the range from the chain instead. */
@@ -41,16 +40,13 @@ export class DictionaryError extends IdxError {
   }
 }
 
-// Older dictionaries lack `distinct` and `_metadata.startHeight`; their error texts tell.
-const NO_DISTINCT = /Unknown argument "distinct"/;
+// Older dictionaries lack `_metadata.startHeight`; their error texts tell.
 const NO_START_HEIGHT = /Cannot query field "startHeight"/;
 
-export function createDictionaryClient(options: DictionaryClientOptions): DictionaryClient {
+export function graphqlDictionary(options: DictionaryOptions): GraphqlDictionary {
   // a user and password in the URL go as basic auth; messages name the dictionary by its redacted URL
   const target = endpointTarget(options.url);
   const name = target.label;
-  const pageLimit = options.pageLimit ?? 100;
-  let distinct = true;
   let startHeight = true;
 
   async function post(query: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
@@ -98,37 +94,19 @@ export function createDictionaryClient(options: DictionaryClientOptions): Dictio
     return out;
   }
 
-  return {
-    name,
-    async metadata() {
-      try {
-        return readMetadata(await post(`{ _metadata { lastProcessedHeight genesisHash chain${startHeight ? ' startHeight' : ''} } }`));
-      } catch (err) {
-        if (startHeight && err instanceof DictionaryError && NO_START_HEIGHT.test(err.message)) {
-          startHeight = false;
-          return this.metadata();
-        }
-        throw err;
+  async function metadata(): Promise<DictionaryMetadata> {
+    try {
+      return readMetadata(await post(`{ _metadata { lastProcessedHeight genesisHash chain${startHeight ? ' startHeight' : ''} } }`));
+    } catch (err) {
+      if (startHeight && err instanceof DictionaryError && NO_START_HEIGHT.test(err.message)) {
+        startHeight = false;
+        return metadata();
       }
-    },
-    async heights(entries, range) {
-      // With distinct heights, one more row than the range has heights would mean a cut page: it cannot happen.
-      const limit = Math.min(range.to - range.from + 2, pageLimit);
-      const request = dictionaryRequest(entries, range, { distinct, limit });
-      let data: Record<string, unknown>;
-      try {
-        data = await post(request.query, request.variables);
-      } catch (err) {
-        if (distinct && err instanceof DictionaryError && NO_DISTINCT.test(err.message)) {
-          distinct = false;
-          return this.heights(entries, range);
-        }
-        throw err;
-      }
-      const heights = dictionaryHeights(data, limit);
-      return { metadata: readMetadata(data), ...(heights !== undefined && { heights }) };
-    },
-  };
+      throw err;
+    }
+  }
+
+  return { name, post, metadata, readMetadata };
 }
 
 /** fetch's error, with the reason undici keeps in `cause` (ECONNREFUSED, ENOTFOUND…) */
