@@ -1,17 +1,12 @@
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
-import type { EthBlock, EthLog, EthReceipt, LogQuery } from '../../../domain/chains/ethereum/chain-data.ts';
+import type { EthBlock, EthReceipt } from '../../../domain/chains/ethereum/chain-data.ts';
 import type { CallRequest, ChainSource } from '../../../domain/chains/ethereum/chain-source.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { RpcClient, RpcSettled } from '../../rpc/create-rpc-client.ts';
 import { toBlockRef, toEthBlock, toEthLog, toEthReceipt } from './eth-wire.ts';
+import { createLogRangeReader } from './log-range-reader.ts';
 import { hexToNumber, toLowerHex, toQuantity } from '../../rpc/hex-quantity.ts';
-import { parseLogRangeRefusal } from './log-range-refusal.ts';
 import { RpcError, isMethodUnsupported } from '../../rpc/rpc-error.ts';
-
-interface Range {
-  fromBlock: number;
-  toBlock: number;
-}
 
 /**
  * The `ChainSource` of an Ethereum JSON-RPC endpoint (or several, behind the client). Every
@@ -30,9 +25,8 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
   let genesisHash: Promise<string> | undefined;
   let finalizedTagSupported = true;
   let blockReceiptsSupported = true;
-  /** the widest log range an endpoint has stated it accepts */
-  let maxLogBlocks = options.maxLogBlocks ?? Number.POSITIVE_INFINITY;
   const notice = options.onNotice ?? (() => {});
+  const readLogs = createLogRangeReader(client, { maxLogBlocks: options.maxLogBlocks, notice });
   /** per result list handed out: who answered for a height, to name a lying endpoint */
   const origins = new WeakMap<object, (height: number) => string | undefined>();
   const byHeight = <T extends object>(result: T, heights: readonly number[], settled: readonly RpcSettled[]): T => {
@@ -110,44 +104,8 @@ export function createEthereumSource(client: RpcClient, options: EthereumSourceO
 
     async getLogs(query) {
       if (query.toBlock < query.fromBlock || (query.address !== undefined && query.address.length === 0)) return [];
-      const done: { fromBlock: number; toBlock: number; logs: EthLog[]; endpoint?: string }[] = [];
-      let queue = split(query, maxLogBlocks);
-      while (queue.length > 0) {
-        const settled = await client.batchSettled(queue.map((r) => ({ method: 'eth_getLogs', params: [logFilter(query, r)] })));
-        const next: Range[] = [];
-        settled.forEach((s, i) => {
-          const range = queue[i]!;
-          if (s.ok) {
-            if (!Array.isArray(s.value))
-              throw new IdxError('RPC_BAD_RESPONSE', `eth_getLogs answered ${JSON.stringify(s.value)?.slice(0, 80)} instead of a list of logs`);
-            done.push({ fromBlock: range.fromBlock, toBlock: range.toBlock, logs: s.value.map(toEthLog), endpoint: s.endpoint });
-            return;
-          }
-          const advice = parseLogRangeRefusal(s.error, range);
-          if (advice === null) throw s.error;
-          if (range.fromBlock === range.toBlock) {
-            throw new IdxError(
-              'RPC_LOG_RANGE_REFUSED',
-              `the endpoint refuses eth_getLogs even for the single block ${range.fromBlock}: ${s.error.message}. Narrow the data source's address/topics filter or use an endpoint without this limit.`,
-              { cause: s.error },
-            );
-          }
-          const blocks = range.toBlock - range.fromBlock + 1;
-          let span = Math.ceil(blocks / 2);
-          if (advice.maxBlocks !== undefined) {
-            span = advice.maxBlocks;
-            if (advice.maxBlocks < maxLogBlocks)
-              notice(`the endpoint limits eth_getLogs to ${advice.maxBlocks} blocks per query; asking for narrower ranges from now on`);
-            maxLogBlocks = Math.min(maxLogBlocks, advice.maxBlocks);
-          } else if (advice.suggestedToBlock !== undefined) {
-            span = advice.suggestedToBlock - range.fromBlock + 1;
-          }
-          next.push(...split(range, span));
-        });
-        queue = next;
-      }
-      const logs = done.sort((a, b) => a.fromBlock - b.fromBlock).flatMap((d) => d.logs);
-      origins.set(logs, (height) => done.find((d) => d.fromBlock <= height && height <= d.toBlock)?.endpoint);
+      const { logs, answeredBy } = await readLogs(query);
+      origins.set(logs, answeredBy);
       return logs;
     },
 
@@ -212,24 +170,4 @@ function notFound(height: number): IdxError {
   return new IdxError('CHAIN_BLOCK_NOT_FOUND', `the endpoint has no block ${height}: it is beyond the chain head or the endpoint is behind (or pruned)`, {
     retryable: true,
   });
-}
-
-/** [from, to] cut into consecutive ranges of at most `span` blocks. */
-function split(range: Range, span: number): Range[] {
-  const out: Range[] = [];
-  const step = Math.max(1, Math.floor(Math.min(span, range.toBlock - range.fromBlock + 1)));
-  for (let from = range.fromBlock; from <= range.toBlock; from += step) out.push({ fromBlock: from, toBlock: Math.min(range.toBlock, from + step - 1) });
-  return out;
-}
-
-function logFilter(query: LogQuery, range: Range): Record<string, unknown> {
-  const filter: Record<string, unknown> = { fromBlock: toQuantity(range.fromBlock), toBlock: toQuantity(range.toBlock) };
-  if (query.address !== undefined) filter.address = query.address.length === 1 ? query.address[0] : query.address;
-  if (query.topics !== undefined) {
-    const topics = [...query.topics];
-    // trailing "any" positions say nothing; some providers reject them
-    while (topics.length > 0 && topics[topics.length - 1] === null) topics.pop();
-    if (topics.length > 0) filter.topics = topics.map((t) => (t === null ? null : t.length === 1 ? t[0] : t));
-  }
-  return filter;
 }
