@@ -57,14 +57,12 @@ const EXPECT_URL = 'expected an http(s):// or ws(s):// URL';
 const DATASOURCE_KINDS: readonly DataSourceKind[] = FAMILIES.map((f) => f.runtimeKind);
 /** The families that run custom data sources (a kind with a processor). */
 const CUSTOM_KINDS = FAMILIES.flatMap((f) => (f.manifest.customKinds === undefined ? [] : [{ ...f.manifest.customKinds, chainName: f.manifest.chainName }]));
-/** `network.chaintypes` on a chain of a family without chain types */
-const CHAIN_TYPES_ONLY = ((takes) =>
-  `only ${takes.map((f) => f.manifest.chainName).join(' or ')} projects (${takes.map((f) => f.runtimeKind).join(' or ')} data sources) take chain types`)(
-  FAMILIES.filter((f) => f.manifest.network.chainTypes),
-);
+/** The families whose projects take `network.chaintypes`, and the problem when another's does. */
+const CHAIN_TYPE_FAMILIES = FAMILIES.filter((f) => f.manifest.network.chainTypes);
+const CHAIN_TYPES_ONLY = `only ${CHAIN_TYPE_FAMILIES.map((f) => f.manifest.chainName).join(' or ')} projects (${CHAIN_TYPE_FAMILIES.map((f) => f.runtimeKind).join(' or ')} data sources) take chain types`;
 
 /**
- * Checks a SubQuery Ethereum manifest (specVersion 1.0.0) and returns it normalised.
+ * Checks a SubQuery manifest (specVersion 1.0.0) of any chain family and returns it normalised.
  * Every problem is collected with its field path before throwing one ValidationError.
  * Unknown top-level keys are allowed: SubQuery manifests carry extra keys.
  */
