@@ -20,3 +20,15 @@ t.test('runtime kinds are the families base kinds; others are custom', async (t)
     "a family's runtime kind carries its prefix",
   );
 });
+
+t.test("a family's manifest rules: its handler kinds carry its prefix (validate-manifest finds a filter's rules by it)", async (t) => {
+  for (const f of FAMILIES) {
+    const kinds = Object.keys(f.manifest.filterKeys);
+    t.ok(kinds.length > 0, `${f.name} has handler kinds`);
+    t.ok(
+      kinds.every((k) => familyOfKind(k) === f.name),
+      `${f.name}'s handler kinds are its own`,
+    );
+    if (f.manifest.customKinds !== undefined) t.equal(familyOfKind(f.manifest.customKinds.example), f.name, `${f.name}'s custom kind example is its own`);
+  }
+});
