@@ -1,13 +1,12 @@
 import t from 'tap';
 import { longFunctions } from '../scripts/long-functions.mjs';
 
-// Issue 29: no function in apps/, domain/ or infra/ over 300 lines; the aim is 150 (listed, not failed).
-t.test('no function in apps/, domain/ or infra/ is over 300 lines', async (t) => {
-  const over150 = longFunctions(150);
-  const list = (fs: typeof over150) => fs.map((f) => `${f.lines} ${f.file}:${f.line} ${f.name}`).join('\n');
-  if (over150.length > 0) t.comment(`over 150 lines (the aim):\n${list(over150)}`);
-  const over300 = over150.filter((f) => f.lines > 300);
-  t.same(list(over300), '', 'split these: one concept per file, pure builders, a short executor');
+// Issue 29: no function in apps/, domain/ or infra/ over 150 lines (a factory's closures count toward it).
+t.test('no function in apps/, domain/ or infra/ is over 150 lines', async (t) => {
+  const list = longFunctions(150)
+    .map((f) => `${f.lines} ${f.file}:${f.line} ${f.name}`)
+    .join('\n');
+  t.same(list, '', 'split these: one concept per file, pure builders, a short executor');
 });
 
 t.test('the count includes inner functions and ignores tests', async (t) => {
