@@ -12,7 +12,7 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { envFor } from '../test/support/erc20-chain.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
-import { BIN, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import type { Benchmark } from './run.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { HUGE_SEARCHES } from '../test/support/hostile-searches.ts';

@@ -10,7 +10,9 @@ import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
+import { copyProject } from '../test/support/project-copies.ts';
+import { runNodeCli } from '../test/support/watched-node.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
 

@@ -8,7 +8,7 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { envFor } from '../test/support/erc20-chain.ts';
 import { freshPgliteDir, uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';

@@ -4,7 +4,8 @@ import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, rebuild, runNodeCli } from './support/erc20-project.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { runNodeCli } from './support/watched-node.ts';
 
 const { anvil, workload, built } = await setupErc20Chain(t, 10);
 const kind = BACKENDS[BACKENDS.length - 1]!;

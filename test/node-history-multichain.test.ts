@@ -15,7 +15,9 @@ import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
-import { buildErc20Project, copyProject, freePortGuess, rebuild } from './support/erc20-project.ts';
+import { buildErc20Project } from './support/erc20-starter.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { freePortGuess } from './support/node-ports.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

@@ -8,7 +8,9 @@ import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { BACKENDS, envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
-import { buildErc20Project, copyProject, erc20Tables } from './support/erc20-project.ts';
+import { buildErc20Project } from './support/erc20-starter.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

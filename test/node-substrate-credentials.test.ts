@@ -4,7 +4,7 @@ import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
-import { copyProject } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
 import { nodeOptions } from './support/erc20-chain.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

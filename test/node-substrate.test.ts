@@ -10,7 +10,9 @@ import { BACKENDS, PROGRAM_BACKEND, envFor, nodeOptions } from './support/erc20-
 import { reindex } from '../apps/node/history-commands.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { runWithKills } from './support/kill-cycles.ts';
-import { buildErc20Project, copyProject, idxCli } from './support/erc20-project.ts';
+import { buildErc20Project } from './support/erc20-starter.ts';
+import { copyProject } from './support/project-copies.ts';
+import { idxCli } from './support/idx-programs.ts';
 import { anvilForTest } from './support/anvil.ts';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { chainMetadataTable } from '../domain/entities/chain-tables.ts';

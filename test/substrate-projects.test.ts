@@ -7,7 +7,8 @@ import { runVariedWorkload, startVariedChain } from '../devchain/varied-substrat
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { compareDumps, dumpEntityTables, type SchemaDump } from './support/entity-table-dump.ts';
 import { envFor, PROGRAM_BACKEND } from './support/erc20-chain.ts';
-import { freePortGuess, REPO } from './support/erc20-project.ts';
+import { freePortGuess } from './support/node-ports.ts';
+import { REPO } from './support/idx-programs.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { openIndexedDb } from './support/index-in-process.ts';
 import { knownAt, SUBSTRATE_FIXTURES, type SubstrateFixture } from './support/substrate-fixtures.ts';

@@ -5,7 +5,8 @@ import { createDb } from '../../infra/postgres/create-db.ts';
 import { createRpcClient, type RpcClient } from '../../infra/rpc/create-rpc-client.ts';
 import { parseNodeArgs, type NodeOptions } from '../../apps/node/node-options.ts';
 import { anvilForTest } from './anvil.ts';
-import { buildErc20Project, freePortGuess } from './erc20-project.ts';
+import { buildErc20Project } from './erc20-starter.ts';
+import { freePortGuess } from './node-ports.ts';
 
 export type BackendKind = 'pglite' | 'postgres';
 

@@ -6,7 +6,7 @@ import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { openPgliteSocketDb, publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import type { WsAnswer } from './over-ws.ts';
 import type { TestBackend } from './test-backends.ts';
-import { freePortGuess } from './erc20-project.ts';
+import { freePortGuess } from './node-ports.ts';
 
 export interface GqlAnswer<D = any> extends WsAnswer<D> {
   status: number;

@@ -2,7 +2,8 @@ import { runNode } from '../../apps/node/run-node.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
 import { envFor, nodeOptions, openDb, PROGRAM_BACKEND } from './erc20-chain.ts';
-import { copyProject, erc20Tables } from './erc20-project.ts';
+import { copyProject } from './project-copies.ts';
+import { erc20Tables } from './erc20-tables.ts';
 import type { Teardown } from './local-rpc-server.ts';
 import { uniqueSchemaName } from './test-backends.ts';
 

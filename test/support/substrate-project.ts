@@ -1,7 +1,7 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idxCli, REPO } from './erc20-project.ts';
+import { idxCli, REPO } from './idx-programs.ts';
 
 /** examples/substrate copied, `idx codegen` and `idx build` run on it as a user does, in a temp folder removed on teardown. */
 export async function buildSubstrateStarter(t: { teardown(fn: () => unknown): void }): Promise<string> {

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { copyProject, idxCli } from './erc20-project.ts';
+import { copyProject } from './project-copies.ts';
+import { idxCli } from './idx-programs.ts';
 
 /**
  * A project over the ERC20 workload that uses what the starter does not: an enum, nullable fields,
