@@ -1,20 +1,6 @@
 import t from 'tap';
+import { blocksWithoutLogs, numberedBlock } from '../../../test/support/fake-blocks.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
-
-/** A fetcher whose ranges hold the blocks `block` makes and no log. */
-function blocksWithoutLogs(block: (height: number) => object) {
-  return {
-    parallelism: 1,
-    close: async () => undefined,
-    fetch: async (_plan: unknown, range: { from: number; to: number }) => ({
-      ...range,
-      logCount: 0,
-      logs: new Map(),
-      logsComplete: false,
-      blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
-    }),
-  };
-}
 
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
   let pressure = 0.9;
@@ -56,10 +42,9 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
     getMetadata: async () => ({}),
   } as unknown as Store;
   const cache = createStoreCache(store, { queryLimit: 100, getCacheSize: 0 });
-  const block = (height: number) => ({ height, hash: `0x${height}`, parentHash: `0x${height - 1}`, timestamp: height * 12, transactionHashes: [] });
   const indexer = createIndexer({
     source: { bestHeight: async () => 30, finalizedHeight: async () => 30 } as never,
-    fetcher: blocksWithoutLogs(block),
+    fetcher: blocksWithoutLogs(numberedBlock),
     store,
     cache,
     runner: {
