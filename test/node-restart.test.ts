@@ -6,7 +6,7 @@ import { referenceTables } from './support/reference-run.ts';
 import { copyProject } from './support/project-copies.ts';
 import { erc20Tables } from './support/erc20-tables.ts';
 import { runNodeCli } from './support/watched-node.ts';
-import { slowDownTransfers } from './support/slow-transfers.ts';
+import { slowDownTransfers } from './support/starter-mapping.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

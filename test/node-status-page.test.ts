@@ -8,7 +8,7 @@ import { envFor, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc2
 import { BIN, programEnv, REPO } from './support/idx-programs.ts';
 import { copyProject } from './support/project-copies.ts';
 import { freePortGuess } from './support/node-ports.ts';
-import { slowDownTransfers } from './support/slow-transfers.ts';
+import { slowDownTransfers } from './support/starter-mapping.ts';
 import { spawnWatchedNode } from './support/watched-node.ts';
 import { launchHeadlessChromium } from './support/headless-chromium.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';

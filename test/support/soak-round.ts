@@ -3,7 +3,7 @@ import { uniqueSchemaName } from './test-backends.ts';
 import { envFor, openDb, type BackendKind } from './erc20-chain.ts';
 import { copyProject } from './project-copies.ts';
 import { erc20Tables } from './erc20-tables.ts';
-import { slowDownTransfers } from './slow-transfers.ts';
+import { slowDownTransfers } from './starter-mapping.ts';
 import { startFaultProxy, type FaultKind } from './fault-proxy.ts';
 import { runWithKills, type KillCycleResult } from './kill-cycles.ts';
 import type { Teardown } from './local-rpc-server.ts';
