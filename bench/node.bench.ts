@@ -4,7 +4,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { envFor } from '../test/support/erc20-chain.ts';
+import { envFor } from '../test/support/node-backends.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { buildErc20Project } from '../test/support/erc20-starter.ts';

@@ -9,7 +9,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { envFor } from '../test/support/erc20-chain.ts';
+import { envFor } from '../test/support/node-backends.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN, programEnv } from '../test/support/idx-programs.ts';

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { patchStarterMapping } from './support/starter-mapping.ts';
 import { runNodeCli } from './support/watched-node.ts';

@@ -5,7 +5,7 @@ import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { copyProject } from './support/project-copies.ts';
-import { nodeOptions } from './support/erc20-chain.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { HEADER, noSecrets, provider, withSecrets } from './support/secret-endpoint.ts';

@@ -7,7 +7,7 @@ import { encodeAddress } from '@polkadot/util-crypto';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
-import { BACKENDS } from './support/erc20-chain.ts';
+import { BACKENDS } from './support/node-backends.ts';
 import { copyProject } from './support/project-copies.ts';
 import { idxCli, REPO } from './support/idx-programs.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -11,7 +11,7 @@ import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { envFor } from './support/erc20-chain.ts';
+import { envFor } from './support/node-backends.ts';
 import { BIN, programEnv } from './support/idx-programs.ts';
 import { freePortGuess } from './support/node-ports.ts';
 import { deadPort } from './support/local-rpc-server.ts';

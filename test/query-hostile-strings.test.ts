@@ -8,7 +8,7 @@ import { parseSchema } from '../domain/entities/parse-schema.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { publishPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
-import { envFor } from './support/erc20-chain.ts';
+import { envFor } from './support/node-backends.ts';
 import { BIN, programEnv } from './support/idx-programs.ts';
 import { freePortGuess } from './support/node-ports.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject } from './support/project-copies.ts';
 import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';

@@ -18,7 +18,7 @@ import { createPreludeCache } from '../infra/sandbox/create-prelude-cache.ts';
 import { createSandbox } from '../infra/sandbox/create-sandbox.ts';
 import { createFakeHost } from '../infra/sandbox/fixtures/fake-host.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { PROGRAM_BACKEND } from './support/erc20-chain.ts';
+import { PROGRAM_BACKEND } from './support/node-backends.ts';
 import { idxCli, REPO } from './support/idx-programs.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { projectFolder } from './support/idx-cli.ts';

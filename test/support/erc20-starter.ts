@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { compiledHash } from '../../scripts/compile.ts';
 import { idxCli, REPO } from './idx-programs.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 import { copyProject } from './project-copies.ts';
 
 /**

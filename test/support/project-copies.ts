@@ -2,7 +2,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { idxCli } from './idx-programs.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 
 /** A copy of a built project (its own `.idx-data`), removed on teardown. */
 export async function copyProject(t: Teardown, dir: string): Promise<string> {

@@ -1,10 +1,11 @@
 import { runNode } from '../../apps/node/run-node.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
-import { envFor, nodeOptions, openDb, PROGRAM_BACKEND } from './erc20-chain.ts';
+import { envFor, openDb, PROGRAM_BACKEND } from './node-backends.ts';
+import { nodeOptions } from './parsed-node-options.ts';
 import { copyProject } from './project-copies.ts';
 import { erc20Tables } from './erc20-tables.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 import { uniqueSchemaName } from './test-backends.ts';
 
 export type Erc20Tables = Awaited<ReturnType<typeof erc20Tables>>;
