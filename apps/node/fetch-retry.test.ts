@@ -5,6 +5,7 @@ import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
 import { blocksWithoutLogs, numberedBlock } from '../../test/support/fake-blocks.ts';
+import { blockHandlerSource } from '../../test/support/fake-chain.ts';
 import { DEFAULT_FETCH_RETRY, nextFetchRetry } from './fetch-retry.ts';
 import { createEthereumFamily } from './families/ethereum/ethereum-family.ts';
 import { createIndexer } from './indexing/indexer.ts';
@@ -73,9 +74,7 @@ t.test('the indexer rides out an endpoint that answers null for a block for long
     store,
     cache: createStoreCache(store, { queryLimit: 100, getCacheSize: 0 }),
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [
-      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
-    ],
+    dataSources: [blockHandlerSource('h')],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger,

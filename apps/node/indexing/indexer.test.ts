@@ -1,5 +1,6 @@
 import t from 'tap';
 import { blocksWithoutLogs, numberedBlock } from '../../../test/support/fake-blocks.ts';
+import { blockHandlerSource } from '../../../test/support/fake-chain.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
 
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
@@ -54,9 +55,7 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
         return { created: [] };
       },
     },
-    dataSources: [
-      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
-    ],
+    dataSources: [blockHandlerSource('h')],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'silent', format: 'json' }),
@@ -147,9 +146,7 @@ async function resumeRun(opts: { branch: string; best: () => number; stored?: un
     store,
     cache,
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [
-      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
-    ],
+    dataSources: [blockHandlerSource('h')],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'info', format: 'json', write: (line) => lines.push(line) }),
