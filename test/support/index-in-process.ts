@@ -9,12 +9,13 @@ import type { Teardown } from './teardown.ts';
 
 /**
  * Indexes the project in `dir` with idx-node in this test's own process, quietly (but for `log`), until
- * `stopAtHeight`. The caller's test file loads isolated-vm then: it must call `exitWhenDone()`.
+ * `stopAtHeight`; no `endpoint`: the manifest's. The caller's test file loads isolated-vm then: it must
+ * call `exitWhenDone()`.
  */
 export function indexInProcess(
   kind: BackendKind,
   dir: string,
-  endpoint: string,
+  endpoint: string | undefined,
   args: readonly string[],
   stopAtHeight: number,
   /** the node's warnings and errors, a line each */
