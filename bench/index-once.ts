@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { BIN, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 
 /**

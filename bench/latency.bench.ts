@@ -9,7 +9,10 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, buildErc20Project, copyProject, freePortGuess, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/idx-programs.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
+import { copyProject } from '../test/support/project-copies.ts';
+import { freePortGuess } from '../test/support/node-ports.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent, type Executor } from '../infra/postgres/sql.ts';
-import { BIN, idxCli, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, idxCli, programEnv } from '../test/support/idx-programs.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { compareSchemaNames, introspect } from './compare-graphql-names.ts';

@@ -1,13 +1,15 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { envFor } from '../test/support/erc20-chain.ts';
+import { envFor } from '../test/support/node-backends.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { buildErc20Project, copyProject, rebuild } from '../test/support/erc20-project.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
+import { copyProject, rebuild } from '../test/support/project-copies.ts';
+import { patchStarterMapping } from '../test/support/starter-mapping.ts';
 import type { Benchmark } from './run.ts';
 import { indexOnce, type IndexingRun } from './index-once.ts';
 import { teardowns } from './teardowns.ts';
@@ -39,14 +41,14 @@ const bench: Benchmark = {
       console.log(`workload: ${BLOCKS} blocks × (20 Transfers + 2 Approvals) on anvil in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const built = await buildErc20Project(td);
       const reading = await copyProject(td, built);
-      const mapping = join(reading, 'src', 'mappings', 'erc20.ts');
-      const source = await readFile(mapping, 'utf8');
-      const patched = source
-        .replace('transactionHash: log.transactionHash,', 'transactionHash: log.transaction.hash,')
-        .replace('contractAddress: log.address,', 'contractAddress: (log.transaction.logs ?? []).includes(log) ? log.address : "not in tx.logs",');
-      if (!patched.includes('log.transaction.hash') || !patched.includes('log.transaction.logs'))
-        throw new Error(`${mapping} no longer has the line the variant changes`);
-      await writeFile(mapping, patched);
+      await patchStarterMapping(reading, (source) => {
+        const patched = source
+          .replace('transactionHash: log.transactionHash,', 'transactionHash: log.transaction.hash,')
+          .replace('contractAddress: log.address,', 'contractAddress: (log.transaction.logs ?? []).includes(log) ? log.address : "not in tx.logs",');
+        if (!patched.includes('log.transaction.hash') || !patched.includes('log.transaction.logs'))
+          throw new Error(`${join(reading, 'src', 'mappings', 'erc20.ts')} no longer has the line the variant changes`);
+        return patched;
+      });
       await rebuild(reading);
       const events = w.transfers + w.senders.length; // the workload's transfers plus the mints
       const blocks = w.toBlock - w.startBlock + 1;

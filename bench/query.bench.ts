@@ -1,14 +1,18 @@
 import { spawn } from 'node:child_process';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { envFor } from '../test/support/erc20-chain.ts';
+import { envFor } from '../test/support/node-backends.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, buildErc20Project, copyProject, idxCli, runNodeCli, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, idxCli, programEnv } from '../test/support/idx-programs.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
+import { copyProject } from '../test/support/project-copies.ts';
+import { atTransferStart, patchStarterMapping } from '../test/support/starter-mapping.ts';
+import { runNodeCli } from '../test/support/watched-node.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
@@ -153,12 +157,10 @@ const WORDS = ['fox', 'foxes', 'dog', 'quick', 'lazy', 'jumps', 'jumping', 'inde
 /** The starter plus `Note`: a few words per transfer, searchable with `searchNotes`. */
 async function addNotes(dir: string): Promise<void> {
   await appendFile(join(dir, 'schema.graphql'), '\ntype Note @entity @fullText(fields: ["text"], language: "english") {\n  id: ID!\n  text: String!\n}\n');
-  const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
-  const source = await readFile(mapping, 'utf8');
-  const patched = source.replace('import { Account, Transfer } from "../types";', 'import { Account, Note, Transfer } from "../types";').replace(
-    /(export async function handleTransfer\([^)]*\)[^{]*\{)/,
-    `$1
-  const words = ${JSON.stringify(WORDS)};
+  await patchStarterMapping(dir, (source) => {
+    const patched = atTransferStart(
+      source.replace('import { Account, Transfer } from "../types";', 'import { Account, Note, Transfer } from "../types";'),
+      `const words = ${JSON.stringify(WORDS)};
   let x = log.blockNumber * 31 + log.logIndex;
   const text: string[] = [];
   for (let i = 0; i < 3 + (log.logIndex % 6); i++) {
@@ -166,9 +168,10 @@ async function addNotes(dir: string): Promise<void> {
     text.push(words[x % words.length]);
   }
   await Note.create({ id: \`\${log.transactionHash}-\${log.logIndex}\`, text: text.join(" ") }).save();`,
-  );
-  if (!patched.includes('Note.create')) throw new Error('handleTransfer not found in the starter mapping');
-  await writeFile(mapping, patched);
+    );
+    if (!patched.includes('Note.create')) throw new Error('handleTransfer not found in the starter mapping');
+    return patched;
+  });
   await idxCli(dir, 'codegen');
   await idxCli(dir, 'build');
 }

@@ -5,12 +5,14 @@ import { parseSchema } from '../domain/entities/parse-schema.ts';
 import { createDb } from '../infra/postgres/create-db.ts';
 import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { envFor } from '../test/support/erc20-chain.ts';
+import { envFor } from '../test/support/node-backends.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildErc20Project, copyProject, runNodeCli } from '../test/support/erc20-project.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
+import { copyProject } from '../test/support/project-copies.ts';
+import { runNodeCli } from '../test/support/watched-node.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
 

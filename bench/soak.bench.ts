@@ -1,8 +1,8 @@
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BACKENDS } from '../test/support/erc20-chain.ts';
-import { buildErc20Project } from '../test/support/erc20-project.ts';
+import { BACKENDS } from '../test/support/node-backends.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
 import { ALL_FAULTS } from '../test/support/fault-proxy.ts';
 import { soakRound } from '../test/support/soak-round.ts';
 import type { Benchmark } from './run.ts';

@@ -7,7 +7,10 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import type { PgliteSocketEndpoint } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, buildErc20Project, copyProject, freePortGuess, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/idx-programs.ts';
+import { buildErc20Project } from '../test/support/erc20-starter.ts';
+import { copyProject } from '../test/support/project-copies.ts';
+import { freePortGuess } from '../test/support/node-ports.ts';
 import type { Benchmark } from './run.ts';
 import { teardowns } from './teardowns.ts';
 

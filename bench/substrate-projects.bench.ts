@@ -3,7 +3,7 @@ import { runVariedWorkload, startVariedChain } from '../devchain/varied-substrat
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { compareDumps, dumpEntityTables } from '../test/support/entity-table-dump.ts';
-import { BIN, programEnv } from '../test/support/erc20-project.ts';
+import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { SUBSTRATE_FIXTURES } from '../test/support/substrate-fixtures.ts';
 import { prepareFixture } from '../test/support/substrate-projects.ts';

@@ -5,7 +5,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
-import { copyProject } from '../test/support/erc20-project.ts';
+import { copyProject } from '../test/support/project-copies.ts';
 import { buildSubstrateStarter } from '../test/support/substrate-project.ts';
 import { compareSchemas } from './compare-schemas.ts';
 import { indexOnce, type IndexingRun } from './index-once.ts';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { BIN, programEnv } from './support/erc20-project.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
 import { projectFolder } from './support/idx-cli.ts';
 
 // Hostile or oversized input given to the real programs, as processes: each is refused with exit

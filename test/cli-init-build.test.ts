@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createFakeLogger, createFakeStore, evaluateBundle } from './support/evaluate-bundle.ts';
-import { PROGRAM_ENV } from './support/erc20-project.ts';
+import { PROGRAM_ENV } from './support/idx-programs.ts';
 
 // End to end through the real `bin/idx.js`, in folders outside the repository (os.tmpdir()), so
 // nothing from the repository's node_modules can help the project: idx must be enough.

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { LOCK_FILE } from '../infra/postgres/acquire-writer-lock.ts';
 import { setupErc20Chain } from './support/erc20-chain.ts';
-import { BIN, copyProject, freePortGuess, programEnv, servedPort } from './support/erc20-project.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
+import { copyProject } from './support/project-copies.ts';
+import { freePortGuess, servedPort } from './support/node-ports.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql } from './support/query-client.ts';
 

@@ -8,7 +8,7 @@ import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseNodeArgs } from '../apps/node/node-options.ts';
 import { parseQueryArgs } from '../apps/query/query-options.ts';
-import { REPO } from './support/erc20-project.ts';
+import { REPO } from './support/idx-programs.ts';
 
 type Obj = Record<string, any>;
 

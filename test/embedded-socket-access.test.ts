@@ -8,7 +8,9 @@ import t, { type Test } from 'tap';
 import { openPgliteSocketDb, type PgliteSocketEndpoint } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { execute } from '../infra/postgres/sql.ts';
 import { setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, servedPort, spawnWatchedNode } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
+import { servedPort } from './support/node-ports.ts';
+import { spawnWatchedNode } from './support/watched-node.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 
 /**

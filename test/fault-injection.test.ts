@@ -1,5 +1,7 @@
 import t from 'tap';
-import { PROGRAM_BACKEND, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
+import { PROGRAM_BACKEND } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import type { BackendKind } from './support/test-backends.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { ALL_FAULTS, TRANSPORT_FAULTS, type FaultKind } from './support/fault-proxy.ts';
 import { referenceTables } from './support/reference-run.ts';

@@ -1,10 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, rebuild, runNodeCli } from './support/erc20-project.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { patchStarterMapping } from './support/starter-mapping.ts';
+import { runNodeCli } from './support/watched-node.ts';
 
 // A value the database would refuse fails the block that wrote it, when it writes it: the error
 // names the handler, the block, the entity, its id and the field, and the blocks before it in the
@@ -31,12 +32,12 @@ for (const [i, [what, replacement, message]] of cases.entries()) {
   t.test(`${kind}: ${what} fails its block at the write, naming handler, block, entity and field; earlier blocks of the batch are saved`, async (t) => {
     const dir = await copyProject(t, built);
     const failAt = workload.fromBlock + 3;
-    const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
-    const source = await readFile(mapping, 'utf8');
     const field = replacement.slice(0, replacement.indexOf(':'));
-    const patched = source.replace(new RegExp(`\\n(\\s*)${field}: [^\\n]*,\\n`), `\n$1${replacement.replace('FAIL', String(failAt))}\n`);
-    t.not(patched, source, 'the mapping was patched');
-    await writeFile(mapping, patched);
+    await patchStarterMapping(dir, (source) => {
+      const patched = source.replace(new RegExp(`\\n(\\s*)${field}: [^\\n]*,\\n`), `\n$1${replacement.replace('FAIL', String(failAt))}\n`);
+      t.not(patched, source, 'the mapping was patched');
+      return patched;
+    });
     await rebuild(dir);
     const schema = uniqueSchemaName('idx_e2e');
     // one batch holds every block: nothing is flushed before the bad one is reached

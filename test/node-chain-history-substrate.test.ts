@@ -1,8 +1,8 @@
 import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { PROGRAM_BACKEND } from './support/erc20-chain.ts';
-import { copyProject } from './support/erc20-project.ts';
+import { PROGRAM_BACKEND } from './support/node-backends.ts';
+import { copyProject } from './support/project-copies.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexedDbReads, indexInProcess } from './support/index-in-process.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';

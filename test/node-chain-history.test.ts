@@ -3,8 +3,10 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { envFor, openDb, PROGRAM_BACKEND } from './support/erc20-chain.ts';
-import { buildErc20Project, erc20Tables, runNodeCli } from './support/erc20-project.ts';
+import { envFor, openDb, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { buildErc20Project } from './support/erc20-starter.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
+import { runNodeCli } from './support/watched-node.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 
 // A fixed genesis timestamp: with anvil's default chain id and mnemonic, every anvil started so has one genesis hash.

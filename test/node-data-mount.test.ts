@@ -7,8 +7,10 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { ENDPOINT_FILE, openPgliteSocketDb } from '../infra/postgres/pglite-socket-endpoint.ts';
 import { execute } from '../infra/postgres/sql.ts';
-import { openDb, setupErc20Chain } from './support/erc20-chain.ts';
-import { BIN, programEnv, runNodeCli } from './support/erc20-project.ts';
+import { openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
+import { runNodeCli } from './support/watched-node.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { mountTmpfs, noTmpfs } from './support/tmpfs-mount.ts';
 

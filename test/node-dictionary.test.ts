@@ -4,8 +4,11 @@ import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { startDictionaryServer } from './support/dictionary-server.ts';
-import { envFor, nodeOptions, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, erc20Tables } from './support/erc20-project.ts';
+import { envFor, openDb, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { startLocalServer, startRpcProxy } from './support/local-rpc-server.ts';
 

@@ -6,7 +6,9 @@ import t from 'tap';
 import { runNode } from '../apps/node/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { freeBytes } from '../infra/postgres/disk-space-guard.ts';
-import { nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

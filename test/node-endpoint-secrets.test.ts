@@ -2,7 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, servedPort, spawnWatchedNode } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
+import { servedPort } from './support/node-ports.ts';
+import { spawnWatchedNode } from './support/watched-node.ts';
 import { deadPort, startLocalServer } from './support/local-rpc-server.ts';
 import { APIKEY, BASIC, HEADER, KEY, PATH, noSecrets, provider, withSecrets } from './support/secret-endpoint.ts';
 

@@ -2,8 +2,11 @@ import t from 'tap';
 import { toEventSelector } from 'viem/utils';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, setupErc20Chain } from './support/erc20-chain.ts';
-import { balanceOf, copyProject, erc20Tables } from './support/erc20-project.ts';
+import { BACKENDS } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { balanceOf } from './support/erc20-balance.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, rebuild, runNodeCli } from './support/erc20-project.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { atTransferStart, patchStarterMapping } from './support/starter-mapping.ts';
+import { runNodeCli } from './support/watched-node.ts';
 
 const { anvil, workload, built } = await setupErc20Chain(t, 10);
 const kind = BACKENDS[BACKENDS.length - 1]!;
@@ -53,14 +56,11 @@ t.test('an unreachable endpoint is named', async (t) => {
 t.test('a throwing handler stops with its name, the block and the source line; earlier blocks stay', async (t) => {
   const dir = await copyProject(t, built);
   const failAt = workload.fromBlock + 3;
-  const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
-  const source = await readFile(mapping, 'utf8');
-  const patched = source.replace(
-    /(export async function handleTransfer\([^)]*\)[^{]*\{)/,
-    `$1\n  if (log.blockNumber === ${failAt}) throw new Error("cannot index block ${failAt}");`,
-  );
-  t.not(patched, source, 'the mapping was patched');
-  await writeFile(mapping, patched);
+  await patchStarterMapping(dir, (source) => {
+    const patched = atTransferStart(source, `if (log.blockNumber === ${failAt}) throw new Error("cannot index block ${failAt}");`);
+    t.not(patched, source, 'the mapping was patched');
+    return patched;
+  });
   await rebuild(dir);
   const schema = uniqueSchemaName('idx_e2e');
   const r = await runNodeCli(dir, envFor(kind), ['--network-endpoint', anvil.url, '--batch-size', '2', '--db-schema', schema]);

@@ -8,8 +8,13 @@ import { createLogger } from '../infra/logging/create-logger.ts';
 import type { Db } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
-import { balanceOf, copyProject, erc20Tables, runNodeCli } from './support/erc20-project.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { balanceOf } from './support/erc20-balance.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
+import { runNodeCli } from './support/watched-node.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

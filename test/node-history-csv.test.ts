@@ -7,8 +7,10 @@ import { testErc20Abi } from '../devchain/contracts/test-erc20.artifact.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, openDb, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject } from './support/erc20-project.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject } from './support/project-copies.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { toEventSelector } from 'viem/utils';
 import { forceClean, reindex } from '../apps/node/history-commands.ts';
-import { parseNodeArgs, type NodeOptions } from '../apps/node/node-options.ts';
+import type { NodeOptions } from '../apps/node/node-options.ts';
 import { runNode } from '../apps/node/run-node.ts';
 import { makeErc20Workload, type Erc20Workload } from '../devchain/make-erc20-workload.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
@@ -14,8 +14,11 @@ import { uniqueSchemaName } from './support/test-backends.ts';
 import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
-import { buildErc20Project, copyProject, freePortGuess, rebuild } from './support/erc20-project.ts';
+import { envFor, openDb } from './support/node-backends.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { buildErc20Project } from './support/erc20-starter.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { patchStarterMapping } from './support/starter-mapping.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();
@@ -37,16 +40,16 @@ t.test('--multi-chain: two chains in one schema', { skip: noPostgres }, async (t
     const manifest = join(dir, 'project.ts');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('chainId: "31337"', `chainId: "${chainId}"`));
     // Entities from both chains share the tables: ids carry the chain, as multi-chain projects do.
-    const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
-    const source = await readFile(mapping, 'utf8');
-    const patched = source
-      .replace('id: `${log.transactionHash}-${log.logIndex}`', 'id: `${chainId}-${log.transactionHash}-${log.logIndex}`')
-      .replace('fromId: from,', 'fromId: `${chainId}-${from}`,')
-      .replace('toId: to,', 'toId: `${chainId}-${to}`,')
-      .replace('loadAccount(from)', 'loadAccount(`${chainId}-${from}`)')
-      .replace('loadAccount(to)', 'loadAccount(`${chainId}-${to}`)');
-    if ((patched.match(/\$\{chainId\}/g) ?? []).length !== 5) throw new Error('the starter mapping changed; update this test');
-    await writeFile(mapping, patched);
+    await patchStarterMapping(dir, (source) => {
+      const patched = source
+        .replace('id: `${log.transactionHash}-${log.logIndex}`', 'id: `${chainId}-${log.transactionHash}-${log.logIndex}`')
+        .replace('fromId: from,', 'fromId: `${chainId}-${from}`,')
+        .replace('toId: to,', 'toId: `${chainId}-${to}`,')
+        .replace('loadAccount(from)', 'loadAccount(`${chainId}-${from}`)')
+        .replace('loadAccount(to)', 'loadAccount(`${chainId}-${to}`)');
+      if ((patched.match(/\$\{chainId\}/g) ?? []).length !== 5) throw new Error('the starter mapping changed; update this test');
+      return patched;
+    });
     await rebuild(dir);
     const genesis = (await client.request<{ hash: string }>('eth_getBlockByNumber', ['0x0', false])).hash;
     return { url: anvil.url, workload, dir, genesis, client };
@@ -220,17 +223,7 @@ t.test('--multi-chain: two chains in one schema', { skip: noPostgres }, async (t
     );
 
     const stop = Math.min(a.workload.toBlock, b.workload.toBlock);
-    const args = (extra: string[]) => {
-      const cmd = parseNodeArgs(['-f', dir, '-p', String(freePortGuess()), '--log-level', 'warn', ...extra], {
-        program: 'idx-node',
-        version: 'test',
-        variant: 'base',
-        cores: 2,
-        write: () => {},
-      });
-      if (cmd.command !== 'run') throw new Error('expected a run command');
-      return cmd.options;
-    };
+    const args = (extra: string[]) => nodeOptions(dir, undefined, extra);
     const run = (options: NodeOptions) =>
       runNode({ options, logger, version: 'test', env, signal: new AbortController().signal, settings: { stopAtHeight: stop } });
 

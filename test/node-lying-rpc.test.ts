@@ -1,11 +1,12 @@
 import t, { type Test } from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
 import { IdxError } from '../domain/errors.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { envFor, nodeOptions, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
+import { openDb, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { indexInProcess } from './support/index-in-process.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { copyProject, erc20Tables } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { startRpcProxy, type JsonRpcRequest } from './support/local-rpc-server.ts';
 
@@ -53,17 +54,16 @@ async function index(t: Test, endpoints: string[], args: string[] = []) {
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_lying');
   const lines: string[] = [];
-  const logger = createLogger({ level: 'warn', format: 'colored', colors: false, write: (s) => void lines.push(s) });
   const [first, ...more] = endpoints;
   let error: unknown;
-  await runNode({
-    options: nodeOptions(dir, first!, ['--db-schema', schema, '--batch-size', '4', ...more.flatMap((e) => ['--network-endpoint', e]), ...args]),
-    logger,
-    version: 'test',
-    env: envFor(PROGRAM_BACKEND),
-    signal: new AbortController().signal,
-    settings: { stopAtHeight: stopAt },
-  }).catch((err: unknown) => (error = err));
+  await indexInProcess(
+    PROGRAM_BACKEND,
+    dir,
+    first!,
+    ['--db-schema', schema, '--batch-size', '4', ...more.flatMap((e) => ['--network-endpoint', e]), ...args],
+    stopAt,
+    (s) => void lines.push(s),
+  ).catch((err: unknown) => (error = err));
   const db = await openDb(PROGRAM_BACKEND, dir);
   t.teardown(async () => {
     await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);

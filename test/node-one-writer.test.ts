@@ -8,8 +8,11 @@ import { advisoryKey, LOCK_FILE } from '../infra/postgres/acquire-writer-lock.ts
 import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, nodeOptions, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, runNodeCli } from './support/erc20-project.ts';
+import { BACKENDS, envFor } from './support/node-backends.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject } from './support/project-copies.ts';
+import { runNodeCli } from './support/watched-node.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

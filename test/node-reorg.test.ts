@@ -7,8 +7,11 @@ import { uniqueSchemaName } from './support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { BACKENDS, envFor, nodeOptions, openDb } from './support/erc20-chain.ts';
-import { buildErc20Project, copyProject, erc20Tables } from './support/erc20-project.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { nodeOptions } from './support/parsed-node-options.ts';
+import { buildErc20Project } from './support/erc20-starter.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

@@ -1,9 +1,13 @@
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb, setupErc20Chain } from './support/erc20-chain.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
 import { referenceTables } from './support/reference-run.ts';
-import { copyProject, erc20Tables, runNodeCli, slowDownTransfers } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
+import { runNodeCli } from './support/watched-node.ts';
+import { slowDownTransfers } from './support/starter-mapping.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 
 exitWhenDone();

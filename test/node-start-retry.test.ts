@@ -1,6 +1,7 @@
 import t from 'tap';
 import { setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, runNodeCli } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
+import { runNodeCli } from './support/watched-node.ts';
 import { startLocalServer } from './support/local-rpc-server.ts';
 
 const { anvil, workload, built } = await setupErc20Chain(t, 10);

@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { envFor, openDb, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
-import { BIN, copyProject, freePortGuess, programEnv, REPO, slowDownTransfers, spawnWatchedNode } from './support/erc20-project.ts';
+import { envFor, openDb, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { BIN, programEnv, REPO } from './support/idx-programs.ts';
+import { copyProject } from './support/project-copies.ts';
+import { freePortGuess } from './support/node-ports.ts';
+import { slowDownTransfers } from './support/starter-mapping.ts';
+import { spawnWatchedNode } from './support/watched-node.ts';
 import { launchHeadlessChromium } from './support/headless-chromium.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 

@@ -11,8 +11,9 @@ import { createEntityStore } from '../infra/postgres/create-entity-store.ts';
 import { dropProjectSchema, prepareProjectSchema } from '../infra/postgres/prepare-project-schema.ts';
 import { execute } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { envFor } from './support/erc20-chain.ts';
-import { BIN, freePortGuess, programEnv } from './support/erc20-project.ts';
+import { envFor } from './support/node-backends.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
+import { freePortGuess } from './support/node-ports.ts';
 import { deadPort } from './support/local-rpc-server.ts';
 
 interface Run {

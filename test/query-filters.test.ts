@@ -6,8 +6,9 @@ import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.t
 import { readStoredProject } from '../infra/postgres/read-stored-project.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject } from './support/erc20-project.ts';
+import { BACKENDS, envFor } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject } from './support/project-copies.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { gql, gqlData, startQueryService } from './support/query-client.ts';
 import { readmeGraphql } from './support/readme-graphql.ts';

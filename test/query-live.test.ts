@@ -8,10 +8,13 @@ import WebSocket from 'ws';
 import { notifyChannel } from '../domain/entities/names.ts';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { findPgliteSocket } from '../infra/postgres/pglite-socket-endpoint.ts';
-import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb, setupErc20Chain, type BackendKind } from './support/erc20-chain.ts';
+import { uniqueSchemaName, type BackendKind } from './support/test-backends.ts';
+import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { BIN, copyProject, freePortGuess, programEnv, rebuild } from './support/erc20-project.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { freePortGuess } from './support/node-ports.ts';
 import { gqlData } from './support/query-client.ts';
 
 /**

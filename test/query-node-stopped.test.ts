@@ -4,7 +4,9 @@ import { parseQueryArgs } from '../apps/query/query-options.ts';
 import { runQuery } from '../apps/query/run-query.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, freePortGuess, spawnWatchedNode } from './support/erc20-project.ts';
+import { copyProject } from './support/project-copies.ts';
+import { freePortGuess } from './support/node-ports.ts';
+import { spawnWatchedNode } from './support/watched-node.ts';
 import { gql } from './support/query-client.ts';
 
 /**

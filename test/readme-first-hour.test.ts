@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { openDb } from './support/erc20-chain.ts';
-import { BIN, PROGRAM_ENV, REPO } from './support/erc20-project.ts';
+import { openDb } from './support/node-backends.ts';
+import { BIN, PROGRAM_ENV, REPO } from './support/idx-programs.ts';
 
 /**
  * A new user's first hour, as the READMEs write it: the repository README's "Using idx on a project"

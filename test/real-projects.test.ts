@@ -8,7 +8,7 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { toQuantity } from '../infra/rpc/hex-quantity.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { BACKENDS, PROGRAM_BACKEND } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND } from './support/node-backends.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';

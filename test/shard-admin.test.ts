@@ -4,7 +4,7 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { signJwt } from '../infra/rpc/jwt-auth.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { BACKENDS, PROGRAM_BACKEND } from './support/erc20-chain.ts';
+import { BACKENDS, PROGRAM_BACKEND } from './support/node-backends.ts';
 import { call, post, shardPlace, startShard, waitForHeight } from './support/shard.ts';
 
 const hex = (n: number) => `0x${n.toString(16)}`;

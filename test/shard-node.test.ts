@@ -1,7 +1,9 @@
 import t, { type Test } from 'tap';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, PROGRAM_BACKEND, setupErc20Chain } from './support/erc20-chain.ts';
-import { copyProject, erc20Tables } from './support/erc20-project.ts';
+import { BACKENDS, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { copyProject } from './support/project-copies.ts';
+import { erc20Tables } from './support/erc20-tables.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { call, shardPlace, startShard, waitForHeight } from './support/shard.ts';
 import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';

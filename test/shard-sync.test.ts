@@ -4,8 +4,8 @@ import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { ANVIL_DEV_ACCOUNT } from '../devchain/start-anvil.ts';
 import { createRpcClient, type RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { anvilForTest } from './support/anvil.ts';
-import { BACKENDS, envFor } from './support/erc20-chain.ts';
-import { BIN, programEnv } from './support/erc20-project.ts';
+import { BACKENDS, envFor } from './support/node-backends.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
 import { startRpcProxy } from './support/local-rpc-server.ts';
 import { call, post, shardPlace, startShard, waitForHeight, type ShardPlace } from './support/shard.ts';
 

@@ -1,15 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
-import { parseNodeArgs } from '../apps/node/node-options.ts';
 import { runVariedWorkload, startVariedChain } from '../devchain/varied-substrate-workload.ts';
-import { createLogger } from '../infra/logging/create-logger.ts';
 import { compareDumps, dumpEntityTables, type SchemaDump } from './support/entity-table-dump.ts';
-import { envFor, PROGRAM_BACKEND } from './support/erc20-chain.ts';
-import { freePortGuess, REPO } from './support/erc20-project.ts';
+import { PROGRAM_BACKEND } from './support/node-backends.ts';
+import { REPO } from './support/idx-programs.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { openIndexedDb } from './support/index-in-process.ts';
+import { indexInProcess, openIndexedDb } from './support/index-in-process.ts';
 import { knownAt, SUBSTRATE_FIXTURES, type SubstrateFixture } from './support/substrate-fixtures.ts';
 import { prepareFixture, readReference, type PreparedFixture } from './support/substrate-projects.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
@@ -153,20 +150,5 @@ const shapes = (dump: SchemaDump): SchemaDump => Object.fromEntries(Object.entri
 
 /** idx-node on the manifest, in this process, until the workload's last block or an error. */
 async function indexFixture(manifest: string, schema: string, stopAtHeight: number): Promise<void> {
-  const cmd = parseNodeArgs(['-f', manifest, '-p', String(freePortGuess()), '--log-level', 'warn', '--db-schema', schema], {
-    program: 'idx-node',
-    version: 'test',
-    variant: 'base',
-    cores: 2,
-    write: () => {},
-  });
-  if (cmd.command !== 'run') throw new Error('expected a run command');
-  await runNode({
-    options: cmd.options,
-    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} }),
-    version: 'test',
-    env: envFor(PROGRAM_BACKEND),
-    signal: new AbortController().signal,
-    settings: { stopAtHeight },
-  });
+  await indexInProcess(PROGRAM_BACKEND, manifest, undefined, ['--db-schema', schema], stopAtHeight);
 }

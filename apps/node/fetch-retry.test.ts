@@ -4,6 +4,8 @@ import { createStoreCache } from '../../domain/entities/store-cache.ts';
 import type { EntityStore } from '../../domain/entities/entity-store.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { RpcUnreachableError } from '../../infra/rpc/rpc-error.ts';
+import { blocksWithoutLogs, numberedBlock } from '../../test/support/fake-blocks.ts';
+import { blockHandlerSource } from '../../test/support/fake-chain.ts';
 import { DEFAULT_FETCH_RETRY, nextFetchRetry } from './fetch-retry.ts';
 import { createEthereumFamily } from './families/ethereum/ethereum-family.ts';
 import { createIndexer } from './indexing/indexer.ts';
@@ -42,7 +44,7 @@ t.test("an endpoint's Retry-After sets the wait, up to the longest wait of the p
 });
 
 t.test('the indexer rides out an endpoint that answers null for a block for longer than the transient retries allow', async (t) => {
-  const block = (height: number) => ({ height, hash: `0x${height}`, parentHash: `0x${height - 1}`, timestamp: height * 12, transactionHashes: [] });
+  const caughtUp = blocksWithoutLogs(numberedBlock);
   const committed: number[] = [];
   const store = {
     async flush(batch: { metadata?: Record<string, unknown> }) {
@@ -59,29 +61,20 @@ t.test('the indexer rides out an endpoint that answers null for a block for long
   const indexer = createIndexer({
     source: { bestHeight: async () => 5, finalizedHeight: async () => 5 } as never,
     fetcher: {
-      parallelism: 1,
-      close: async () => undefined,
-      async fetch(_plan, range) {
+      ...caughtUp,
+      async fetch(plan, range) {
         // the endpoint is behind: 8 answers of null, more than the 5 tries a transient fault gets
         if (misses < 8) {
           misses++;
           throw notFound;
         }
-        return {
-          ...range,
-          logCount: 0,
-          logs: new Map(),
-          logsComplete: false,
-          blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
-        };
+        return caughtUp.fetch(plan, range);
       },
     },
     store,
     cache: createStoreCache(store, { queryLimit: 100, getCacheSize: 0 }),
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [
-      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
-    ],
+    dataSources: [blockHandlerSource('h')],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger,

@@ -7,7 +7,7 @@ import { createLogger } from '../../infra/logging/create-logger.ts';
 import { parseNodeArgs } from './node-options.ts';
 import { runNode } from './run-node.ts';
 import { exitWhenDone } from '../../test/support/exit-when-done.ts';
-import { nodeOptions } from '../../test/support/erc20-chain.ts';
+import { nodeOptions } from '../../test/support/parsed-node-options.ts';
 
 exitWhenDone();
 

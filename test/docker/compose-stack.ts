@@ -15,7 +15,7 @@ import pg from 'pg';
 import t from 'tap';
 import { parse } from 'yaml';
 import { freePort } from '../../devchain/start-anvil.ts';
-import { REPO } from '../support/erc20-project.ts';
+import { REPO } from '../support/idx-programs.ts';
 
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';

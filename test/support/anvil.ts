@@ -1,5 +1,5 @@
 import { startAnvil, type Anvil, type AnvilOptions } from '../../devchain/start-anvil.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 
 /** anvil for one test (file): stopped on teardown. */
 export async function anvilForTest(t: Teardown, options: AnvilOptions = {}): Promise<Anvil> {

@@ -5,7 +5,7 @@
  * browser tests' Chromium once (two files unpacking it at the same time would race).
  */
 import { compileIfStale } from '../../scripts/compile.ts';
-import { sharedErc20Starter } from './erc20-project.ts';
+import { sharedErc20Starter } from './erc20-starter.ts';
 import { headlessChromium } from './headless-chromium.ts';
 
 if (!compileIfStale()) process.exit(1);

@@ -1,6 +1,7 @@
 import { buildSchema, graphql } from 'graphql';
 import type { RpcClient } from '../../infra/rpc/create-rpc-client.ts';
-import { startLocalServer, type LocalServer, type Teardown } from './local-rpc-server.ts';
+import { startLocalServer, type LocalServer } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 
 /**
  * A SubQuery-style EVM dictionary for tests: a real GraphQL server whose `evmLogs` and

@@ -7,8 +7,8 @@ import { createEthereumFamily } from '../../apps/node/families/ethereum/ethereum
 import type { BlockContent, HandlerCall } from '../../domain/chains/ethereum/handler-call.ts';
 import { createIndexer, type IndexerSettings } from '../../apps/node/indexing/indexer.ts';
 import { createIndexerStatus } from '../../apps/node/indexer-status.ts';
-import type { EthereumRangeFetcher } from '../../apps/node/families/ethereum/local-fetcher.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
+import { blocksWithoutLogs } from './fake-blocks.ts';
 
 /**
  * A chain in memory for the indexer's stages: blocks with hashes per branch, a head that grows,
@@ -43,17 +43,7 @@ export function createFakeChain(length: number) {
       finalizedHeight: async () => finalized ?? blocks.length - 1,
       getBlockRefs: async (heights: readonly number[]) => heights.flatMap((h) => (blocks[h] ? [blocks[h]!] : [])),
     },
-    fetcher: {
-      parallelism: 1,
-      close: async () => undefined,
-      fetch: async (_plan, range) => ({
-        ...range,
-        logCount: 0,
-        logs: new Map(),
-        logsComplete: false,
-        blocks: new Map(blocks.slice(range.from, range.to + 1).map((b) => [b.height, { ...b, transactionHashes: [] } as never])),
-      }),
-    } satisfies EthereumRangeFetcher,
+    fetcher: blocksWithoutLogs((h) => (blocks[h] ? { ...blocks[h]!, transactionHashes: [] } : undefined)),
   };
 }
 

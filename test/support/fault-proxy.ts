@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { seededRandom } from '../../devchain/seeded-random.ts';
-import { listenLocally, type Teardown } from './local-rpc-server.ts';
+import { listenLocally } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 
 /**
  * What a bad day at an RPC provider looks like, one kind per faulted HTTP request:

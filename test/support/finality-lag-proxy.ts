@@ -1,4 +1,5 @@
-import { startRpcProxy, type Teardown } from './local-rpc-server.ts';
+import { startRpcProxy } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 
 /**
  * A Substrate JSON-RPC proxy (HTTP) whose finalized head trails the best head by `lag` blocks, as

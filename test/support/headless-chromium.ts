@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromiumBinary from '@sparticuz/chromium';
 import { chromium, type BrowserContext } from 'playwright-core';
+import type { Teardown } from './teardown.ts';
 
 /**
  * The Chromium a browser test drives: the build @sparticuz/chromium ships inside its npm tarball
@@ -30,7 +31,7 @@ export async function headlessChromium(): Promise<{ executablePath: string; args
 }
 
 /** That Chromium driven by playwright-core, with a throw-away profile; closed and removed on teardown. */
-export async function launchHeadlessChromium(t: { teardown(fn: () => unknown): void }): Promise<BrowserContext> {
+export async function launchHeadlessChromium(t: Teardown): Promise<BrowserContext> {
   const profile = await mkdtemp(join(tmpdir(), 'idx-chromium-'));
   t.teardown(() => rm(profile, { recursive: true, force: true }));
   const context = await chromium.launchPersistentContext(profile, { ...(await headlessChromium()), headless: true });

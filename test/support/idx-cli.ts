@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../apps/cli/main.ts';
+import type { Teardown } from './teardown.ts';
 
 /** `idx <args>` in this process, with what it printed; `cwd` is made the current folder meanwhile. */
 export async function idxCli(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -23,7 +24,7 @@ export async function idxCli(args: string[], cwd?: string): Promise<{ code: numb
 }
 
 /** A temp folder holding `files` (path → text), removed on teardown. */
-export async function projectFolder(t: { teardown(fn: () => unknown): void }, files: Record<string, string>, prefix = 'idx-project-'): Promise<string> {
+export async function projectFolder(t: Teardown, files: Record<string, string>, prefix = 'idx-project-'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   for (const [path, text] of Object.entries(files)) {

@@ -2,17 +2,20 @@ import { runNode } from '../../apps/node/run-node.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import type { Db } from '../../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
-import { envFor, nodeOptions, openDb, type BackendKind } from './erc20-chain.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import { envFor, openDb } from './node-backends.ts';
+import { nodeOptions } from './parsed-node-options.ts';
+import type { BackendKind } from './test-backends.ts';
+import type { Teardown } from './teardown.ts';
 
 /**
  * Indexes the project in `dir` with idx-node in this test's own process, quietly (but for `log`), until
- * `stopAtHeight`. The caller's test file loads isolated-vm then: it must call `exitWhenDone()`.
+ * `stopAtHeight`; no `endpoint`: the manifest's. The caller's test file loads isolated-vm then: it must
+ * call `exitWhenDone()`.
  */
 export function indexInProcess(
   kind: BackendKind,
   dir: string,
-  endpoint: string,
+  endpoint: string | undefined,
   args: readonly string[],
   stopAtHeight: number,
   /** the node's warnings and errors, a line each */

@@ -1,5 +1,5 @@
 import { seededRandom } from '../../devchain/seeded-random.ts';
-import { spawnWatchedNode } from './erc20-project.ts';
+import { spawnWatchedNode } from './watched-node.ts';
 
 export interface KillCycleOptions {
   dir: string;

@@ -1,5 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
+import type { Teardown } from './teardown.ts';
+
+// infra/chains/ethereum/create-ethereum-source.test.ts still imports it from here
+export type { Teardown };
 
 /** What a test server answers to one HTTP request. */
 export interface Reply {
@@ -21,11 +25,6 @@ export interface LocalServer {
   /** each request's path and query */
   paths: string[];
   close(): Promise<void>;
-}
-
-/** The part of tap's `t` we need, so helpers close what they open. */
-export interface Teardown {
-  teardown(fn: () => unknown): void;
 }
 
 /**

@@ -6,7 +6,8 @@ import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { openPgliteSocketDb, publishPgliteSocket, type PublishedPgliteSocket } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import type { WsAnswer } from './over-ws.ts';
 import type { TestBackend } from './test-backends.ts';
-import { freePortGuess } from './erc20-project.ts';
+import { freePortGuess } from './node-ports.ts';
+import type { Teardown } from './teardown.ts';
 
 export interface GqlAnswer<D = any> extends WsAnswer<D> {
   status: number;
@@ -14,7 +15,7 @@ export interface GqlAnswer<D = any> extends WsAnswer<D> {
 
 /** idx-query over `db` (already indexed into `schema`), as the CLI would parse and run `args` (features included); closed on teardown. */
 export async function startQueryService(
-  t: { teardown(fn: () => unknown): void },
+  t: Teardown,
   db: Db,
   schema: string,
   args: readonly string[] = [],
@@ -35,7 +36,7 @@ const sockets = new WeakMap<Db, { socket: Promise<PublishedPgliteSocket>; users:
  * file is one per data folder, so a second publication would replace it, and closing that one would
  * take the file from the services still using the first. Closed when its last user's test ends.
  */
-async function shareSocket(t: { teardown(fn: () => unknown): void }, db: Db, dir: string): Promise<void> {
+async function shareSocket(t: Teardown, db: Db, dir: string): Promise<void> {
   let entry = sockets.get(db);
   if (entry === undefined) {
     entry = { socket: publishPgliteSocket(db, dir), users: 0 };
@@ -55,7 +56,7 @@ async function shareSocket(t: { teardown(fn: () => unknown): void }, db: Db, dir
  * idx-query with --subscription over a test backend's schema: through the node's socket on
  * PGlite (as the node serves it), directly on PostgreSQL; closed on teardown.
  */
-export async function startSubscriptionService(t: { teardown(fn: () => unknown): void }, b: TestBackend, args: readonly string[] = []): Promise<RunningQuery> {
+export async function startSubscriptionService(t: Teardown, b: TestBackend, args: readonly string[] = []): Promise<RunningQuery> {
   let db: Db;
   if (b.db.pglite !== undefined) {
     const dir = b.db.pglite.dataDir!;

@@ -1,8 +1,8 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idxCli, REPO } from './erc20-project.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import { idxCli, REPO } from './idx-programs.ts';
+import type { Teardown } from './teardown.ts';
 
 /** The SubQuery-shaped projects of test/fixtures/real-projects, as a user would have them. */
 export const REAL_PROJECTS = join(REPO, 'test', 'fixtures', 'real-projects');

@@ -1,9 +1,9 @@
-import { runNode } from '../../apps/node/run-node.ts';
-import { createLogger } from '../../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
-import { envFor, nodeOptions, openDb, PROGRAM_BACKEND } from './erc20-chain.ts';
-import { copyProject, erc20Tables } from './erc20-project.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import { indexInProcess } from './index-in-process.ts';
+import { openDb, PROGRAM_BACKEND } from './node-backends.ts';
+import { copyProject } from './project-copies.ts';
+import { erc20Tables } from './erc20-tables.ts';
+import type { Teardown } from './teardown.ts';
 import { uniqueSchemaName } from './test-backends.ts';
 
 export type Erc20Tables = Awaited<ReturnType<typeof erc20Tables>>;
@@ -16,14 +16,7 @@ export type Erc20Tables = Awaited<ReturnType<typeof erc20Tables>>;
 export async function referenceTables(t: Teardown, built: string, chainUrl: string, toBlock: number): Promise<Erc20Tables> {
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_ref');
-  await runNode({
-    options: nodeOptions(dir, chainUrl, ['--db-schema', schema]),
-    logger: createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} }),
-    version: 'test',
-    env: envFor(PROGRAM_BACKEND),
-    signal: new AbortController().signal,
-    settings: { stopAtHeight: toBlock },
-  });
+  await indexInProcess(PROGRAM_BACKEND, dir, chainUrl, ['--db-schema', schema], toBlock);
   const db = await openDb(PROGRAM_BACKEND, dir);
   try {
     return await erc20Tables(db, schema);

@@ -8,9 +8,9 @@ import type { ShardStore } from '../../infra/postgres/shard-store.ts';
 import { createDb } from '../../infra/postgres/create-db.ts';
 import { loadOrCreateJwtSecret, signJwt } from '../../infra/rpc/jwt-auth.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
-import { freshPgliteDir, uniqueSchemaName } from './test-backends.ts';
-import { envFor, type BackendKind } from './erc20-chain.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import { freshPgliteDir, uniqueSchemaName, type BackendKind } from './test-backends.ts';
+import { envFor } from './node-backends.ts';
+import type { Teardown } from './teardown.ts';
 
 export interface TestShard {
   url: string;

@@ -1,10 +1,12 @@
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
-import { uniqueSchemaName } from './test-backends.ts';
-import { envFor, openDb, type BackendKind } from './erc20-chain.ts';
-import { copyProject, erc20Tables, slowDownTransfers } from './erc20-project.ts';
+import { uniqueSchemaName, type BackendKind } from './test-backends.ts';
+import { envFor, openDb } from './node-backends.ts';
+import { copyProject } from './project-copies.ts';
+import { erc20Tables } from './erc20-tables.ts';
+import { slowDownTransfers } from './starter-mapping.ts';
 import { startFaultProxy, type FaultKind } from './fault-proxy.ts';
 import { runWithKills, type KillCycleResult } from './kill-cycles.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import type { Teardown } from './teardown.ts';
 import { referenceTables, type Erc20Tables } from './reference-run.ts';
 
 export interface SoakRoundOptions {

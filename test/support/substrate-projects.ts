@@ -9,8 +9,8 @@ import type { Reporter } from '../../apps/cli/reporter.ts';
 import { CHOPSTICKS_GENESIS_HASH } from '../../devchain/start-substrate-chain.ts';
 import { MANIFEST_FILE_NAMES } from '../../infra/project/load-project.ts';
 import { formatDump, type SchemaDump } from './entity-table-dump.ts';
-import { REPO } from './erc20-project.ts';
-import type { Teardown } from './local-rpc-server.ts';
+import { REPO } from './idx-programs.ts';
+import type { Teardown } from './teardown.ts';
 import type { SubstrateFixture } from './substrate-fixtures.ts';
 
 export const SUBSTRATE_PROJECTS = join(REPO, 'test', 'fixtures', 'substrate-projects');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ApiPromise } from '@polkadot/api';
 import type { BlockHash, EventRecord, SignedBlock } from '@polkadot/types/interfaces';
-import { REPO } from './erc20-project.ts';
+import { REPO } from './idx-programs.ts';
 
 /** test/fixtures/substrate-walk/walk.js: the walk of a handler's argument, as text, the same in the sandbox and in Node. */
 export const WALK_SOURCE = readFileSync(`${REPO}/test/fixtures/substrate-walk/walk.js`, 'utf8');

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { copyProject, idxCli } from './erc20-project.ts';
+import { copyProject } from './project-copies.ts';
+import { idxCli } from './idx-programs.ts';
+import type { Teardown } from './teardown.ts';
 
 /**
  * A project over the ERC20 workload that uses what the starter does not: an enum, nullable fields,
@@ -134,7 +136,7 @@ async function account(address: string, height: number): Promise<Account> {
 `;
 
 /** The zoo project, generated and built in a copy of the built starter (removed on teardown). */
-export async function buildZooProject(t: { teardown(fn: () => unknown): void }, starter: string): Promise<string> {
+export async function buildZooProject(t: Teardown, starter: string): Promise<string> {
   const dir = await copyProject(t, starter);
   await writeFile(join(dir, 'schema.graphql'), ZOO_SCHEMA);
   await writeFile(join(dir, 'src', 'mappings', 'erc20.ts'), MAPPING);

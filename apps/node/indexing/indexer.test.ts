@@ -1,20 +1,7 @@
 import t from 'tap';
+import { blocksWithoutLogs, numberedBlock } from '../../../test/support/fake-blocks.ts';
+import { blockHandlerSource } from '../../../test/support/fake-chain.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
-
-/** A fetcher whose ranges hold the blocks `block` makes and no log. */
-function blocksWithoutLogs(block: (height: number) => object) {
-  return {
-    parallelism: 1,
-    close: async () => undefined,
-    fetch: async (_plan: unknown, range: { from: number; to: number }) => ({
-      ...range,
-      logCount: 0,
-      logs: new Map(),
-      logsComplete: false,
-      blocks: new Map(Array.from({ length: range.to - range.from + 1 }, (_, i) => [range.from + i, block(range.from + i) as never])),
-    }),
-  };
-}
 
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
   let pressure = 0.9;
@@ -56,10 +43,9 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
     getMetadata: async () => ({}),
   } as unknown as Store;
   const cache = createStoreCache(store, { queryLimit: 100, getCacheSize: 0 });
-  const block = (height: number) => ({ height, hash: `0x${height}`, parentHash: `0x${height - 1}`, timestamp: height * 12, transactionHashes: [] });
   const indexer = createIndexer({
     source: { bestHeight: async () => 30, finalizedHeight: async () => 30 } as never,
-    fetcher: blocksWithoutLogs(block),
+    fetcher: blocksWithoutLogs(numberedBlock),
     store,
     cache,
     runner: {
@@ -69,9 +55,7 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
         return { created: [] };
       },
     },
-    dataSources: [
-      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
-    ],
+    dataSources: [blockHandlerSource('h')],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'silent', format: 'json' }),
@@ -162,9 +146,7 @@ async function resumeRun(opts: { branch: string; best: () => number; stored?: un
     store,
     cache,
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [
-      { kind: 'ethereum/Runtime', startBlock: 1, assets: {}, mapping: { file: 'x.js', handlers: [{ kind: 'ethereum/BlockHandler', handler: 'h' }] } },
-    ],
+    dataSources: [blockHandlerSource('h')],
     templates: [],
     family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
     logger: createLogger({ level: 'info', format: 'json', write: (line) => lines.push(line) }),
