@@ -2,9 +2,6 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { Teardown } from './teardown.ts';
 
-// infra/chains/ethereum/create-ethereum-source.test.ts still imports it from here
-export type { Teardown };
-
 /** What a test server answers to one HTTP request. */
 export interface Reply {
   status?: number;

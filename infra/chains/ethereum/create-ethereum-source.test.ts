@@ -1,7 +1,8 @@
 import t from 'tap';
 import { decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem/utils';
 import { anvilForTest } from '../../../test/support/anvil.ts';
-import { callCount, deadPort, startRpcProxy, type JsonRpcRequest, type Teardown } from '../../../test/support/local-rpc-server.ts';
+import { callCount, deadPort, startRpcProxy, type JsonRpcRequest } from '../../../test/support/local-rpc-server.ts';
+import type { Teardown } from '../../../test/support/teardown.ts';
 import { testErc20Abi } from '../../../devchain/contracts/test-erc20.artifact.ts';
 import { makeErc20Workload } from '../../../devchain/make-erc20-workload.ts';
 import { createEthereumSource } from './create-ethereum-source.ts';
