@@ -1,4 +1,4 @@
-import { rewindProject } from '../apps/node/rewind-project.ts';
+import { rewindProject } from '../apps/node/indexing/rewind-project.ts';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
 import { parseSchema } from '../domain/entities/parse-schema.ts';

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/;
-// import/export … from '…', import('…'), import '…', vi/tap mocks and type imports: any quoted relative path
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"\n]+)\2/g;
+// import/export … from '…', import('…'), import '…', require('…'), new URL('…', import.meta.url): any quoted relative path
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bnew URL\(\s*)(['"`])(\.{1,2}\/[^'"`\n]+)\2/g;
 
 /** Every tracked file of the repository, relative to its root. */
 function trackedFiles() {

@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
-import { parseNodeArgs } from '../apps/node/node-options.ts';
+import { parseNodeArgs } from '../apps/node/start-up/node-options.ts';
 import { parseQueryArgs } from '../apps/query/query-options.ts';
 import { REPO } from './support/idx-programs.ts';
 

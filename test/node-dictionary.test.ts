@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';

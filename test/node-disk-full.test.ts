@@ -3,7 +3,7 @@ import { cp, mkdtemp, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { freeBytes } from '../infra/postgres/disk-space-guard.ts';
 import { nodeOptions } from './support/parsed-node-options.ts';

@@ -2,7 +2,7 @@ import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { decodeEventLog, getAddress, toEventSelector } from 'viem/utils';
-import { runNode } from '../apps/node/run-node.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { testErc20Abi } from '../devchain/contracts/test-erc20.artifact.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';

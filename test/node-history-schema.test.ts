@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { reindex } from '../apps/node/history-commands.ts';
-import { runNode } from '../apps/node/run-node.ts';
+import { reindex } from '../apps/node/start-up/history-commands.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';

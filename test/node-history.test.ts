@@ -1,6 +1,6 @@
 import t from 'tap';
-import { forceClean, reindex } from '../apps/node/history-commands.ts';
-import { runNode } from '../apps/node/run-node.ts';
+import { forceClean, reindex } from '../apps/node/start-up/history-commands.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import type { Db } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';

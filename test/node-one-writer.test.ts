@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { forceClean } from '../apps/node/history-commands.ts';
+import { forceClean } from '../apps/node/start-up/history-commands.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { advisoryKey, LOCK_FILE } from '../infra/postgres/acquire-writer-lock.ts';
 import { createDb } from '../infra/postgres/create-db.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { runNode } from '../apps/node/run-node.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';

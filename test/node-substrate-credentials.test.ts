@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
-import { runNode } from '../apps/node/run-node.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { copyProject } from './support/project-copies.ts';
 import { nodeOptions } from './support/parsed-node-options.ts';

@@ -8,7 +8,7 @@ import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
 import { BACKENDS, PROGRAM_BACKEND, envFor } from './support/node-backends.ts';
 import { nodeOptions } from './support/parsed-node-options.ts';
-import { reindex } from '../apps/node/history-commands.ts';
+import { reindex } from '../apps/node/start-up/history-commands.ts';
 import { createLogger } from '../infra/logging/create-logger.ts';
 import { runWithKills } from './support/kill-cycles.ts';
 import { buildErc20Project } from './support/erc20-starter.ts';
@@ -23,7 +23,7 @@ import { indexInProcess, indexedDbReads, openIndexedDb } from './support/index-i
 import { gqlData, startQueryService } from './support/query-client.ts';
 import { startFinalityLagProxy } from './support/finality-lag-proxy.ts';
 import { startRpcProxy } from './support/local-rpc-server.ts';
-import { runNode } from '../apps/node/run-node.ts';
+import { runNode } from '../apps/node/start-up/run-node.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { createSubstrateSource } from '../infra/chains/substrate/create-substrate-source.ts';
 import { compileSubstrateSource, matchSubstrateHandlers } from '../domain/chains/substrate/match-substrate-handlers.ts';

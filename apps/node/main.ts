@@ -4,9 +4,9 @@ import { IdxError } from '../../domain/errors.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { redactUrlsIn } from '../../infra/rpc/redact-url.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
-import { heapGrowingFlag } from './heap-growing-flag.ts';
+import { heapGrowingFlag } from './start-up/heap-growing-flag.ts';
 import { nodeVariants, type NodeVariantName } from './families/registry.ts';
-import { parseNodeArgs } from './node-options.ts';
+import { parseNodeArgs } from './start-up/node-options.ts';
 
 /** `idx-node` and `idx-node-ethereum`: returns the exit code. */
 export async function main(argv: readonly string[] = process.argv.slice(2), variantName: NodeVariantName = 'base'): Promise<number> {
@@ -41,12 +41,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
   process.on('SIGTERM', () => stop('SIGTERM'));
   try {
     if (cmd.command === 'force-clean' || cmd.command === 'reindex') {
-      const { forceClean, reindex } = await import('./history-commands.ts');
+      const { forceClean, reindex } = await import('./start-up/history-commands.ts');
       const withProject = { ...options, idx: options.idx! };
       if (cmd.command === 'force-clean') await forceClean(withProject, logger, process.env);
       else await reindex(withProject, cmd.targetHeight, logger, process.env);
     } else {
-      const { runNode } = await import('./run-node.ts');
+      const { runNode } = await import('./start-up/run-node.ts');
       await runNode({ options, variant: variantName, logger, version, env: process.env, signal: controller.signal });
     }
     logger.flush();

@@ -6,7 +6,7 @@ import type { BlockRunner, CreatedDataSource } from '../../apps/node/indexing/bl
 import { createEthereumFamily } from '../../apps/node/families/ethereum/ethereum-family.ts';
 import type { BlockContent, HandlerCall } from '../../domain/chains/ethereum/handler-call.ts';
 import { createIndexer, type IndexerSettings } from '../../apps/node/indexing/indexer.ts';
-import { createIndexerStatus } from '../../apps/node/indexer-status.ts';
+import { createIndexerStatus } from '../../apps/node/indexing/indexer-status.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import { blocksWithoutLogs } from './fake-blocks.ts';
 

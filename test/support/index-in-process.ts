@@ -1,4 +1,4 @@
-import { runNode } from '../../apps/node/run-node.ts';
+import { runNode } from '../../apps/node/start-up/run-node.ts';
 import { createLogger } from '../../infra/logging/create-logger.ts';
 import type { Db } from '../../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../../infra/postgres/sql.ts';

@@ -1,4 +1,4 @@
-import { parseNodeArgs, type NodeOptions } from '../../apps/node/node-options.ts';
+import { parseNodeArgs, type NodeOptions } from '../../apps/node/start-up/node-options.ts';
 import { freePortGuess } from './node-ports.ts';
 
 /** Node options as the CLI parses them, for a node run in the test's own process; no `endpoint`: the manifest's. */

@@ -6,7 +6,7 @@ import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import type { Sandbox } from '../../../infra/sandbox/create-sandbox.ts';
 import type { ChainTypesSource, CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
-import type { RangeFetcher } from '../range-fetcher.ts';
+import type { RangeFetcher } from '../indexing/range-fetcher.ts';
 
 /** What the mapping host of every family shares: the store, the log, the block's height, data-source creation. */
 export interface CommonHostParts {

@@ -1,7 +1,7 @@
 import type { ChainFamilyName } from '../../../domain/chains/chain-family.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
-import type { NodeOptions } from '../node-options.ts';
+import type { NodeOptions } from '../start-up/node-options.ts';
 import type { AnyNodeChain } from './node-chain.ts';
 
 /** What a family is given to reach its chain. */

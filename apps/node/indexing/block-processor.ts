@@ -3,7 +3,7 @@ import type { HeightRange } from '../../../domain/blocks/next-range.ts';
 import { instantiateTemplate, type DynamicDataSourceRecord } from '../../../domain/project/dynamic-data-sources.ts';
 import type { DataSource, Template } from '../../../domain/project/project-model.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
-import type { IndexerStatus } from '../indexer-status.ts';
+import type { IndexerStatus } from './indexer-status.ts';
 
 /** A `createDynamicDatasource` call of a mapping. */
 export interface CreatedDataSource {

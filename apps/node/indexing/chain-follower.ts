@@ -6,8 +6,8 @@ import { nextRange, type HeightRange } from '../../../domain/blocks/next-range.t
 import { brokenLink } from '../../../domain/blocks/unfinalized-blocks.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
-import { DEFAULT_FETCH_RETRY, withFetchRetry, type FetchRetryPolicy } from '../fetch-retry.ts';
-import type { RangeFetcher } from '../range-fetcher.ts';
+import { DEFAULT_FETCH_RETRY, withFetchRetry, type FetchRetryPolicy } from './fetch-retry.ts';
+import type { RangeFetcher } from './range-fetcher.ts';
 
 /** A fetched range with the identities of its blocks from `keepFrom` (the final height when planned) and of its first block. */
 export interface FetchedWithRefs<Fetched> {

@@ -3,7 +3,7 @@ import type { EntityStore, PoiRow, StoreOperation } from '../../../domain/entiti
 import { poiRow, type Sha256 } from '../../../domain/entities/proof-of-index.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
-import type { IndexerStatus } from '../indexer-status.ts';
+import type { IndexerStatus } from './indexer-status.ts';
 
 /** Async mode has no threshold of its own (--store-cache-threshold is sync mode's): this bound keeps memory flat. */
 const ASYNC_FLUSH_RECORDS = 10_000;

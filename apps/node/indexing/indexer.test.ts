@@ -21,7 +21,7 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
   const { createIndexer } = await import('./indexer.ts');
   const { createEthereumFamily } = await import('../families/ethereum/ethereum-family.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
-  const { createIndexerStatus } = await import('../indexer-status.ts');
+  const { createIndexerStatus } = await import('./indexer-status.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');
   type Store = import('../../../domain/entities/entity-store.ts').EntityStore;
   type FlushBatch = import('../../../domain/entities/entity-store.ts').FlushBatch;
@@ -104,7 +104,7 @@ async function resumeRun(opts: { branch: string; best: () => number; stored?: un
   const { createIndexer } = await import('./indexer.ts');
   const { createEthereumFamily } = await import('../families/ethereum/ethereum-family.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
-  const { createIndexerStatus } = await import('../indexer-status.ts');
+  const { createIndexerStatus } = await import('./indexer-status.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');
   type Store = import('../../../domain/entities/entity-store.ts').EntityStore;
   type FlushBatch = import('../../../domain/entities/entity-store.ts').FlushBatch;

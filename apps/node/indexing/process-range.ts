@@ -1,6 +1,6 @@
 import type { FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
-import type { IndexerStatus } from '../indexer-status.ts';
+import type { IndexerStatus } from './indexer-status.ts';
 import type { FetchedWithRefs } from './chain-follower.ts';
 import type { FlushPipeline } from './flush-pipeline.ts';
 import type { ForkWatch } from './fork-watch.ts';

@@ -10,7 +10,7 @@ import { verifyChainRetrying } from '../../../../infra/chains/ethereum/verify-ch
 import { checkStoredGenesis } from '../../../../infra/rpc/check-stored-genesis.ts';
 import { createBlockExtrasLoader } from './block-extras.ts';
 import { createDictionaryFetcher } from './dictionary-fetcher.ts';
-import type { NodeOptions } from '../../node-options.ts';
+import type { NodeOptions } from '../../start-up/node-options.ts';
 import { createLocalFetcher } from './local-fetcher.ts';
 import { createWorkerFetcher } from './worker-fetcher.ts';
 import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts';

@@ -1,6 +1,6 @@
 import type { ChainSource } from '../../../../domain/chains/ethereum/chain-source.ts';
 import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
-import type { RangeFetcher } from '../../range-fetcher.ts';
+import type { RangeFetcher } from '../../indexing/range-fetcher.ts';
 import { fetchRange, type FetchedRange, type FetchRangeOptions } from './fetch-range.ts';
 
 /** An EVM chain's ranges: logs (and blocks, receipts) for a fetch plan. */

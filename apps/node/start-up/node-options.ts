@@ -1,0 +1,314 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { booleanValue as bool, positiveInt } from '../../../infra/cli/option-values.ts';
+import type { EndpointConfig } from '../../../domain/project/project-model.ts';
+import { createProgram } from '../../../infra/cli/create-program.ts';
+import { loadConfigFile } from '../../../infra/project/load-config-file.ts';
+import { namesMultichain } from '../../../infra/project/multichain-location.ts';
+import { UsageError } from '../../../infra/cli/usage-error.ts';
+import { configFileOptions } from './node-config-file.ts';
+import { blockConfirmationPrograms, nodeVariants, type NodeVariant, type NodeVariantName } from '../families/registry.ts';
+import { RUNNER_FLAGS, type RunnerFlag } from './runner-options.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type OutputFormat = 'json' | 'colored';
+
+/** Every `idx-node` option (docs/usage.md), parsed and with its default. */
+export interface NodeOptions {
+  idx?: string;
+  config?: string;
+  idxName?: string;
+  allowSchemaMigration: boolean;
+  /** `--changes-index` */
+  changesIndex: boolean;
+  /** undefined when neither the flag nor the config file sets it (then 100) */
+  batchSize?: number;
+  blockConfirmations: number;
+  csvOutDir?: string;
+  dbSchema?: string;
+  debug?: string;
+  disableHistorical: boolean;
+  dictionaryResolver?: string;
+  dictionaryTimeout: number;
+  logLevel: LogLevel;
+  multiChain: boolean;
+  networkDictionary?: string;
+  networkEndpoint: string[];
+  /** `--network-endpoint-config`, as given: a JSON object `{ headers?, batchSize? }` per `--network-endpoint`, by position */
+  networkEndpointConfig: string[];
+  outputFmt: OutputFormat;
+  port: number;
+  pgCa?: string;
+  pgCert?: string;
+  pgKey?: string;
+  profiler: boolean;
+  proofOfIndex: boolean;
+  queryLimit: number;
+  scaleBatchSize: boolean;
+  /** `--status-page`: an HTML page at `/` for browsers, and `/status` */
+  statusPage: boolean;
+  storeCacheThreshold: number;
+  storeGetCacheSize: number;
+  storeCacheAsync: boolean;
+  storeFlushInterval: number;
+  subscription: boolean;
+  timeout: number;
+  timestampField: boolean;
+  unfinalizedBlocks: boolean;
+  unsafe: boolean;
+  verifyReceipts: boolean;
+  workers: number;
+  /** which of the flags a manifest's runner.node.options may set were given on the command line (they win) */
+  givenFlags?: readonly RunnerFlag[];
+}
+
+export type NodeCommand =
+  | { command: 'run'; options: NodeOptions; warnings: string[] }
+  | { command: 'force-clean'; options: NodeOptions; warnings: string[] }
+  | { command: 'reindex'; options: NodeOptions; targetHeight: number; warnings: string[] }
+  /** `--help` or `--version` was answered; exit with this code */
+  | { command: 'exit'; code: number };
+
+export interface ParseNodeArgsContext {
+  program: string;
+  version: string;
+  /** which node program parses (`base`: idx-node) */
+  variant: NodeVariantName;
+  /** CPU cores: `--workers` is limited by them */
+  cores: number;
+  write: (text: string) => void;
+}
+
+const nonNegativeInt = (v: string): number => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('expected a whole number (0 or more).');
+  return Number(v);
+};
+const url = (v: string): string => {
+  try {
+    const u = new URL(v);
+    if (!/^(https?|wss?):$/.test(u.protocol)) throw new Error();
+  } catch {
+    throw new InvalidArgumentError('expected an http(s):// or ws(s):// URL.');
+  }
+  return v;
+};
+const collect = (v: string, prev: string[] = []): string[] => [...prev, url(v)];
+// checked in checkCombinations: commander's own error would print the value, headers and all
+const collectRaw = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
+  const flag = (spec: string, desc: string, dflt: boolean) => new Option(`${spec} [bool]`, desc).argParser(bool).default(dflt);
+  return cmd
+    .option('-f, --idx <path>', 'start the project at this path')
+    .option('-c, --config <file>', 'a config file (.yml or .json) holding any of these settings as camelCase or kebab-case keys; flags given too win')
+    .option('--idx-name <name>', 'name of the project (default: the project folder name)')
+    .addOption(flag('--allow-schema-migration', 'allow automated schema migration on project upgrade', false))
+    .addOption(new Option('--batch-size <n>', 'blocks per fetch; overrides the config file (default: 100)').argParser(positiveInt))
+    .addOption(
+      new Option(
+        '--block-confirmations <n>',
+        variant.blockConfirmations ? 'blocks behind head treated as finalised' : `only for ${blockConfirmationPrograms()}; no effect here`,
+      )
+        .argParser(positiveInt)
+        .default(200),
+    )
+    .addOption(flag('--changes-index', "index versions by the heights they began and ended, for idx-query's <entity>Changes", false))
+    .option('--csv-out-dir <folder>', 'also write entity data to CSV files in this folder')
+    .option('--db-schema <name>', 'database schema of the project; a new name starts indexing from scratch')
+    .addOption(new Option('--debug [scopes]', 'debug logging for scopes: "*" for all, a comma list, "-scope" to leave one out').preset('*'))
+    .addOption(flag('--disable-historical', 'disable automated historical state tracking', false))
+    .addOption(new Option('--dictionary-resolver <url>', 'resolver used to find a dictionary; overrides --network-dictionary').argParser(url))
+    .addOption(new Option('--dictionary-timeout <s>', 'seconds, for dictionary queries').argParser(positiveInt).default(30))
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .addOption(flag('--multi-chain', 'index several projects into the same --db-schema', false))
+    .addOption(new Option('-d, --network-dictionary <url>', 'dictionary GraphQL endpoint (default: from the manifest)').argParser(url))
+    .addOption(new Option('--network-endpoint <url>', 'network RPC endpoint; repeat for several (default: from the manifest)').argParser(collect).default([]))
+    .addOption(
+      new Option(
+        '--network-endpoint-config <json>',
+        'settings of the --network-endpoint at the same position, as JSON: {"headers": {"<name>": "<value>"}, "batchSize": <n>}',
+      )
+        .argParser(collectRaw)
+        .default([]),
+    )
+    .addOption(new Option('--output-fmt <format>', 'terminal output format').choices(['json', 'colored']).default('colored'))
+    .addOption(new Option('-p, --port <port>', 'port to bind; the next free one when busy').argParser(positiveInt).default(3000))
+    .option('--pg-ca <file>', 'server certificate (.pem) for an SSL database connection')
+    .option('--pg-cert <file>', 'client certificate (.pem)')
+    .option('--pg-key <file>', 'client key file (.key)')
+    .addOption(flag('--profiler', 'print profiler information', false))
+    .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
+    .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
+    .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
+    .addOption(flag('--status-page', 'serve a status page to browsers at / (heights, progress, pace, ETA, last error), polling /status', false))
+    .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
+    .addOption(new Option('--store-get-cache-size <n>', 'with --store-cache-async=false: recent reads kept in memory').argParser(positiveInt).default(500))
+    .addOption(flag('--store-cache-async', 'flush the store cache asynchronously to indexing', true))
+    .addOption(new Option('--store-flush-interval <s>', 'seconds between cache flushes').argParser(positiveInt).default(5))
+    .addOption(flag('--subscription', 'create notification triggers on entities (for idx-query --subscription)', false))
+    .addOption(new Option('--timeout <ms>', 'milliseconds the mappings of one block may take').argParser(positiveInt).default(10000))
+    .addOption(flag('--timestamp-field', 'keep created_at and updated_at columns', true))
+    .addOption(flag('--unfinalized-blocks', 'index blocks before finalisation, rolling back forks', false))
+    .addOption(flag('--unsafe', 'lift the sandbox restrictions (any import, network, unsafeApi)', false))
+    .addOption(flag('--verify-receipts', "check fetched logs against every block header's receipts root (more RPC calls)", false))
+    .addOption(new Option('-w, --workers <n>', 'additional worker threads for fetching; 0 = main thread only').argParser(nonNegativeInt).default(0));
+}
+
+/** The runner flags set on the command line, not by default. */
+function givenFlags(cmd: Command): RunnerFlag[] {
+  return RUNNER_FLAGS.filter((flag) => cmd.getOptionValueSource(flag) === 'cli');
+}
+
+/**
+ * The `-c` file's settings under those of the command line: a flag given wins, a setting of the
+ * file wins over a default. A runner flag the file sets counts as given (the manifest's
+ * runner.node.options does not override it).
+ */
+function withConfigFile(cmd: Command, options: NodeOptions, makeCommand: () => Command): NodeOptions {
+  if (options.config === undefined) return options;
+  const { values } = configFileOptions(loadConfigFile(options.config), makeCommand);
+  const merged: Record<string, unknown> = { ...options };
+  const given = new Set<string>(options.givenFlags ?? []);
+  for (const [name, value] of Object.entries(values)) {
+    if (cmd.getOptionValueSource(name) === 'cli') continue;
+    merged[name] = value;
+    if ((RUNNER_FLAGS as readonly string[]).includes(name)) given.add(name);
+  }
+  return { ...(merged as unknown as NodeOptions), givenFlags: RUNNER_FLAGS.filter((f) => given.has(f)) };
+}
+
+/** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
+export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
+  let result: NodeCommand | undefined;
+  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), nodeVariants[ctx.variant]);
+  const program = createProgram(ctx.program, nodeVariants[ctx.variant].description, ctx)
+    // options after a subcommand belong to it: `reindex -f proj`
+    .enablePositionalOptions();
+  addNodeOptions(program, nodeVariants[ctx.variant]).action(() => {
+    result = {
+      command: 'run',
+      options: withConfigFile(program, { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, configCommand),
+      warnings: [],
+    };
+  });
+
+  addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), nodeVariants[ctx.variant])
+    .helpOption('--help', 'show options')
+    .action(function (this: Command) {
+      result = {
+        command: 'force-clean',
+        options: withConfigFile(this, { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, configCommand),
+        warnings: [],
+      };
+    });
+  addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), nodeVariants[ctx.variant])
+    .helpOption('--help', 'show options')
+    .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
+    .action(function (this: Command) {
+      const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
+      result = { command: 'reindex', options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand), targetHeight, warnings: [] };
+    });
+  for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
+
+  try {
+    program.parse(argv as string[], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return { command: 'exit', code: 0 };
+      throw new UsageError(`${ctx.program}: ${e.message.replace(/^error: /, '')}\nRun ${ctx.program} --help for the options.`);
+    }
+    throw e;
+  }
+  if (result === undefined) throw new UsageError(`${ctx.program}: nothing to do; run ${ctx.program} --help for the options.`);
+  if (result.command !== 'exit') result.warnings.push(...checkCombinations(result, ctx));
+  return result;
+}
+
+/** Rules between options (docs/usage.md); errors throw, harmless mismatches come back as warnings. */
+function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: ParseNodeArgsContext): string[] {
+  const o = cmd.options;
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  if ((cmd.command === 'force-clean' || cmd.command === 'reindex') && o.idx === undefined && o.config === undefined) {
+    errors.push(`${cmd.command} needs the project: -f, --idx <path>`);
+  }
+  if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');
+  if (o.unfinalizedBlocks && o.disableHistorical) errors.push('--unfinalized-blocks needs historical tracking; remove --disable-historical');
+  if (o.changesIndex && o.disableHistorical) errors.push('--changes-index needs historical tracking; remove --disable-historical');
+  // A multichain folder names its own schema: its folder's name (DECISIONS.md).
+  if (o.multiChain && o.dbSchema === undefined && !(o.idx !== undefined && namesMultichain(o.idx))) {
+    errors.push('--multi-chain needs --db-schema naming the shared schema');
+  }
+  if ((o.pgCert === undefined) !== (o.pgKey === undefined)) errors.push('--pg-cert and --pg-key go together: give both or neither');
+  errors.push(...endpointConfigProblems(o));
+  if (errors.length > 0) throw new UsageError(`${ctx.program}: ${errors.join('; ')}`);
+
+  if (!nodeVariants[ctx.variant].blockConfirmations && o.blockConfirmations !== 200) {
+    warnings.push(`--block-confirmations applies only to ${blockConfirmationPrograms()}; it has no effect here`);
+  }
+  if (o.storeCacheAsync && (o.storeCacheThreshold !== 1000 || o.storeGetCacheSize !== 500)) {
+    warnings.push('--store-cache-threshold and --store-get-cache-size apply only with --store-cache-async=false');
+  }
+  if (o.workers > ctx.cores) {
+    warnings.push(`--workers=${o.workers} is more than the ${ctx.cores} CPU cores; using ${ctx.cores}`);
+    o.workers = ctx.cores;
+  }
+  if (o.dictionaryResolver !== undefined && o.networkDictionary !== undefined) {
+    warnings.push('--dictionary-resolver overrides --network-dictionary');
+  }
+  return warnings;
+}
+
+/**
+ * The `--network-endpoint`s with their `--network-endpoint-config`s (SubQuery's pair of flags: the
+ * n-th config goes with the n-th endpoint, an endpoint without one has none); empty when no
+ * endpoint is given. Only after parseNodeArgs, which checked the configs.
+ */
+export function networkEndpoints(o: Pick<NodeOptions, 'networkEndpoint' | 'networkEndpointConfig'>): EndpointConfig[] {
+  return o.networkEndpoint.map((url, i) => {
+    const raw = o.networkEndpointConfig[i];
+    if (raw === undefined) return { url };
+    const { headers, batchSize } = JSON.parse(raw) as { headers?: Record<string, string>; batchSize?: number };
+    return { url, ...(headers !== undefined && { headers }), ...(batchSize !== undefined && { batchSize }) };
+  });
+}
+
+/** What is wrong with the `--network-endpoint-config`s, never quoting them (their headers may hold keys). */
+function endpointConfigProblems(o: NodeOptions): string[] {
+  const problems: string[] = [];
+  if (o.networkEndpointConfig.length > o.networkEndpoint.length) {
+    problems.push(
+      `${o.networkEndpointConfig.length} --network-endpoint-config for ${o.networkEndpoint.length} --network-endpoint: each config goes with the --network-endpoint at its position`,
+    );
+  }
+  o.networkEndpointConfig.forEach((raw, i) => {
+    const which = `--network-endpoint-config number ${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      problems.push(`${which} is not JSON: expected an object such as {"headers": {"x-api-key": "<key>"}, "batchSize": 10}`);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      problems.push(`${which}: expected a JSON object with headers and batchSize`);
+      return;
+    }
+    const rec = value as Record<string, unknown>;
+    for (const key of Object.keys(rec))
+      if (key !== 'headers' && key !== 'batchSize') problems.push(`${which}: unknown key "${key}"; it takes headers and batchSize`);
+    const { headers, batchSize } = rec;
+    if (
+      headers !== undefined &&
+      (headers === null || typeof headers !== 'object' || Array.isArray(headers) || !Object.values(headers).every((h) => typeof h === 'string'))
+    ) {
+      problems.push(`${which}: headers must be an object of header names to string values`);
+    }
+    if (batchSize !== undefined && !(typeof batchSize === 'number' && Number.isSafeInteger(batchSize) && batchSize > 0)) {
+      problems.push(`${which}: batchSize must be a positive integer`);
+    }
+  });
+  return problems;
+}
+
+export const DEFAULT_BATCH_SIZE = 100;

@@ -1,0 +1,240 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
+import { basename, join } from 'node:path';
+import { IdxError } from '../../../domain/errors.ts';
+import { bypassedHeights } from '../../../domain/project/bypass-blocks.ts';
+import { withRunnerOptions } from './runner-options.ts';
+import { publishServiceUrl } from '../../../infra/http/service-url-file.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { DiskSpaceGuardOptions } from '../../../infra/postgres/disk-space-guard.ts';
+import { findMultichain, loadProject, type LoadedProject } from '../../../infra/project/load-project.ts';
+import { readProjectFiles } from '../../../infra/project/read-project-files.ts';
+import { dictionaryUrls } from './dictionary-urls.ts';
+import { familyOfKinds } from '../../../domain/chains/chain-family.ts';
+import { nodeFamilies, nodeVariants, type NodeVariant, type NodeVariantName } from '../families/registry.ts';
+import { createIndexer, type IndexerSettings } from '../indexing/indexer.ts';
+import { createIndexerStatus, type IndexerStatus } from '../indexing/indexer-status.ts';
+import { recordingProblems, type LoggedProblem } from '../http/last-problem.ts';
+import { createNodeStatusPage } from '../http/node-status-page.ts';
+import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
+import { openNodeStore } from './open-node-store.ts';
+import { projectSchemaName } from './open-project-store.ts';
+import { progressLine } from '../indexing/progress-line.ts';
+import { runMultichain } from './run-multichain.ts';
+import { serveNodeHttp, type NodeFacts } from '../http/serve-node-http.ts';
+import { startMapping } from './start-mapping.ts';
+
+export interface RunNodeContext {
+  options: NodeOptions;
+  /** the node program (default `base`, idx-node): the families it runs, whether it honours --block-confirmations */
+  variant?: NodeVariantName;
+  logger: Logger;
+  version: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** aborting stops indexing after the current block and a final flush */
+  signal: AbortSignal;
+  /** overrides for tests and benchmarks */
+  settings?: Partial<IndexerSettings>;
+  /** seconds between progress lines (default 5) */
+  progressEverySeconds?: number;
+  /** called once the HTTP server listens */
+  onListening?: (port: number) => void;
+  /** the embedded database's free-space margin and stall time (tests) */
+  diskGuard?: Omit<DiskSpaceGuardOptions, 'dir'>;
+}
+
+const DEFAULT_BLOCK_CONFIRMATIONS = 200;
+// Share of the heap limit in use, for --scale-batch-size.
+const memoryPressure = () => {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size / heap.heap_size_limit;
+};
+
+const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
+
+/** Start-up phase 1: the project, its network and its built files; nothing is opened yet. */
+async function loadNodeProject(options: NodeOptions, project: LoadedProject) {
+  const network = project.manifest.network;
+  if (network === undefined || network.endpoints.length === 0) {
+    throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);
+  }
+  const files = await readProjectFiles(project);
+  return { network, files, schema: projectSchemaName(options, project) };
+}
+
+/** The indexer's settings from the node's options. */
+function indexerSettings(options: NodeOptions, variant: NodeVariant, projectId: string): IndexerSettings {
+  return {
+    batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+    flushAsync: options.storeCacheAsync,
+    flushIntervalMs: options.storeFlushInterval * 1000,
+    flushThreshold: options.storeCacheThreshold,
+    // The project's identity, not where it is stored: two runs into different schemas agree.
+    ...(options.proofOfIndex && { proofOfIndex: { projectId, sha256 } }),
+    unfinalizedBlocks: options.unfinalizedBlocks,
+    blockConfirmations: variant.blockConfirmations ? options.blockConfirmations : DEFAULT_BLOCK_CONFIRMATIONS,
+    ...(options.scaleBatchSize && { memoryPressure }),
+    pollIntervalMs: 1000,
+  };
+}
+
+/**
+ * `idx-node`: loads the project, serves HTTP, checks the chain, opens the database, starts the
+ * sandbox and indexes until stopped. Each phase fails with its own message, and whatever an
+ * earlier phase opened is closed again, in reverse order.
+ */
+export async function runNode(ctx: RunNodeContext): Promise<void> {
+  let lastProblem: LoggedProblem | undefined;
+  // the status page shows the last warning or error, whichever part logged it
+  const logger = ctx.options.statusPage ? recordingProblems(ctx.logger, (p) => (lastProblem = p)) : ctx.logger;
+  const log = logger.child('node');
+  if (ctx.options.idx === undefined) throw new IdxError('PROJECT_NOT_GIVEN', 'no project given: use -f, --idx <path> or -c, --config <file>');
+  const multichain = await findMultichain(ctx.options.idx);
+  if (multichain !== undefined) return runMultichain(ctx, multichain, runNode);
+  const project = await loadProject(ctx.options.idx, { networkEndpoints: networkEndpoints(ctx.options) });
+  const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
+  if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
+  const { network, files, schema } = await loadNodeProject(options, project);
+  // the family's name is the kinds' (a refusal here comes before a port is taken)
+  const variant = nodeVariants[ctx.variant ?? 'base'] as NodeVariant;
+  const familyName = familyOfKinds(
+    project.manifest.dataSources.map((d) => d.kind),
+    project.manifestPath,
+    variant.only === undefined ? undefined : { program: variant.program, family: variant.only },
+  );
+  const family = nodeFamilies[familyName];
+
+  const status = createIndexerStatus();
+  const facts: NodeFacts = {
+    health: { healthy: false, error: 'starting' },
+    genesisHash: undefined,
+    specName: family.specName,
+    chainSdkVersion: ctx.version,
+    usingDictionary: false,
+  };
+  const startedAt = Date.now();
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  if (ctx.signal.aborted) stop.abort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const closers: (() => unknown)[] = [() => ctx.signal.removeEventListener('abort', onAbort)];
+  let lockLost: IdxError | undefined;
+  const statusPage = options.statusPage
+    ? createNodeStatusPage({
+        status,
+        project,
+        name: options.idxName ?? project.manifest.name ?? basename(project.root),
+        schema,
+        version: ctx.version,
+        startedAt,
+        endpoints: network.endpoints.map((e) => e.url),
+        live: () => ({
+          health: facts.health,
+          chain: { chain: network.chainId, specName: facts.specName },
+          ...(lastProblem !== undefined && { lastProblem }),
+        }),
+      })
+    : undefined;
+  if (statusPage !== undefined) closers.push(statusPage.close);
+
+  try {
+    // Phase 2: /health and /meta answer from the start (a monitor sees "starting", then why it failed).
+    const { url, port, close } = await serveNodeHttp({
+      port: options.port,
+      status,
+      facts,
+      statusPage,
+      chainId: network.chainId,
+      version: ctx.version,
+      startedAt,
+      log,
+    });
+    closers.push(close);
+    ctx.onListening?.(port);
+
+    // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
+    const chain = await family.connect({ network, project, options, log, signal: ctx.signal, version: ctx.version });
+    facts.genesisHash = chain.genesisHash;
+    facts.specName = chain.specName;
+    facts.chainSdkVersion = chain.chainSdkVersion;
+
+    // Phase 4: the database, its writer lock, tables and metadata.
+    const opened = await openNodeStore({
+      options,
+      project,
+      files,
+      schema,
+      env: ctx.env,
+      logger,
+      chain: { chainId: network.chainId, genesisHash: chain.genesisHash, specName: chain.specName, checkStoredGenesis: chain.checkStoredGenesis },
+      version: ctx.version,
+      ...(ctx.diskGuard && { diskGuard: ctx.diskGuard }),
+      onLockLost: (err) => {
+        // Another writer may now start: stop after the current block rather than overlap with it.
+        lockLost = err;
+        facts.health = { healthy: false, error: err.message };
+        log.error(err.message);
+        stop.abort();
+      },
+    });
+    closers.push(opened.close);
+    // Embedded: idx-query on the same project finds the status page through the data folder.
+    const dataDir = join(project.root, '.idx-data');
+    if (existsSync(dataDir)) closers.push(await publishServiceUrl(dataDir, 'idx-node', { url, page: statusPage !== undefined }));
+
+    // Phase 5: the sandbox with the project's mappings.
+    const mapping = await startMapping({ options, project, files, store: opened.store, chain, chainId: network.chainId, logger });
+    closers.push(mapping.dispose);
+
+    // Phase 6: where ranges come from.
+    const dictionaries = await dictionaryUrls(options, network, chain.genesisHash, log);
+    const fetcher = chain.fetcher(dictionaries, logger, (using) => (facts.usingDictionary = using));
+    closers.push(() => fetcher.close());
+
+    // Phase 7: index until stopped.
+    const bypassList = project.manifest.network?.bypassBlocks;
+    const bypassed = bypassedHeights(bypassList);
+    if (bypassed !== undefined) log.info(`network.bypassBlocks: the handlers of ${bypassList!.join(', ')} do not run`);
+    const indexer = createIndexer({
+      source: chain.source,
+      fetcher,
+      store: opened.store,
+      cache: mapping.cache,
+      runner: mapping.runner,
+      dataSources: project.manifest.dataSources,
+      templates: project.manifest.templates,
+      ...(bypassed !== undefined && { bypassed }),
+      family: chain.family(files, mapping.processors),
+      logger,
+      status,
+      ...(opened.exporter !== undefined && { exporter: opened.exporter }),
+      settings: { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings },
+    });
+    facts.health = { healthy: true };
+    await withProgressLines(status, logger, (ctx.progressEverySeconds ?? 5) * 1000, () => indexer.run(stop.signal));
+    if (lockLost !== undefined) throw lockLost;
+    log.info(`stopped after block ${status.lastProcessedHeight ?? '-'}`);
+  } catch (err) {
+    facts.health = { healthy: false, error: (err as Error).message };
+    throw err;
+  } finally {
+    for (const close of closers.reverse()) await close();
+  }
+}
+
+/** Runs `work` with a progress line (blocks/s, height, ETA) logged every `everyMs`. */
+async function withProgressLines(status: IndexerStatus, logger: Logger, everyMs: number, work: () => Promise<void>): Promise<void> {
+  let sample = { at: Date.now(), blocks: 0, events: 0 };
+  const progress = setInterval(() => {
+    const next = progressLine(status, sample, Date.now());
+    sample = next.sample;
+    logger.child('progress').info(next.line, next.fields);
+  }, everyMs);
+  progress.unref();
+  try {
+    await work();
+  } finally {
+    clearInterval(progress);
+  }
+}

@@ -1,0 +1,74 @@
+import { didYouMean } from '../../../domain/closest-name.ts';
+import { createStoreCache } from '../../../domain/entities/store-cache.ts';
+import type { EntityStore } from '../../../domain/entities/entity-store.ts';
+import { IdxError, ValidationError } from '../../../domain/errors.ts';
+import type { Logger } from '../../../infra/logging/create-logger.ts';
+import type { LoadedProject } from '../../../infra/project/load-project.ts';
+import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
+import { createSandbox } from '../../../infra/sandbox/create-sandbox.ts';
+import { createBlockScope } from '../indexing/block-scope.ts';
+import type { AnyNodeChain } from '../families/node-chain.ts';
+import type { NodeOptions } from './node-options.ts';
+
+/**
+ * The store cache and the sandbox running the project's mappings, their chain reads going to
+ * `chain`; refused when the bundle lacks a handler the manifest names.
+ */
+export async function startMapping(input: {
+  options: NodeOptions;
+  project: LoadedProject;
+  files: ProjectFiles;
+  store: EntityStore;
+  chain: AnyNodeChain;
+  chainId: string;
+  logger: Logger;
+}) {
+  const { options, project, files, chain } = input;
+  const cache = createStoreCache(input.store, {
+    queryLimit: options.queryLimit,
+    getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize,
+    model: files.model,
+  });
+  const scope = createBlockScope();
+  const sandbox = await createSandbox({
+    code: files.code,
+    ...(files.sourceMap !== undefined && { sourceMap: files.sourceMap }),
+    fileName: files.codeFile,
+    unsafe: options.unsafe,
+    timeoutMs: options.timeout,
+    queryLimit: options.queryLimit,
+    // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
+    ...(options.multiChain && { readCacheSize: 0 }),
+    family: chain.sandboxFamily,
+    ...(chain.sandboxCustom !== undefined && { custom: chain.sandboxCustom }),
+    ...(chain.sandboxChainTypes !== undefined && { chainTypes: chain.sandboxChainTypes }),
+    host: chain.mappingHost({
+      cache,
+      logger: input.logger,
+      chainId: input.chainId,
+      currentHeight: scope.height,
+      createDynamicDatasource: scope.createDataSource,
+    }),
+  });
+  const missing = [...project.manifest.dataSources, ...project.manifest.templates]
+    .flatMap((ds) => ds.mapping.handlers.map((h) => h.handler))
+    .filter((h) => !sandbox.handlers.includes(h));
+  if (missing.length > 0) {
+    sandbox.dispose();
+    throw new IdxError(
+      'HANDLER_NOT_FOUND',
+      `${files.codeFile} does not export ${[...new Set(missing)].map((h) => `${h}${didYouMean(h, sandbox.handlers)}`).join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
+    );
+  }
+  if (sandbox.customProblems.length > 0) {
+    sandbox.dispose();
+    throw new ValidationError(project.manifestPath, [...sandbox.customProblems]);
+  }
+  chain.warmUp?.(sandbox);
+  return {
+    cache,
+    runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)),
+    processors: sandbox.processors,
+    dispose: () => sandbox.dispose(),
+  };
+}
