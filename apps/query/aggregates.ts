@@ -3,9 +3,11 @@ import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { subfields } from './collect-fields.ts';
 import { badInput } from './compile-filter.ts';
 import type { ConnectionSource } from './connection-source.ts';
-import { hexOf, type EntityTable, type QueryColumn } from './entity-tables.ts';
+import { aggregateItems, aggregateSelect, groupedAggregateSelect } from '../../infra/postgres/read/aggregate-reads.ts';
+import { hexOf } from '../../infra/postgres/read/select-list.ts';
+import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { utcTimestampText } from './filter-operators.ts';
-import { SqlParams } from './sql-params.ts';
+import { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 /** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */
 export const AGGREGATE_FNS = [
@@ -120,9 +122,7 @@ function wanted(src: ConnectionSource, info: GraphQLResolveInfo): Wanted {
 export type AggregateResult = Record<string, unknown>;
 
 function selectWanted(w: Wanted): string {
-  const items = ['count(*) as __count'];
-  w.columns.forEach((x, i) => items.push(`${aggregateSql(x.fn, x.column, 't', true)} as a${i}`));
-  return items.join(', ');
+  return aggregateItems(w.columns.map((x) => aggregateSql(x.fn, x.column, 't', true)));
 }
 
 function shape(w: Wanted, row: Record<string, unknown> | undefined): AggregateResult {
@@ -141,14 +141,14 @@ export async function resolveAggregates(src: ConnectionSource, info: GraphQLReso
   if (src.parent === undefined) {
     const params = new SqlParams();
     const { from } = src.aggregateFrom(params, undefined);
-    const [row] = await src.ctx.sql(`select ${selectWanted(w)} from ${from}`, params.values);
+    const [row] = await src.ctx.sql(aggregateSelect(selectWanted(w), from), params.values);
     return shape(w, row);
   }
   const key = `${src.nestedBatchKey('aggregates')}:${JSON.stringify(w.columns.map((x) => [x.fn, x.column.column]))}`;
   const row = await src.ctx.batcher.load<Record<string, unknown>>(key, src.parent.id, async (ids) => {
     const params = new SqlParams();
     const { from, parentCol } = src.aggregateFrom(params, ids);
-    const rows = await src.ctx.sql(`select ${parentCol} as __parent, ${selectWanted(w)} from ${from} group by ${parentCol}`, params.values);
+    const rows = await src.ctx.sql(aggregateSelect(selectWanted(w), from, parentCol), params.values);
     return new Map(rows.map((r) => [r.__parent as string, r]));
   });
   return shape(w, row);
@@ -213,12 +213,7 @@ export async function resolveGroupedAggregates(
   const build = (params: SqlParams, ids: readonly string[] | undefined) => {
     const { from, parentCol } = src.aggregateFrom(params, ids);
     const having = compileHaving(src, args.having, params);
-    const groups = [...(parentCol ? [parentCol] : []), ...exprs];
-    const keys = exprs.map((e, i) => `${e}::text as g${i}`).join(', ');
-    const grouped =
-      `select ${parentCol ? `${parentCol} as __parent, row_number() over (partition by ${parentCol} order by ${exprs.join(', ')}) as __n, ` : ''}${keys}, ${selectWanted(w)} from ${from} ` +
-      `group by ${groups.join(', ')}${having === 'true' ? '' : ` having ${having}`} order by ${groups.join(', ')}`;
-    return parentCol ? `select * from (${grouped}) g where g.__n <= ${limit + 1} order by g.__parent, g.__n` : `${grouped} limit ${limit + 1}`;
+    return groupedAggregateSelect({ items: selectWanted(w), rows: from, ...(parentCol && { parent: parentCol }), keys: exprs, having, limit: limit + 1 });
   };
   const toResults = (rows: Record<string, unknown>[]) => {
     if (rows.length > limit) throw groupsOverLimit(src, limit);

@@ -1,10 +1,10 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { SchemaComposer, ObjectTypeComposerFieldConfigMapDefinition } from 'graphql-compose';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
+import { rowsByForeignKey } from '../../infra/postgres/read/rows-by-key.ts';
 import { groupByValues, resolveAggregates, resolveGroupedAggregates } from './aggregates.ts';
 import { defineAggregates, defineHaving } from './aggregate-types.ts';
 import { ConnectionSource, type ConnectionArgs } from './connection-source.ts';
-import { selectList, toManyFilterName, type EntityTable } from './entity-tables.ts';
+import { toManyFilterName, type EntityTable } from './entity-tables.ts';
 import { loadById, ROW_HEIGHT, withHeight, type EntityRow } from './entity-rows.ts';
 import { connectionArgs, filterTypeOf, typeOf } from './graphql-type-names.ts';
 import { isNode } from './node-interface.ts';
@@ -12,7 +12,6 @@ import { nodeIdOf } from './node-ids.ts';
 import { orderable } from './order-keys.ts';
 import type { QueryContext, QuerySettings } from './query-context.ts';
 import { relatedOrders } from './related-orders.ts';
-import { SqlParams, versionCondition } from './sql-params.ts';
 
 type Tables = ReadonlyMap<string, EntityTable>;
 
@@ -170,12 +169,8 @@ function defineConnection(sc: SchemaComposer<QueryContext>, settings: QuerySetti
 function loadByForeignKey(ctx: QueryContext, t: EntityTable, column: string, id: string, height: bigint | undefined): Promise<EntityRow | null> {
   return ctx.batcher
     .load<EntityRow>(`byFk:${t.entity.name}:${column}:${height ?? 'live'}`, id, async (ids) => {
-      const params = new SqlParams();
-      const list = params.addList(ids, 'text');
-      const rows = await ctx.sql<EntityRow>(
-        `select t.${quoteIdent(column)} as __parent, ${selectList('t', t)} from ${t.table} t where t.${quoteIdent(column)} = any(${list}) and ${versionCondition(t, 't', height, params)} order by t.id`,
-        params.values,
-      );
+      const { text, values } = rowsByForeignKey(t, column, ids, height);
+      const rows = await ctx.sql<EntityRow>(text, values);
       const out = new Map<string, EntityRow>();
       for (const r of rows) {
         const parent = r.__parent as string;

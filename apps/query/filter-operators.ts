@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
-import { hexOf, type QueryColumn, type ValueKind } from './entity-tables.ts';
-import { escapeLike, type SqlParams } from './sql-params.ts';
+import { hexOf } from '../../infra/postgres/read/select-list.ts';
+import type { QueryColumn, ValueKind } from './entity-tables.ts';
+import { escapeLike, type SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 /**
  * The filter operators of postgraphile-plugin-connection-filter, which SubQuery's query service

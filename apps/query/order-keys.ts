@@ -3,7 +3,7 @@ import { badInput } from './compile-filter.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { relatedOrders } from './related-orders.ts';
 import { textDepth } from './request-limits.ts';
-import type { SqlParams } from './sql-params.ts';
+import type { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 /** One key of a page's ORDER BY. */
 export interface OrderKey {

@@ -12,7 +12,7 @@ import { storedProjectOf } from '../../test/support/stored-project.ts';
 // a change of a type, a field, an argument or their order shows here. IDX_WRITE_SCHEMA_FIXTURE=1 rewrites it.
 const FIXTURE = new URL('./fixtures/printed-schema.graphql', import.meta.url);
 
-const project = storedProjectOf(`
+const stored = storedProjectOf(`
   enum Kind { MINT, TRANSFER }
   type Account @entity {
     id: ID!
@@ -39,8 +39,11 @@ const project = storedProjectOf(`
   type Post @entity @fullText(fields: ["title", "body"], language: "english") { id: ID!, author: Account!, title: String!, body: String }
   type Flat @entity { id: ID!, nodeId: String! }
 `);
-project.changesTables.add('transfers');
-project.historicalTables.delete('flats');
+const project = {
+  ...stored,
+  changesTables: new Set(['transfers']),
+  historicalTables: new Set([...stored.historicalTables].filter((table) => table !== 'flats')),
+};
 
 const idle: NotifyListener = { subscribe: () => () => undefined, close: async () => undefined } as unknown as NotifyListener;
 const settings = (aggregate: boolean) => ({ aggregate, unsafe: false, queryLimit: 100, queryTimeoutMs: 1000 });

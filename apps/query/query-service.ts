@@ -1,6 +1,9 @@
 import type { Db } from '../../infra/postgres/create-db.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { readStoredProject } from '../../infra/postgres/read-stored-project.ts';
+import { metadataWithoutModel } from '../../infra/postgres/read/metadata-reads.ts';
+import { PING } from '../../infra/postgres/read/ping.ts';
+import type { ReadStatement } from '../../infra/postgres/read/read-statement.ts';
 import { execute, qualified } from '../../infra/postgres/sql.ts';
 import { buildSchema, type BuiltSchema, type SchemaExtension } from './build-schema.ts';
 import { indexedChains } from './indexed-chains.ts';
@@ -88,13 +91,9 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
       return { healthy: false, error: `cannot reach the indexer at ${options.indexer}: ${(err as Error).message}` };
     }
   };
+  const run = <R>(read: ReadStatement) => execute<R>(db.kysely, read.text, read.values);
   const readMetadata = async (table: string) =>
-    Object.fromEntries(
-      (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${qualified(schema, table)} where key <> 'schema'`)).map((r) => [
-        r.key,
-        r.value,
-      ]),
-    );
+    Object.fromEntries((await run<{ key: string; value: unknown }>(metadataWithoutModel(qualified(schema, table)))).map((r) => [r.key, r.value]));
   const stored: MetadataSource = {
     async chains() {
       // --multi-chain: a metadata table per chain; else the schema's own
@@ -173,7 +172,7 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
     async health() {
       if (options.indexer !== undefined) return indexerHealth();
       try {
-        await execute(db.kysely, 'select 1');
+        await run(PING);
         return { healthy: true };
       } catch (err) {
         return { healthy: false, error: `the database (${db.description}) does not answer: ${(err as Error).message}` };
