@@ -5,7 +5,8 @@ import { metadataWithoutModel } from '../../infra/postgres/read/metadata-reads.t
 import { PING } from '../../infra/postgres/read/ping.ts';
 import type { ReadStatement } from '../../infra/postgres/read/read-statement.ts';
 import { execute, qualified } from '../../infra/postgres/sql.ts';
-import { buildSchema, type BuiltSchema, type SchemaExtension } from './build-schema.ts';
+import { buildSchema, type BuiltSchema } from './build-schema.ts';
+import type { SchemaExtension } from './schema/schema-extension.ts';
 import { indexedChains } from './indexed-chains.ts';
 import { DocumentCache, executeRequest, type GraphqlRequest, type GraphqlResponse } from './execute-request.ts';
 import { databaseUnavailableError, isConnectionLost, type DatabasePlace } from './database-unavailable.ts';
