@@ -10,7 +10,6 @@ import { historicalStatements, metadataStatement, plainStatements, poiStatement,
 import { metadataByKeys } from './read/metadata-reads.ts';
 import { runStatements } from './run-statements.ts';
 import { execute, qualified, quoteLiteral } from './sql.ts';
-import { textArray } from './pg-arrays.ts';
 
 export { textArray } from './pg-arrays.ts';
 
