@@ -6,7 +6,7 @@ import type { ConnectionSource } from './connection-source.ts';
 import { aggregateItems, aggregateSelect, groupedAggregateSelect } from '../../infra/postgres/read/aggregate-reads.ts';
 import { hexOf } from '../../infra/postgres/read/select-list.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
-import { utcTimestampText } from './filter-operators.ts';
+import { utcTimestampText } from '../../infra/postgres/read/filter-operators.ts';
 import { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 /** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */

@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { existsRow } from '../../infra/postgres/read/related-rows.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import type { EntityTable } from './entity-tables.ts';
-import { operatorsFor } from './filter-operators.ts';
+import { operatorsFor } from '../../infra/postgres/read/filter-operators.ts';
 import { versionCondition, type Height, type SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 export type FilterInput = Record<string, unknown>;
