@@ -1,39 +1,14 @@
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { subfields } from './collect-fields.ts';
 import { badInput } from './compile-filter.ts';
 import type { ConnectionSource } from './connection-source.ts';
 import { aggregateItems, aggregateSelect, groupedAggregateSelect } from '../../infra/postgres/read/aggregate-reads.ts';
-import { hexOf } from '../../infra/postgres/read/select-list.ts';
+import { AGGREGATE_FNS, aggregateSql, groupingSql, type AggregateFn } from '../../infra/postgres/read/aggregate-expressions.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { utcTimestampText } from '../../infra/postgres/read/filter-operators.ts';
 import { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
-/** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */
-export const AGGREGATE_FNS = [
-  'sum',
-  'distinctCount',
-  'min',
-  'max',
-  'average',
-  'stddevSample',
-  'stddevPopulation',
-  'varianceSample',
-  'variancePopulation',
-] as const;
-export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 export const UNSAFE_FNS: ReadonlySet<AggregateFn> = new Set(AGGREGATE_FNS.filter((f) => f !== 'distinctCount'));
-
-const SQL_FN: Record<Exclude<AggregateFn, 'distinctCount'>, string> = {
-  sum: 'sum',
-  min: 'min',
-  max: 'max',
-  average: 'avg',
-  stddevSample: 'stddev_samp',
-  stddevPopulation: 'stddev_pop',
-  varianceSample: 'var_samp',
-  variancePopulation: 'var_pop',
-};
 
 export function unsafeError(fn: string): GraphQLError {
   return new GraphQLError(`the aggregate "${fn}" is disabled: sum, min, max, average, stddev and variance aggregates need idx-query --unsafe`, {
@@ -60,17 +35,6 @@ export function aggregateType(fn: AggregateFn, c: QueryColumn, typeOf: (c: Query
   return c.kind === 'float' ? 'Float' : 'BigFloat';
 }
 
-/** The aggregate as SQL; `output` casts it the way GraphQL shows it (exact numbers as text, Float as numbers). */
-export function aggregateSql(fn: AggregateFn, c: QueryColumn, alias: string, output: boolean): string {
-  const ref = `${alias}.${quoteIdent(c.column)}`;
-  if (fn === 'distinctCount') return `count(distinct ${ref})${output ? '::text' : ''}`;
-  const call = fn === 'sum' ? `coalesce(sum(${ref}), 0)` : `${SQL_FN[fn]}(${ref})`;
-  if (!output) return c.kind === 'datetime' ? call : `${call}::numeric`;
-  // min/max keep Int and Float columns as numbers, and everything of a Float column is one
-  if (c.kind === 'float' || ((fn === 'min' || fn === 'max') && c.kind === 'int')) return call;
-  return `${call}::text`;
-}
-
 /**
  * The columns `having` compares aggregates of, for every function alike (pg-aggregates'): numbers
  * and timestamps, each with the filter of its own type (`HavingIntFilter`, `HavingDatetimeFilter`, …).
@@ -91,10 +55,10 @@ export function groupByValues(t: EntityTable): Map<string, (alias: string) => st
   const out = new Map<string, (alias: string) => string>();
   for (const c of t.columns) {
     if (c.list) continue;
-    out.set(c.upper, (a) => (c.kind === 'bytes' ? hexOf(`${a}.${quoteIdent(c.column)}`) : `${a}.${quoteIdent(c.column)}`));
+    out.set(c.upper, (a) => groupingSql(a, c));
     if (c.kind === 'datetime') {
-      out.set(`${c.upper}_TRUNCATED_TO_HOUR`, (a) => `date_trunc('hour', ${a}.${quoteIdent(c.column)})`);
-      out.set(`${c.upper}_TRUNCATED_TO_DAY`, (a) => `date_trunc('day', ${a}.${quoteIdent(c.column)})`);
+      out.set(`${c.upper}_TRUNCATED_TO_HOUR`, (a) => groupingSql(a, c, 'hour'));
+      out.set(`${c.upper}_TRUNCATED_TO_DAY`, (a) => groupingSql(a, c, 'day'));
     }
   }
   return out;

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { countSelect, pageSelect, pagesPerParent, rowsWhere } from '../../infra/postgres/read/connection-reads.ts';
+import { afterCursorSql, cursorColumnsSql, orderBySql } from '../../infra/postgres/read/order-sql.ts';
 import { searchSource } from '../../infra/postgres/read/search-source.ts';
 import { selectList } from '../../infra/postgres/read/select-list.ts';
 import { SqlParams, versionCondition } from '../../infra/postgres/read/sql-params.ts';
@@ -7,17 +8,7 @@ import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
-import {
-  afterCursorSql,
-  cursorColumnsSql,
-  decodeCursor,
-  encodeCursor,
-  orderBySql,
-  orderKeys,
-  reverseKeys,
-  type NullOrder,
-  type OrderKey,
-} from './order-keys.ts';
+import { decodeCursor, encodeCursor, orderKeys, reverseKeys, type NullOrder, type OrderKey } from './order-keys.ts';
 import type { QueryContext } from './query-context.ts';
 import { searchTsquery } from './search-query.ts';
 

@@ -1,6 +1,6 @@
 import { relatedValue } from '../../infra/postgres/read/related-rows.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
-import { AGGREGATE_FNS, aggregateSql, type AggregateFn } from './aggregates.ts';
+import { AGGREGATE_FNS, orderingAggregateSql, type AggregateFn } from '../../infra/postgres/read/aggregate-expressions.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { constantCase, pluralize, singularize } from './postgraphile-inflection.ts';
 import { versionAt } from '../../infra/postgres/read/sql-params.ts';
@@ -64,8 +64,7 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
         const type = aggregateOrderType(fn, c);
         if (type === undefined) continue;
         const stem = constantCase(`${r.name}-${fn}-${c.column}`);
-        const ref = `r.${quoteIdent(c.column)}`;
-        const value = fn === 'distinctCount' ? `count(distinct ${ref})` : fn === 'min' || fn === 'max' ? `${fn}(${ref})` : aggregateSql(fn, c, 'r', false);
+        const value = orderingAggregateSql(fn, c, 'r');
         out.set(stem, {
           stem,
           column: { ...c, ...type, name: stem, column: stem, upper: stem, nullable: fn !== 'distinctCount' && fn !== 'sum' },
