@@ -1,5 +1,6 @@
 import type { SchemaComposer, ObjectTypeComposerFieldConfigMapDefinition } from 'graphql-compose';
-import { AGGREGATE_FNS, aggregateColumns, aggregateType, HAVING_FILTER, havingColumns, UNSAFE_FNS, unsafeError, type AggregateResult } from './aggregates.ts';
+import { AGGREGATE_FNS } from '../../infra/postgres/read/aggregate-expressions.ts';
+import { aggregateColumns, aggregateType, HAVING_FILTER, havingColumns, UNSAFE_FNS, unsafeError, type AggregateResult } from './aggregates.ts';
 import type { EntityTable } from './entity-tables.ts';
 import { typeOf } from './graphql-type-names.ts';
 import type { QueryContext } from './query-context.ts';

@@ -1,37 +1,14 @@
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { subfields } from './collect-fields.ts';
 import { badInput } from './compile-filter.ts';
 import type { ConnectionSource } from './connection-source.ts';
-import { hexOf, type EntityTable, type QueryColumn } from './entity-tables.ts';
-import { utcTimestampText } from './filter-operators.ts';
-import { SqlParams } from './sql-params.ts';
+import { aggregateItems, aggregateSelect, groupedAggregateSelect } from '../../infra/postgres/read/aggregate-reads.ts';
+import { AGGREGATE_FNS, aggregateSql, groupingSql, type AggregateFn } from '../../infra/postgres/read/aggregate-expressions.ts';
+import type { EntityTable, QueryColumn } from './entity-tables.ts';
+import { utcTimestampText } from '../../infra/postgres/read/filter-operators.ts';
+import { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
-/** pg-aggregates' functions, as SubQuery exposes them. Only `distinctCount` (and `count`) are safe by default. */
-export const AGGREGATE_FNS = [
-  'sum',
-  'distinctCount',
-  'min',
-  'max',
-  'average',
-  'stddevSample',
-  'stddevPopulation',
-  'varianceSample',
-  'variancePopulation',
-] as const;
-export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 export const UNSAFE_FNS: ReadonlySet<AggregateFn> = new Set(AGGREGATE_FNS.filter((f) => f !== 'distinctCount'));
-
-const SQL_FN: Record<Exclude<AggregateFn, 'distinctCount'>, string> = {
-  sum: 'sum',
-  min: 'min',
-  max: 'max',
-  average: 'avg',
-  stddevSample: 'stddev_samp',
-  stddevPopulation: 'stddev_pop',
-  varianceSample: 'var_samp',
-  variancePopulation: 'var_pop',
-};
 
 export function unsafeError(fn: string): GraphQLError {
   return new GraphQLError(`the aggregate "${fn}" is disabled: sum, min, max, average, stddev and variance aggregates need idx-query --unsafe`, {
@@ -58,17 +35,6 @@ export function aggregateType(fn: AggregateFn, c: QueryColumn, typeOf: (c: Query
   return c.kind === 'float' ? 'Float' : 'BigFloat';
 }
 
-/** The aggregate as SQL; `output` casts it the way GraphQL shows it (exact numbers as text, Float as numbers). */
-export function aggregateSql(fn: AggregateFn, c: QueryColumn, alias: string, output: boolean): string {
-  const ref = `${alias}.${quoteIdent(c.column)}`;
-  if (fn === 'distinctCount') return `count(distinct ${ref})${output ? '::text' : ''}`;
-  const call = fn === 'sum' ? `coalesce(sum(${ref}), 0)` : `${SQL_FN[fn]}(${ref})`;
-  if (!output) return c.kind === 'datetime' ? call : `${call}::numeric`;
-  // min/max keep Int and Float columns as numbers, and everything of a Float column is one
-  if (c.kind === 'float' || ((fn === 'min' || fn === 'max') && c.kind === 'int')) return call;
-  return `${call}::text`;
-}
-
 /**
  * The columns `having` compares aggregates of, for every function alike (pg-aggregates'): numbers
  * and timestamps, each with the filter of its own type (`HavingIntFilter`, `HavingDatetimeFilter`, …).
@@ -89,10 +55,10 @@ export function groupByValues(t: EntityTable): Map<string, (alias: string) => st
   const out = new Map<string, (alias: string) => string>();
   for (const c of t.columns) {
     if (c.list) continue;
-    out.set(c.upper, (a) => (c.kind === 'bytes' ? hexOf(`${a}.${quoteIdent(c.column)}`) : `${a}.${quoteIdent(c.column)}`));
+    out.set(c.upper, (a) => groupingSql(a, c));
     if (c.kind === 'datetime') {
-      out.set(`${c.upper}_TRUNCATED_TO_HOUR`, (a) => `date_trunc('hour', ${a}.${quoteIdent(c.column)})`);
-      out.set(`${c.upper}_TRUNCATED_TO_DAY`, (a) => `date_trunc('day', ${a}.${quoteIdent(c.column)})`);
+      out.set(`${c.upper}_TRUNCATED_TO_HOUR`, (a) => groupingSql(a, c, 'hour'));
+      out.set(`${c.upper}_TRUNCATED_TO_DAY`, (a) => groupingSql(a, c, 'day'));
     }
   }
   return out;
@@ -120,9 +86,7 @@ function wanted(src: ConnectionSource, info: GraphQLResolveInfo): Wanted {
 export type AggregateResult = Record<string, unknown>;
 
 function selectWanted(w: Wanted): string {
-  const items = ['count(*) as __count'];
-  w.columns.forEach((x, i) => items.push(`${aggregateSql(x.fn, x.column, 't', true)} as a${i}`));
-  return items.join(', ');
+  return aggregateItems(w.columns.map((x) => aggregateSql(x.fn, x.column, 't', true)));
 }
 
 function shape(w: Wanted, row: Record<string, unknown> | undefined): AggregateResult {
@@ -141,14 +105,14 @@ export async function resolveAggregates(src: ConnectionSource, info: GraphQLReso
   if (src.parent === undefined) {
     const params = new SqlParams();
     const { from } = src.aggregateFrom(params, undefined);
-    const [row] = await src.ctx.sql(`select ${selectWanted(w)} from ${from}`, params.values);
+    const [row] = await src.ctx.sql(aggregateSelect(selectWanted(w), from), params.values);
     return shape(w, row);
   }
   const key = `${src.nestedBatchKey('aggregates')}:${JSON.stringify(w.columns.map((x) => [x.fn, x.column.column]))}`;
   const row = await src.ctx.batcher.load<Record<string, unknown>>(key, src.parent.id, async (ids) => {
     const params = new SqlParams();
     const { from, parentCol } = src.aggregateFrom(params, ids);
-    const rows = await src.ctx.sql(`select ${parentCol} as __parent, ${selectWanted(w)} from ${from} group by ${parentCol}`, params.values);
+    const rows = await src.ctx.sql(aggregateSelect(selectWanted(w), from, parentCol), params.values);
     return new Map(rows.map((r) => [r.__parent as string, r]));
   });
   return shape(w, row);
@@ -213,12 +177,7 @@ export async function resolveGroupedAggregates(
   const build = (params: SqlParams, ids: readonly string[] | undefined) => {
     const { from, parentCol } = src.aggregateFrom(params, ids);
     const having = compileHaving(src, args.having, params);
-    const groups = [...(parentCol ? [parentCol] : []), ...exprs];
-    const keys = exprs.map((e, i) => `${e}::text as g${i}`).join(', ');
-    const grouped =
-      `select ${parentCol ? `${parentCol} as __parent, row_number() over (partition by ${parentCol} order by ${exprs.join(', ')}) as __n, ` : ''}${keys}, ${selectWanted(w)} from ${from} ` +
-      `group by ${groups.join(', ')}${having === 'true' ? '' : ` having ${having}`} order by ${groups.join(', ')}`;
-    return parentCol ? `select * from (${grouped}) g where g.__n <= ${limit + 1} order by g.__parent, g.__n` : `${grouped} limit ${limit + 1}`;
+    return groupedAggregateSelect({ items: selectWanted(w), rows: from, ...(parentCol && { parent: parentCol }), keys: exprs, having, limit: limit + 1 });
   };
   const toResults = (rows: Record<string, unknown>[]) => {
     if (rows.length > limit) throw groupsOverLimit(src, limit);

@@ -1,13 +1,13 @@
-import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
+import { changesCountSelect, changesJoin, changesPageSelect } from '../../infra/postgres/read/changes-reads.ts';
 import { fromStoredUnfinalized } from '../../domain/blocks/unfinalized-blocks.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
 import { limitError } from './connection-source.ts';
-import { selectList, type EntityTable } from './entity-tables.ts';
+import type { EntityTable } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
 import { indexedChains, metadataValues } from './indexed-chains.ts';
 import { parseCursorJson } from './order-keys.ts';
 import type { QueryContext } from './query-context.ts';
-import { SqlParams } from './sql-params.ts';
+import { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 export type Mutation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -100,45 +100,17 @@ export class ChangesSource {
   /** the two sides and their full join; `paged`: from the cursor on, a page (+1) of each */
   private async joinSql(params: SqlParams, paged: boolean): Promise<string> {
     const { from, to } = await this.heights();
-    const lo = params.add(String(from), 'int8');
-    const hi = params.add(String(to), 'int8');
-    // The version after a change is read at the change's height, the one before at the height below.
-    const heightOf = (bound: 'lower' | 'upper', alias: string) => (bound === 'lower' ? `lower(${alias}.${BLOCK_RANGE})` : `upper(${alias}.${BLOCK_RANGE}) - 1`);
-    const matches = (alias: string, bound: 'lower' | 'upper') =>
-      compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: { sql: heightOf(bound, alias) }, params });
-    const side = (bound: 'lower' | 'upper') => {
-      const other = bound === 'lower' ? 'upper' : 'lower';
-      const key = `${bound}(x.${BLOCK_RANGE})`;
-      const conds = [`${key} >= ${lo}`, `${key} < ${hi}`];
-      if (bound === 'upper') conds.unshift(`not upper_inf(x.${BLOCK_RANGE})`);
-      if (paged && this.afterKey !== undefined)
-        conds.push(`(${key}, x.id) > (${params.add(this.afterKey[0], 'int8')}, ${params.add(this.afterKey[1], 'text')})`);
-      let join = '';
-      const self = matches('x', bound);
-      if (self !== 'true') {
-        // a change is in the filter when the version before it or the one after it is: the partner
-        // version is one index probe per row (a join, so that a LIMIT keeps it a nested loop)
-        const y = params.alias();
-        const partner = bound === 'lower' ? `not upper_inf(${y}.${BLOCK_RANGE}) and upper(${y}.${BLOCK_RANGE})` : `lower(${y}.${BLOCK_RANGE})`;
-        join = ` left join ${this.t.table} ${y} on ${partner} = ${key} and ${y}.id = x.id`;
-        conds.push(`((${self}) or (${y}.id is not null and (${matches(y, other)})))`);
-      }
-      const tail = paged ? ` order by ${key}, x.id limit ${this.limit + 1}` : '';
-      return `select x.*, ${key} as __h from ${this.t.table} x${join} where ${conds.join(' and ')}${tail}`;
-    };
-    const begun = side('lower');
-    const ended = side('upper');
-    return `(${begun}) a full join (${ended}) b on a.id = b.id and a.__h = b.__h`;
+    const matches = (alias: string, height: string) =>
+      compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: { sql: height }, params });
+    const page = paged ? { limit: this.limit, ...(this.afterKey !== undefined && { after: this.afterKey }) } : undefined;
+    return changesJoin(this.t, { from, to, matches, ...(page !== undefined && { page }) }, params);
   }
 
   private async fetchPage(): Promise<ChangesPage> {
     if (this.limit === 0) return { changes: [], hasNextPage: false };
     const params = new SqlParams();
     const join = await this.joinSql(params, true);
-    const sql =
-      `select coalesce(a.__h, b.__h)::text as __height, coalesce(a.id, b.id) as __id, a.id is not null as __has_after, b.id is not null as __has_before, ` +
-      `${selectList('a', this.t, 'a.')}, ${selectList('b', this.t, 'b.')} from ${join} ` +
-      `order by coalesce(a.__h, b.__h), coalesce(a.id, b.id) limit ${this.limit + 1}`;
+    const sql = changesPageSelect(this.t, join, this.limit);
     const rows = await this.ctx.sql<Record<string, unknown>>(sql, params.values);
     const more = rows.length > this.limit;
     const changes = rows.slice(0, this.limit).map((r): Change => {
@@ -154,7 +126,7 @@ export class ChangesSource {
 
   private async fetchCount(): Promise<number> {
     const params = new SqlParams();
-    const [row] = await this.ctx.sql<{ n: string | number }>(`select count(*) as n from ${await this.joinSql(params, false)}`, params.values);
+    const [row] = await this.ctx.sql<{ n: string | number }>(changesCountSelect(await this.joinSql(params, false)), params.values);
     return Number(row?.n ?? 0);
   }
 }

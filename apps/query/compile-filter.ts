@@ -1,8 +1,9 @@
 import { GraphQLError } from 'graphql';
+import { existsRow } from '../../infra/postgres/read/related-rows.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import type { EntityTable } from './entity-tables.ts';
-import { operatorsFor } from './filter-operators.ts';
-import { versionCondition, type Height, type SqlParams } from './sql-params.ts';
+import { operatorsFor } from '../../infra/postgres/read/filter-operators.ts';
+import { versionCondition, type Height, type SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 export type FilterInput = Record<string, unknown>;
 
@@ -65,8 +66,8 @@ function compileEntry(t: EntityTable, alias: string, key: string, value: unknown
     const other = scope.tables.get(forward.entity)!;
     const a = scope.params.alias();
     const join = `${a}.id = ${alias}.${quoteIdent(forward.column)} and ${versionCondition(other, a, scope.height, scope.params)}`;
-    if (key !== forward.name) return `${value ? '' : 'not '}exists (select 1 from ${other.table} ${a} where ${join})`;
-    return `exists (select 1 from ${other.table} ${a} where ${join} and (${compileFilter(other, a, value as FilterInput, scope)}))`;
+    if (key !== forward.name) return `${value ? '' : 'not '}${existsRow(other.table, a, join)}`;
+    return existsRow(other.table, a, `${join} and (${compileFilter(other, a, value as FilterInput, scope)})`);
   }
 
   const backward = t.backward.find((r) => r.name === key || `${r.name}${r.many ? 'Exist' : 'Exists'}` === key);
@@ -76,7 +77,7 @@ function compileEntry(t: EntityTable, alias: string, key: string, value: unknown
     const related = (where?: (a: string) => string) => {
       const a = scope.params.alias();
       const cond = `${a}.${quoteIdent(backward.column)} = ${alias}.id and ${versionCondition(other, a, scope.height, scope.params)}`;
-      return `exists (select 1 from ${other.table} ${a} where ${cond}${where === undefined ? '' : ` and (${where(a)})`})`;
+      return existsRow(other.table, a, `${cond}${where === undefined ? '' : ` and (${where(a)})`}`);
     };
     if (key !== backward.name) return `${value ? '' : 'not '}${related()}`;
     if (!backward.many) return related((a) => compileFilter(other, a, value as FilterInput, scope));

@@ -1,24 +1,16 @@
 import { GraphQLError } from 'graphql';
-import { FULL_TEXT_COLUMN } from '../../domain/entities/entity-model.ts';
-import { fullTextConfig } from '../../infra/postgres/full-text.ts';
+import { countSelect, pageSelect, pagesPerParent, rowsWhere } from '../../infra/postgres/read/connection-reads.ts';
+import { afterCursorSql, cursorColumnsSql, orderBySql } from '../../infra/postgres/read/order-sql.ts';
+import { searchSource } from '../../infra/postgres/read/search-source.ts';
+import { selectList } from '../../infra/postgres/read/select-list.ts';
+import { SqlParams, versionCondition } from '../../infra/postgres/read/sql-params.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
-import { selectList, type EntityTable, type QueryColumn } from './entity-tables.ts';
+import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
-import {
-  afterCursorSql,
-  cursorColumnsSql,
-  decodeCursor,
-  encodeCursor,
-  orderBySql,
-  orderKeys,
-  reverseKeys,
-  type NullOrder,
-  type OrderKey,
-} from './order-keys.ts';
+import { decodeCursor, encodeCursor, orderKeys, reverseKeys, type NullOrder, type OrderKey } from './order-keys.ts';
 import type { QueryContext } from './query-context.ts';
 import { searchTsquery } from './search-query.ts';
-import { SqlParams, versionCondition } from './sql-params.ts';
 
 /** A connection's arguments, as GraphQL coerced them. */
 export interface ConnectionArgs {
@@ -120,9 +112,7 @@ export class ConnectionSource {
   private from(params: SqlParams): string {
     const ft = this.t.entity.fullText;
     if (this.tsquery === undefined || ft === undefined) return this.t.table;
-    const query = `to_tsquery(${fullTextConfig(ft)}, ${params.add(this.tsquery, 'text')})`;
-    const doc = `s.${quoteIdent(FULL_TEXT_COLUMN)}`;
-    return `(select s.*, ts_rank(${doc}, ${query}) as __rank from ${this.t.table} s where ${doc} @@ ${query})`;
+    return searchSource(this.t.table, ft, this.tsquery, params);
   }
 
   /** the conditions every statement of this connection shares (without cursors) */
@@ -143,18 +133,25 @@ export class ConnectionSource {
   }
 
   private pageSql(params: SqlParams, parentRef?: string): string {
-    const order = this.backwards ? reverseKeys(this.keys) : this.keys;
-    const tail = ` order by ${orderBySql('t', order)} limit ${this.limit + 1}${this.offset > 0 ? ` offset ${this.offset}` : ''}`;
     const where = this.where('t', params, parentRef);
+    const parts = {
+      select: `${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)}`,
+      where,
+      order: orderBySql('t', this.backwards ? reverseKeys(this.keys) : this.keys),
+      limit: this.limit + 1,
+      offset: this.offset,
+    };
+    // the parameters in the order the statement has always numbered them
     if (this.distinct.length === 0) {
-      const conds = [where, ...this.cursorWhere('t', params)].filter((c) => c !== 'true');
-      return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from ${this.from(params)} t where ${conds.join(' and ') || 'true'}${tail}`;
+      const cursor = this.cursorWhere('t', params);
+      return pageSelect({ ...parts, cursor, from: this.from(params) });
     }
-    // DISTINCT ON keeps the first row of each group in the page's order; paging applies after it.
-    const on = this.distinct.map((c) => `t.${quoteIdent(c.column)}`).join(', ');
-    const inner = `select distinct on (${on}) t.* from ${this.from(params)} t where ${where} order by ${on}, ${orderBySql('t', this.keys)}`;
-    const conds = this.cursorWhere('t', params);
-    return `select ${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)} from (${inner}) t${conds.length > 0 ? ` where ${conds.join(' and ')}` : ''}${tail}`;
+    const from = this.from(params);
+    return pageSelect({ ...parts, from, cursor: this.cursorWhere('t', params), distinctOn: { on: this.distinctColumns(), order: orderBySql('t', this.keys) } });
+  }
+
+  private distinctColumns(): string {
+    return this.distinct.map((c) => `t.${quoteIdent(c.column)}`).join(', ');
   }
 
   private toPage(rows: EntityRow[]): Page {
@@ -187,7 +184,7 @@ export class ConnectionSource {
     const rows = await this.ctx.batcher.load<EntityRow[]>(this.batchKey('page'), this.parent!.id, async (ids) => {
       const params = new SqlParams();
       const list = params.addList(ids, 'text');
-      const sql = `select p.__parent, x.* from unnest(${list}) as p(__parent) cross join lateral (${this.pageSql(params, 'p.__parent')}) x`;
+      const sql = pagesPerParent(list, this.pageSql(params, 'p.__parent'));
       return groupBy(await this.ctx.sql<EntityRow>(sql, params.values), '__parent');
     });
     return this.toPage(rows ?? []);
@@ -200,19 +197,12 @@ export class ConnectionSource {
 
   /** `ids`: the parents, when nested */
   private countSql(params: SqlParams, ids?: readonly string[]): string {
-    const nested = ids !== undefined;
-    const parentCol = nested ? `t.${quoteIdent(this.parent!.column)}` : undefined;
+    const distinctOn = this.distinct.length === 0 ? undefined : this.distinctColumns();
     const from = this.from(params);
-    const where = nested ? `${parentCol} = any(${params.addList(ids, 'text')}) and ${this.where('t', params)}` : this.where('t', params);
-    if (this.distinct.length === 0) {
-      return nested
-        ? `select ${parentCol} as __parent, count(*) as n from ${from} t where ${where} group by ${parentCol}`
-        : `select count(*) as n from ${from} t where ${where}`;
-    }
-    const on = [...(nested ? [parentCol!] : []), ...this.distinct.map((c) => `t.${quoteIdent(c.column)}`)].join(', ');
-    return nested
-      ? `select __parent, count(*) as n from (select distinct on (${on}) ${parentCol} as __parent from ${from} t where ${where}) d group by __parent`
-      : `select count(*) as n from (select distinct on (${on}) 1 from ${from} t where ${where}) d`;
+    if (ids === undefined) return countSelect({ from, where: this.where('t', params), ...(distinctOn !== undefined && { distinctOn }) });
+    const parentColumn = `t.${quoteIdent(this.parent!.column)}`;
+    const where = `${parentColumn} = any(${params.addList(ids, 'text')}) and ${this.where('t', params)}`;
+    return countSelect({ from, where, parentColumn, ...(distinctOn !== undefined && { distinctOn }) });
   }
 
   private async fetchCount(): Promise<number> {
@@ -237,10 +227,10 @@ export class ConnectionSource {
    */
   aggregateFrom(params: SqlParams, ids: readonly string[] | undefined): { from: string; parentCol?: string } {
     const from = this.from(params);
-    if (this.parent === undefined) return { from: `${from} t where ${this.where('t', params)}` };
+    if (this.parent === undefined) return { from: rowsWhere(from, this.where('t', params)) };
     const parentCol = `t.${quoteIdent(this.parent.column)}`;
     const list = params.addList(ids ?? [], 'text');
-    return { from: `${from} t where ${parentCol} = any(${list}) and ${this.where('t', params)}`, parentCol };
+    return { from: rowsWhere(from, `${parentCol} = any(${list}) and ${this.where('t', params)}`), parentCol };
   }
 
   nestedBatchKey(kind: string): string {

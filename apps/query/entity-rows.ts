@@ -1,9 +1,7 @@
 import { badInput } from './compile-filter.ts';
 import type { EntityTable } from './entity-tables.ts';
-import { selectList } from './entity-tables.ts';
 import type { QueryContext } from './query-context.ts';
-import { BLOCK_RANGE } from '../../infra/postgres/schema-ddl.ts';
-import { versionCondition, SqlParams } from './sql-params.ts';
+import { rowsById } from '../../infra/postgres/read/rows-by-key.ts';
 
 /** The height an entity row was read at: its relations are read at the same height. */
 export const ROW_HEIGHT = Symbol('idx.rowHeight');
@@ -43,22 +41,8 @@ const MAX_HEIGHT_DIGITS = String(MAX_HEIGHT).length;
  */
 export function loadById(ctx: QueryContext, t: EntityTable, id: string, height: bigint | undefined): Promise<EntityRow | undefined> {
   return ctx.batcher.load<EntityRow>(`byId:${t.entity.name}:${height ?? 'live'}`, id, async (ids) => {
-    const params = new SqlParams();
-    const list = params.addList(ids, 'text');
-    let sql: string;
-    if (height === undefined || !t.historical) {
-      sql = `select ${selectList('t', t)} from ${t.table} t where t.id = any(${list}) and ${versionCondition(t, 't', height, params)}`;
-    } else {
-      // Versions of an id never overlap, so the one alive at H is the latest begun at or before H, if it
-      // has not ended by H: one step back along the (id, lower) index per id, where `__block_range @> H`
-      // would read every version of the id (hundreds for a busy account).
-      const h = params.add(height.toString(), 'int8');
-      sql =
-        `select ${selectList('t', t)} from unnest(${list}) as u(id) cross join lateral ` +
-        `(select * from ${t.table} v where v.id = u.id and lower(v.${BLOCK_RANGE}) <= ${h} order by lower(v.${BLOCK_RANGE}) desc limit 1) t ` +
-        `where upper_inf(t.${BLOCK_RANGE}) or upper(t.${BLOCK_RANGE}) > ${h}`;
-    }
-    const rows = await ctx.sql<EntityRow>(sql, params.values);
+    const { text, values } = rowsById(t, ids, height);
+    const rows = await ctx.sql<EntityRow>(text, values);
     return new Map(rows.map((r) => [r.id as string, withHeight(r, height)]));
   });
 }

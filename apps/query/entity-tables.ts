@@ -1,13 +1,13 @@
 import type { EntityModel, FieldModel, Scalar, SchemaModel } from '../../domain/entities/entity-model.ts';
 import { enumSqlType } from '../../infra/postgres/column-codec.ts';
-import { qualified, quoteIdent } from '../../infra/postgres/sql.ts';
+import type { ValueKind } from '../../infra/postgres/read/select-list.ts';
+import { qualified } from '../../infra/postgres/sql.ts';
 import { camelCase, constantCase, distinctPluralize, pluralize, singularize, upperCamelCase } from './postgraphile-inflection.ts';
 import type { StoredProject } from '../../infra/postgres/read-stored-project.ts';
 
-/** How a column is filtered, ordered and shown in GraphQL. `bytes` (bytea) shows and filters as 0x-hex text. */
-export type ValueKind = 'string' | 'bytes' | 'int' | 'float' | 'bigfloat' | 'boolean' | 'datetime' | 'json' | 'enum';
+export type { ValueKind };
 
-/** One stored column of an entity, as the query service sees it. */
+/** One stored column of an entity, as the query service sees it (a ReadColumn to the reads). */
 export interface QueryColumn {
   /** GraphQL field: `blockHeight`; a relation `from` is stored as `fromId` */
   name: string;
@@ -209,28 +209,4 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
     });
   }
   return out;
-}
-
-/**
- * The SELECT expression of a column as GraphQL shows it: numbers that JavaScript cannot hold
- * exactly (numeric) and enum arrays come as text, which the drivers pass through unchanged, and
- * bytes as 0x-hex. (Timestamps, UTC without a zone, the drivers read as UTC: utc-timestamps.ts.)
- */
-export function selectExpression(alias: string, c: QueryColumn, prefix = ''): string {
-  const ref = `${alias}.${quoteIdent(c.column)}`;
-  const as = ` as ${quoteIdent(prefix + c.column)}`;
-  if (c.list && c.kind === 'enum') return `${ref}::text[]${as}`;
-  if (c.kind === 'bigfloat') return `${ref}::text${as}`;
-  if (c.kind === 'bytes') return `${hexOf(ref)}${as}`;
-  return prefix === '' ? ref : `${ref}${as}`;
-}
-
-/** a bytea value as GraphQL shows it: lowercase 0x-hex */
-export function hexOf(ref: string): string {
-  return `('0x' || encode(${ref}, 'hex'))`;
-}
-
-/** every column of `t`, each named `<prefix><column>` */
-export function selectList(alias: string, t: EntityTable, prefix = ''): string {
-  return t.columns.map((c) => selectExpression(alias, c, prefix)).join(', ');
 }

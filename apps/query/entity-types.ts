@@ -1,29 +1,14 @@
-import type { GraphQLResolveInfo } from 'graphql';
 import type { SchemaComposer, ObjectTypeComposerFieldConfigMapDefinition } from 'graphql-compose';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
-import { groupByValues, resolveAggregates, resolveGroupedAggregates } from './aggregates.ts';
-import { defineAggregates, defineHaving } from './aggregate-types.ts';
+import { rowsByForeignKey } from '../../infra/postgres/read/rows-by-key.ts';
 import { ConnectionSource, type ConnectionArgs } from './connection-source.ts';
-import { selectList, toManyFilterName, type EntityTable } from './entity-tables.ts';
+import { toManyFilterName, type EntityTable } from './entity-tables.ts';
 import { loadById, ROW_HEIGHT, withHeight, type EntityRow } from './entity-rows.ts';
 import { connectionArgs, filterTypeOf, typeOf } from './graphql-type-names.ts';
-import { isNode } from './node-interface.ts';
-import { nodeIdOf } from './node-ids.ts';
 import { orderable } from './order-keys.ts';
-import type { QueryContext, QuerySettings } from './query-context.ts';
+import type { QueryContext } from './query-context.ts';
 import { relatedOrders } from './related-orders.ts';
-import { SqlParams, versionCondition } from './sql-params.ts';
 
 type Tables = ReadonlyMap<string, EntityTable>;
-
-/** An entity's GraphQL types: the object, its filter, orderBy and distinct enums, edge and connection (with aggregates when on). */
-export function defineEntity(sc: SchemaComposer<QueryContext>, tables: Tables, settings: QuerySettings, t: EntityTable): void {
-  defineEntityObject(sc, tables, t);
-  defineEntityFilter(sc, tables, t);
-  sc.createEnumTC({ name: t.names.orderBy, values: orderByValues(t, tables) });
-  sc.createEnumTC({ name: t.names.distinct, values: Object.fromEntries(t.columns.map((c) => [c.upper, {}])) });
-  defineConnection(sc, settings, t);
-}
 
 /** The names of `t`'s orderBy enum, in the order SubQuery lists them: columns, primary key, related rows. */
 export function orderByValues(t: EntityTable, tables: Tables): Record<string, object> {
@@ -42,14 +27,9 @@ export function orderByValues(t: EntityTable, tables: Tables): Record<string, ob
   return order;
 }
 
-/** The entity's object type: columns, then relations both ways. */
-function defineEntityObject(sc: SchemaComposer<QueryContext>, tables: Tables, t: EntityTable): void {
-  const node = isNode(t);
-  const fields: ObjectTypeComposerFieldConfigMapDefinition<EntityRow, QueryContext> = node
-    ? {
-        nodeId: { type: 'ID!', description: 'A globally unique identifier, for `node(nodeId)`.', resolve: (row: EntityRow) => nodeIdOf(t, row.id as string) },
-      }
-    : {};
+/** The fields of the entity's object type: columns, then relations both ways (Relay's nodeId is relay-ids.ts'). */
+export function entityObjectFields(tables: Tables, t: EntityTable): ObjectTypeComposerFieldConfigMapDefinition<EntityRow, QueryContext> {
+  const fields: ObjectTypeComposerFieldConfigMapDefinition<EntityRow, QueryContext> = {};
   for (const c of t.columns) {
     const type = c.list ? `[${typeOf(c)}${c.field?.itemNullable === false ? '!' : ''}]` : typeOf(c);
     fields[c.name] = { type: c.nullable ? type : `${type}!`, resolve: (row: EntityRow) => row[c.column] };
@@ -80,11 +60,11 @@ function defineEntityObject(sc: SchemaComposer<QueryContext>, tables: Tables, t:
       };
     }
   }
-  sc.createObjectTC({ name: t.names.type, description: t.entity.description, fields, interfaces: node ? ['Node'] : [] });
+  return fields;
 }
 
 /** `<Type>Filter`: a filter per column and relation, and `and`, `or`, `not`. */
-function defineEntityFilter(sc: SchemaComposer<QueryContext>, tables: Tables, t: EntityTable): void {
+export function defineEntityFilter(sc: SchemaComposer<QueryContext>, tables: Tables, t: EntityTable): void {
   const { names } = t;
   const f: Record<string, { type: string; description?: string }> = {};
   for (const c of t.columns) f[c.name] = { type: filterTypeOf(sc, c) };
@@ -116,17 +96,21 @@ function defineEntityFilter(sc: SchemaComposer<QueryContext>, tables: Tables, t:
   sc.createInputTC({ name: names.filter, description: `A filter on ${names.type}; all given fields must match.`, fields: f });
 }
 
-/** The edge and connection types: nodes, edges, pageInfo, totalCount, and the aggregates when on. */
-function defineConnection(sc: SchemaComposer<QueryContext>, settings: QuerySettings, t: EntityTable): void {
-  const { names } = t;
+/** The edge type: the row and its cursor. */
+export function defineEdge(sc: SchemaComposer<QueryContext>, t: EntityTable): void {
   sc.createObjectTC({
-    name: names.edgeType,
+    name: t.names.edgeType,
     fields: {
       cursor: 'Cursor',
-      node: { type: names.type },
+      node: { type: t.names.type },
     },
   });
-  const connectionFields: ObjectTypeComposerFieldConfigMapDefinition<ConnectionSource, QueryContext> = {
+}
+
+/** The connection type's own fields: nodes, edges, pageInfo, totalCount (aggregates are plugins/aggregates.ts'). */
+export function connectionFields(t: EntityTable): ObjectTypeComposerFieldConfigMapDefinition<ConnectionSource, QueryContext> {
+  const { names } = t;
+  return {
     nodes: { type: `[${names.type}]!`, resolve: (src: ConnectionSource) => src.page().then((p) => p.rows) },
     edges: {
       type: `[${names.edgeType}!]!`,
@@ -147,35 +131,14 @@ function defineConnection(sc: SchemaComposer<QueryContext>, settings: QuerySetti
       resolve: (src: ConnectionSource) => src.totalCount(),
     },
   };
-  if (settings.aggregate) {
-    defineAggregates(sc, t);
-    const groupBy = [...groupByValues(t).keys()];
-    sc.createEnumTC({ name: names.groupBy, values: Object.fromEntries(groupBy.map((g) => [g, {}])) });
-    defineHaving(sc, t);
-    connectionFields.aggregates = {
-      type: names.aggregates,
-      resolve: (src: ConnectionSource, _args: unknown, _ctx: QueryContext, info: GraphQLResolveInfo) => resolveAggregates(src, info),
-    };
-    connectionFields.groupedAggregates = {
-      type: `[${names.aggregates}!]`,
-      args: { groupBy: `[${names.groupBy}!]!`, having: names.having },
-      resolve: (src: ConnectionSource, args: { groupBy: string[]; having?: Record<string, unknown> | null }, _ctx: QueryContext, info: GraphQLResolveInfo) =>
-        resolveGroupedAggregates(src, args, info),
-    };
-  }
-  sc.createObjectTC({ name: names.connectionType, description: `A page of ${names.type} rows.`, fields: connectionFields });
 }
 
 /** The row of `t` whose `column` holds `id` (a one-to-one `@derivedFrom`), batched per request. */
 function loadByForeignKey(ctx: QueryContext, t: EntityTable, column: string, id: string, height: bigint | undefined): Promise<EntityRow | null> {
   return ctx.batcher
     .load<EntityRow>(`byFk:${t.entity.name}:${column}:${height ?? 'live'}`, id, async (ids) => {
-      const params = new SqlParams();
-      const list = params.addList(ids, 'text');
-      const rows = await ctx.sql<EntityRow>(
-        `select t.${quoteIdent(column)} as __parent, ${selectList('t', t)} from ${t.table} t where t.${quoteIdent(column)} = any(${list}) and ${versionCondition(t, 't', height, params)} order by t.id`,
-        params.values,
-      );
+      const { text, values } = rowsByForeignKey(t, column, ids, height);
+      const rows = await ctx.sql<EntityRow>(text, values);
       const out = new Map<string, EntityRow>();
       for (const r of rows) {
         const parent = r.__parent as string;

@@ -1,6 +1,6 @@
 import type { SchemaComposer } from 'graphql-compose';
 import type { EntityTable, QueryColumn, ValueKind } from './entity-tables.ts';
-import { operatorsFor, type OperandShape } from './filter-operators.ts';
+import { operatorsFor, type OperandShape } from '../../infra/postgres/read/filter-operators.ts';
 import type { QueryContext } from './query-context.ts';
 
 const KIND_TYPE: Record<Exclude<ValueKind, 'enum'>, string> = {

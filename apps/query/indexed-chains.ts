@@ -1,5 +1,5 @@
 import { CHAIN_METADATA_PREFIX } from '../../domain/entities/chain-tables.ts';
-import { textArray } from '../../infra/postgres/create-entity-store.ts';
+import { chainTableNames, metadataByKeys } from '../../infra/postgres/read/metadata-reads.ts';
 import { qualified } from '../../infra/postgres/sql.ts';
 
 /** Runs one statement: `QueryContext.sql`, or `execute` on a database. */
@@ -19,16 +19,8 @@ export interface ChainTables {
  * when the schema has no metadata table.
  */
 export async function indexedChains(sql: Sql, schema: string): Promise<ChainTables[]> {
-  const names = new Set(
-    (
-      await sql<{ name: string }>(
-        `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = $1 and c.relkind = 'r' and (c.relname = '_metadata' or c.relname like $2 or c.relname like '\\_poi%')
-          order by c.relname`,
-        [schema, `${CHAIN_METADATA_PREFIX.replace(/_/g, '\\_')}%`],
-      )
-    ).map((r) => r.name),
-  );
+  const { text, values } = chainTableNames(schema);
+  const names = new Set((await sql<{ name: string }>(text, values)).map((r) => r.name));
   const poi = (name: string) => (names.has(name) ? name : undefined);
   const perChain = [...names].filter((n) => n.startsWith(CHAIN_METADATA_PREFIX));
   if (perChain.length > 0) return perChain.map((metadata) => ({ metadata, poi: poi(`_poi_${metadata.slice(CHAIN_METADATA_PREFIX.length)}`) }));
@@ -37,6 +29,7 @@ export async function indexedChains(sql: Sql, schema: string): Promise<ChainTabl
 
 /** The values of `keys` in one metadata table (a key not there is absent). */
 export async function metadataValues(sql: Sql, schema: string, table: string, keys: readonly string[]): Promise<Record<string, unknown>> {
-  const rows = await sql<{ key: string; value: unknown }>(`select key, value from ${qualified(schema, table)} where key = any($1::text[])`, [textArray(keys)]);
+  const { text, values } = metadataByKeys(qualified(schema, table), keys);
+  const rows = await sql<{ key: string; value: unknown }>(text, values);
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }

@@ -1,4 +1,5 @@
 import type { SchemaComposer } from 'graphql-compose';
+import { rowCountEstimates, schemaSize } from '../../infra/postgres/read/catalog-reads.ts';
 import type { QueryContext } from './query-context.ts';
 
 type Meta = Record<string, unknown>;
@@ -37,21 +38,16 @@ export function metadataFields(sc: SchemaComposer<QueryContext>, schema: string,
     rowCountEstimate: {
       type: '[TableEstimate]',
       resolve: async (_m: Meta, _a: unknown, ctx: QueryContext) => {
-        const rows = await ctx.sql<{ table: string; estimate: number }>(
-          `select c.relname as table, greatest(c.reltuples, 0)::int8 as estimate from pg_class c join pg_namespace n on n.oid = c.relnamespace
-            where n.nspname = $1 and c.relkind = 'r' and left(c.relname, 1) <> '_' order by c.relname`,
-          [schema],
-        );
+        const { text, values } = rowCountEstimates(schema);
+        const rows = await ctx.sql<{ table: string; estimate: number }>(text, values);
         return rows.map((r) => ({ table: r.table, estimate: Number(r.estimate) }));
       },
     },
     dbSize: {
       type: 'BigFloat',
       resolve: async (_m: Meta, _a: unknown, ctx: QueryContext) => {
-        const [row] = await ctx.sql<{ size: string }>(
-          `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::text as size from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind = 'r'`,
-          [schema],
-        );
+        const { text, values } = schemaSize(schema);
+        const [row] = await ctx.sql<{ size: string }>(text, values);
         return row?.size ?? '0';
       },
     },

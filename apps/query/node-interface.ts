@@ -16,14 +16,16 @@ export function isNode(t: EntityTable): boolean {
   return !t.byName.has('nodeId') && !t.forward.some((r) => r.name === 'nodeId') && !t.backward.some((r) => r.name === 'nodeId');
 }
 
-/** Relay's Node interface and the root `query` and `node(nodeId)` fields. */
-export function defineNodeInterface(sc: SchemaComposer<QueryContext>, tables: ReadonlyMap<string, EntityTable>): LoadNode {
-  sc.createInterfaceTC<EntityRow>({
-    name: 'Node',
-    description: 'An object with a globally unique ID (Relay).',
-    fields: { nodeId: { type: 'ID!', description: 'A globally unique identifier, for `node(nodeId)`.' } },
-    resolveType: (row: NodeRow) => row[NODE_TYPE],
-  });
+const loaders = new WeakMap<ReadonlyMap<string, EntityTable>, LoadNode>();
+
+/** The loader of `node(nodeId)` over `tables`, one per set of tables (a schema build). */
+export function loadNodeOf(tables: ReadonlyMap<string, EntityTable>): LoadNode {
+  let loadNode = loaders.get(tables);
+  if (loadNode === undefined) loaders.set(tables, (loadNode = nodeLoader(tables)));
+  return loadNode;
+}
+
+function nodeLoader(tables: ReadonlyMap<string, EntityTable>): LoadNode {
   const byAlias = new Map([...tables.values()].filter(isNode).map((t) => [nodeAlias(t), t]));
   const loadNode = async (ctx: QueryContext, nodeId: string, only?: EntityTable): Promise<NodeRow | null> => {
     const parsed = parseNodeId(nodeId);
@@ -34,6 +36,18 @@ export function defineNodeInterface(sc: SchemaComposer<QueryContext>, tables: Re
     const row = await loadById(ctx, t, id, undefined);
     return row === undefined ? null : Object.assign(row, { [NODE_TYPE]: t.names.type });
   };
+  return loadNode;
+}
+
+/** Relay's Node interface and the root `query` and `node(nodeId)` fields. */
+export function defineNodeInterface(sc: SchemaComposer<QueryContext>, tables: ReadonlyMap<string, EntityTable>): void {
+  sc.createInterfaceTC<EntityRow>({
+    name: 'Node',
+    description: 'An object with a globally unique ID (Relay).',
+    fields: { nodeId: { type: 'ID!', description: 'A globally unique identifier, for `node(nodeId)`.' } },
+    resolveType: (row: NodeRow) => row[NODE_TYPE],
+  });
+  const loadNode = loadNodeOf(tables);
   sc.Query.addFields({
     query: { type: 'Query!', description: 'The root query type, again (Relay).', resolve: () => ({}) },
     node: {
@@ -43,5 +57,4 @@ export function defineNodeInterface(sc: SchemaComposer<QueryContext>, tables: Re
       resolve: (_src: unknown, args: { nodeId: string }, ctx: QueryContext) => loadNode(ctx, args.nodeId),
     },
   });
-  return loadNode;
 }

@@ -1,12 +1,14 @@
 import type { Db } from '../../infra/postgres/create-db.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { readStoredProject } from '../../infra/postgres/read-stored-project.ts';
-import { execute, qualified } from '../../infra/postgres/sql.ts';
-import { buildSchema, type BuiltSchema, type SchemaExtension } from './build-schema.ts';
-import { indexedChains } from './indexed-chains.ts';
+import { PING } from '../../infra/postgres/read/ping.ts';
+import { execute } from '../../infra/postgres/sql.ts';
+import { buildSchema, type BuiltSchema } from './build-schema.ts';
+import type { SchemaExtension } from './schema/schema-extension.ts';
 import { DocumentCache, executeRequest, type GraphqlRequest, type GraphqlResponse } from './execute-request.ts';
-import { databaseUnavailableError, isConnectionLost, type DatabasePlace } from './database-unavailable.ts';
-import { createQueryContext, type MetadataSource, type QueryContext, type QuerySettings } from './query-context.ts';
+import type { DatabasePlace } from './database-unavailable.ts';
+import { createQueryContext, type QueryContext, type QuerySettings } from './query-context.ts';
+import { indexerHealthAt, storedMetadata } from './stored-metadata.ts';
 
 export interface QueryServiceOptions {
   db: Db;
@@ -53,20 +55,6 @@ export interface QueryService {
   close(): Promise<void>;
 }
 
-const INDEXER_TIMEOUT_MS = 2000;
-
-async function fetchJson(url: string): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(INDEXER_TIMEOUT_MS) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // a plain-text body is kept as text
-  }
-  return { status: res.status, body };
-}
-
 export async function createQueryService(options: QueryServiceOptions): Promise<QueryService> {
   const { db, schema, settings, logger } = options;
   const log = logger.child('query');
@@ -78,57 +66,8 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
   const listeners = new Set<(b: BuiltSchema) => void>();
   const cache = new DocumentCache();
 
-  const indexerHealth = async (): Promise<Health> => {
-    try {
-      const { status, body } = await fetchJson(`${options.indexer}/health`);
-      if (status === 200) return { healthy: true };
-      const error = typeof body === 'object' && body !== null && 'error' in body ? String((body as { error: unknown }).error) : `HTTP ${status}`;
-      return { healthy: false, error: `the indexer at ${options.indexer} is not healthy: ${error}` };
-    } catch (err) {
-      return { healthy: false, error: `cannot reach the indexer at ${options.indexer}: ${(err as Error).message}` };
-    }
-  };
-  const readMetadata = async (table: string) =>
-    Object.fromEntries(
-      (await execute<{ key: string; value: unknown }>(db.kysely, `select key, value from ${qualified(schema, table)} where key <> 'schema'`)).map((r) => [
-        r.key,
-        r.value,
-      ]),
-    );
-  const stored: MetadataSource = {
-    async chains() {
-      // --multi-chain: a metadata table per chain; else the schema's own
-      const chains = await indexedChains((text, params) => execute(db.kysely, text, params), schema);
-      const metas = chains.length > 0 ? await Promise.all(chains.map((c) => readMetadata(c.metadata))) : [await readMetadata('_metadata')];
-      if (options.indexer !== undefined) {
-        // The node's live figures are newer than its last flush (for the chain it indexes).
-        const [live, health] = await Promise.all([fetchJson(`${options.indexer}/meta`).catch(() => undefined), indexerHealth()]);
-        const body = live?.status === 200 && typeof live.body === 'object' && live.body !== null ? (live.body as Record<string, unknown>) : undefined;
-        for (const meta of metas) {
-          if (body !== undefined && (metas.length === 1 || body.chain === meta.chain)) {
-            for (const [k, v] of Object.entries(body)) {
-              if (
-                ['lastProcessedHeight', 'lastProcessedTimestamp', 'targetHeight', 'chain', 'specName', 'genesisHash', 'indexerNodeVersion'].includes(k) &&
-                v != null
-              )
-                meta[k] = v;
-            }
-          }
-          meta.indexerHealthy = health.healthy;
-        }
-      }
-      return metas;
-    },
-  };
-
   const place: DatabasePlace = { description: db.description, ...(options.embeddedProject !== undefined && { embeddedProject: options.embeddedProject }) };
-  const metadata: MetadataSource = {
-    chains: () =>
-      stored.chains().catch((err: unknown) => {
-        if (isConnectionLost(err)) throw databaseUnavailableError(place);
-        throw err;
-      }),
-  };
+  const metadata = storedMetadata({ db, schema, place, ...(options.indexer !== undefined && { indexer: options.indexer }) });
 
   async function reload(): Promise<boolean> {
     const project = await readStoredProject(db.kysely, schema, db.description);
@@ -171,9 +110,9 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
       return executeRequest(request, { schema: current.schema, context, queryComplexity: options.queryComplexity, logger: log }, cache);
     },
     async health() {
-      if (options.indexer !== undefined) return indexerHealth();
+      if (options.indexer !== undefined) return indexerHealthAt(options.indexer);
       try {
-        await execute(db.kysely, 'select 1');
+        await execute(db.kysely, PING.text, PING.values);
         return { healthy: true };
       } catch (err) {
         return { healthy: false, error: `the database (${db.description}) does not answer: ${(err as Error).message}` };

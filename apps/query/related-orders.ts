@@ -1,8 +1,9 @@
+import { relatedValue } from '../../infra/postgres/read/related-rows.ts';
 import { quoteIdent } from '../../infra/postgres/sql.ts';
-import { AGGREGATE_FNS, aggregateSql, type AggregateFn } from './aggregates.ts';
+import { AGGREGATE_FNS, orderingAggregateSql, type AggregateFn } from '../../infra/postgres/read/aggregate-expressions.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { constantCase, pluralize, singularize } from './postgraphile-inflection.ts';
-import { versionAt } from './sql-params.ts';
+import { versionAt } from '../../infra/postgres/read/sql-params.ts';
 
 /**
  * An `orderBy` value on a related entity, as `@graphile-contrib/pg-order-by-related` (in SubQuery's
@@ -41,8 +42,7 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
         stem,
         // no related row reads as NULL, whatever the column says
         column: { ...c, name: stem, column: stem, upper: stem, nullable: true },
-        sql: (alias, height) =>
-          `(select r.${quoteIdent(c.column)} from ${other.table} r where r.id = ${alias}.${quoteIdent(r.column)} and ${aliveAt(other, height)})`,
+        sql: (alias, height) => relatedValue(`r.${quoteIdent(c.column)}`, other.table, `r.id = ${alias}.${quoteIdent(r.column)} and ${aliveAt(other, height)}`),
       });
     }
   }
@@ -51,7 +51,7 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
     const count = (stem: string): RelatedOrder => ({
       stem,
       column: { ...COUNT, name: stem, column: stem, upper: stem },
-      sql: (alias, height) => `(select count(*) from ${other.table} r where r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)})`,
+      sql: (alias, height) => relatedValue('count(*)', other.table, `r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)}`),
     });
     const stem = `${constantCase(`${pluralize(singularize(other.entity.table))}-by-${r.column}`)}__COUNT`;
     out.set(stem, count(stem));
@@ -64,12 +64,11 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
         const type = aggregateOrderType(fn, c);
         if (type === undefined) continue;
         const stem = constantCase(`${r.name}-${fn}-${c.column}`);
-        const ref = `r.${quoteIdent(c.column)}`;
-        const value = fn === 'distinctCount' ? `count(distinct ${ref})` : fn === 'min' || fn === 'max' ? `${fn}(${ref})` : aggregateSql(fn, c, 'r', false);
+        const value = orderingAggregateSql(fn, c, 'r');
         out.set(stem, {
           stem,
           column: { ...c, ...type, name: stem, column: stem, upper: stem, nullable: fn !== 'distinctCount' && fn !== 'sum' },
-          sql: (alias, height) => `(select ${value} from ${other.table} r where r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)})`,
+          sql: (alias, height) => relatedValue(value, other.table, `r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)}`),
         });
       }
     }

@@ -7,7 +7,7 @@ import type { Logger } from '../../infra/logging/create-logger.ts';
 import { join } from 'node:path';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
 import { openPgliteSocketDb } from '../../infra/postgres/pglite-socket-endpoint.ts';
-import type { SchemaExtension } from './build-schema.ts';
+import type { SchemaExtension } from './schema/schema-extension.ts';
 import { createQueryServer, type QueryServer, type QueryServerPlugin } from './create-query-server.ts';
 import type { QueryOptions } from './query-options.ts';
 import { createQueryService, type QueryService } from './query-service.ts';

@@ -7,9 +7,9 @@ import { IdxError } from '../../domain/errors.ts';
 import { checkHeight, decodeRow, getByIdSql, POI_COLUMNS, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
 import { entityTableSql, type EntityTable } from './entity-table-sql.ts';
 import { historicalStatements, metadataStatement, plainStatements, poiStatement, rewindStatements, type Statement } from './entity-write-statements.ts';
+import { metadataByKeys } from './read/metadata-reads.ts';
 import { runStatements } from './run-statements.ts';
 import { execute, qualified, quoteLiteral } from './sql.ts';
-import { textArray } from './pg-arrays.ts';
 
 export { textArray } from './pg-arrays.ts';
 
@@ -104,7 +104,8 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
 
   async function getMetadata(keys: string | readonly string[]): Promise<any> {
     const list = typeof keys === 'string' ? [keys] : keys;
-    const rows = await execute<{ key: string; value: unknown }>(db, `select key, value from ${metadataTable} where key = any($1::text[])`, [textArray(list)]);
+    const read = metadataByKeys(metadataTable, list);
+    const rows = await execute<{ key: string; value: unknown }>(db, read.text, read.values);
     if (typeof keys === 'string') return rows[0]?.value ?? undefined;
     const out: Record<string, unknown> = {};
     for (const r of rows) out[r.key] = r.value;

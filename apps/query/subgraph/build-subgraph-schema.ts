@@ -36,6 +36,51 @@ export function buildSubgraphSchema(input: SubgraphSchemaInput): GraphQLSchema {
   const { project, tables } = input;
   refuseNameClashes(project, tables);
   const sc = new SchemaComposer<SubgraphContext>();
+  defineSharedTypes(sc, project);
+  const plans = wherePlans(tables);
+  const page: Page = (ctx, t, args, height, parent) =>
+    new ConnectionSource(ctx, t, connectionArgs(plans, t.entity.name, args, ctx.settings.queryLimit), height, parent).page().then((p) => p.rows);
+
+  for (const t of tables.values()) {
+    const names = graphNames(t.entity.name);
+    sc.createObjectTC({ name: names.type, description: t.entity.description, fields: entityFields(tables, t, page) });
+    const plan = plans.get(t.entity.name)!;
+    const where: Record<string, { type: string }> = {};
+    for (const f of plan.fields.values()) where[f.name] = { type: f.type };
+    where.and = { type: `[${names.filter}]` };
+    where.or = { type: `[${names.filter}]` };
+    sc.createInputTC({ name: names.filter, fields: where });
+    sc.createEnumTC({ name: names.orderBy, values: orderByValues(t, tables) });
+    sc.Query.addFields({
+      [names.single]: {
+        type: names.type,
+        args: { id: 'ID!', ...QUERY_ARGS },
+        resolve: async (_src: unknown, args: { id: string; block?: BlockHeightInput | null }, ctx: SubgraphContext) =>
+          (await loadById(ctx, t, args.id, await heightFor(t, args.block, ctx.chain))) ?? null,
+      },
+      [names.collection]: {
+        type: `[${names.type}!]!`,
+        args: { ...collectionArgs(t), ...QUERY_ARGS },
+        resolve: async (_src: unknown, args: CollectionArgs & { block?: BlockHeightInput | null }, ctx: SubgraphContext) =>
+          page(ctx, t, args, await heightFor(t, args.block, ctx.chain)),
+      },
+    });
+  }
+  metaField(sc);
+  return sc.buildSchema();
+}
+
+/** A page of a collection's rows, at `height`, of `parent`'s related rows when given. */
+type Page = (
+  ctx: SubgraphContext,
+  t: EntityTable,
+  args: CollectionArgs,
+  height: bigint | undefined,
+  parent?: { column: string; id: string },
+) => Promise<EntityRow[]>;
+
+/** The scalars, enums and inputs of graph-node's API schema, and the model's enums. */
+function defineSharedTypes(sc: SchemaComposer<SubgraphContext>, project: StoredProject): void {
   for (const scalar of [GraphQLGraphBigInt, GraphQLGraphBigDecimal, GraphQLGraphBytes, GraphQLJSON]) sc.add(scalar);
   sc.createEnumTC({ name: 'OrderDirection', description: 'Defines the order direction, either ascending or descending', values: { asc: {}, desc: {} } });
   sc.createEnumTC({
@@ -55,113 +100,94 @@ export function buildSubgraphSchema(input: SubgraphSchemaInput): GraphQLSchema {
     },
   });
   for (const e of project.model.enums) sc.createEnumTC({ name: e.name, values: Object.fromEntries(e.values.map((v) => [v, { value: v }])) });
+}
 
-  const plans = wherePlans(tables);
-  const page = (ctx: SubgraphContext, t: EntityTable, args: CollectionArgs, height: bigint | undefined, parent?: { column: string; id: string }) =>
-    new ConnectionSource(ctx, t, connectionArgs(plans, t.entity.name, args, ctx.settings.queryLimit), height, parent).page().then((p) => p.rows);
-  const collectionArgs = (t: EntityTable) => {
-    const names = graphNames(t.entity.name);
-    return {
-      skip: { type: 'Int', defaultValue: 0 },
-      first: { type: 'Int', defaultValue: GRAPH_DEFAULT_FIRST },
-      orderBy: { type: names.orderBy },
-      orderDirection: { type: 'OrderDirection' },
-      where: { type: names.filter },
+/** The arguments of a collection, root or nested. */
+function collectionArgs(t: EntityTable) {
+  const names = graphNames(t.entity.name);
+  return {
+    skip: { type: 'Int', defaultValue: 0 },
+    first: { type: 'Int', defaultValue: GRAPH_DEFAULT_FIRST },
+    orderBy: { type: names.orderBy },
+    orderDirection: { type: 'OrderDirection' },
+    where: { type: names.filter },
+  };
+}
+
+/** The arguments every root field takes besides its own. */
+const QUERY_ARGS = {
+  block: {
+    type: 'Block_height',
+    description:
+      'The block at which the query should be executed: `{ hash }`, `{ number }`, or `{ number_gte }` (the latest block, once the subgraph has indexed that far). Defaults to the latest block.',
+  },
+  subgraphError: {
+    type: '_SubgraphErrorPolicy_!',
+    defaultValue: 'deny',
+    description: 'Accepted for graph-node clients; idx-node skips no block, so there is no error to allow.',
+  },
+};
+
+/** An entity's object fields: columns, relations both ways, in schema.graphql's order. */
+function entityFields(
+  tables: ReadonlyMap<string, EntityTable>,
+  t: EntityTable,
+  page: Page,
+): ObjectTypeComposerFieldConfigMapDefinition<EntityRow, SubgraphContext> {
+  const fields: ObjectTypeComposerFieldConfigMapDefinition<EntityRow, SubgraphContext> = {};
+  for (const c of t.columns) {
+    if (c.references !== undefined) continue;
+    const date = graphValueType(c).date;
+    fields[c.name] = {
+      type: graphFieldType(c),
+      resolve: date
+        ? (row: EntityRow) => (graphList(c) ? ((row[c.column] as unknown[] | null)?.map(isoText) ?? null) : isoText(row[c.column]))
+        : (row: EntityRow) => row[c.column],
     };
-  };
-  const queryArgs = {
-    block: {
-      type: 'Block_height',
-      description:
-        'The block at which the query should be executed: `{ hash }`, `{ number }`, or `{ number_gte }` (the latest block, once the subgraph has indexed that far). Defaults to the latest block.',
-    },
-    subgraphError: {
-      type: '_SubgraphErrorPolicy_!',
-      defaultValue: 'deny',
-      description: 'Accepted for graph-node clients; idx-node skips no block, so there is no error to allow.',
-    },
-  };
-
-  for (const t of tables.values()) {
-    const names = graphNames(t.entity.name);
-
-    const fields: ObjectTypeComposerFieldConfigMapDefinition<EntityRow, SubgraphContext> = {};
-    for (const c of t.columns) {
-      if (c.references !== undefined) continue;
-      const date = graphValueType(c).date;
-      fields[c.name] = {
-        type: graphFieldType(c),
-        resolve: date
-          ? (row: EntityRow) => (graphList(c) ? ((row[c.column] as unknown[] | null)?.map(isoText) ?? null) : isoText(row[c.column]))
-          : (row: EntityRow) => row[c.column],
-      };
-    }
-    for (const r of t.forward) {
-      const other = tables.get(r.entity)!;
-      fields[r.name] = {
-        type: r.nullable ? r.entity : `${r.entity}!`,
-        resolve: (row: EntityRow, _args: unknown, ctx: SubgraphContext) => {
-          const id = row[r.column];
-          return typeof id === 'string' ? loadById(ctx, other, id, row[ROW_HEIGHT]).then((x) => x ?? null) : null;
-        },
-      };
-    }
-    for (const r of t.backward) {
-      const other = tables.get(r.entity);
-      if (other === undefined) continue;
-      // related rows are read at the parent's block
-      fields[r.name] = r.many
-        ? {
-            type: `[${r.entity}!]!`,
-            args: collectionArgs(other),
-            resolve: (row: EntityRow, args: CollectionArgs, ctx: SubgraphContext) =>
-              page(ctx, other, args, row[ROW_HEIGHT], { column: r.column, id: row.id as string }),
-          }
-        : {
-            type: r.entity,
-            resolve: (row: EntityRow, _args: unknown, ctx: SubgraphContext) =>
-              page(ctx, other, { first: 1 }, row[ROW_HEIGHT], { column: r.column, id: row.id as string }).then((rows) => rows[0] ?? null),
-          };
-    }
-    // in schema.graphql's order, as graph-node shows them
-    const order = new Map(t.entity.fields.map((f, i) => [f.name, i]));
-    const sorted = Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (order.get(a) ?? -1) - (order.get(b) ?? -1)));
-    sc.createObjectTC({ name: names.type, description: t.entity.description, fields: sorted });
-
-    const plan = plans.get(t.entity.name)!;
-    const where: Record<string, { type: string }> = {};
-    for (const f of plan.fields.values()) where[f.name] = { type: f.type };
-    where.and = { type: `[${names.filter}]` };
-    where.or = { type: `[${names.filter}]` };
-    sc.createInputTC({ name: names.filter, fields: where });
-
-    // values carry the SubQuery dialect's orderBy stem, which collection-args.ts completes with the direction
-    const orderBy: Record<string, { value: string }> = {};
-    for (const c of t.columns) {
-      if (!orderable(c) || c.kind === 'json') continue; // graph-node orders no list or JSON
-      const relation = t.forward.find((r) => r.column === c.column);
-      orderBy[relation?.name ?? c.name] = { value: c.upper };
-    }
-    for (const [name, stem] of childOrders(t, tables)) orderBy[name] = { value: stem };
-    sc.createEnumTC({ name: names.orderBy, values: orderBy });
-
-    sc.Query.addFields({
-      [names.single]: {
-        type: names.type,
-        args: { id: 'ID!', ...queryArgs },
-        resolve: async (_src: unknown, args: { id: string; block?: BlockHeightInput | null }, ctx: SubgraphContext) =>
-          (await loadById(ctx, t, args.id, await heightFor(t, args.block, ctx.chain))) ?? null,
-      },
-      [names.collection]: {
-        type: `[${names.type}!]!`,
-        args: { ...collectionArgs(t), ...queryArgs },
-        resolve: async (_src: unknown, args: CollectionArgs & { block?: BlockHeightInput | null }, ctx: SubgraphContext) =>
-          page(ctx, t, args, await heightFor(t, args.block, ctx.chain)),
-      },
-    });
   }
-  metaField(sc);
-  return sc.buildSchema();
+  for (const r of t.forward) {
+    const other = tables.get(r.entity)!;
+    fields[r.name] = {
+      type: r.nullable ? r.entity : `${r.entity}!`,
+      resolve: (row: EntityRow, _args: unknown, ctx: SubgraphContext) => {
+        const id = row[r.column];
+        return typeof id === 'string' ? loadById(ctx, other, id, row[ROW_HEIGHT]).then((x) => x ?? null) : null;
+      },
+    };
+  }
+  for (const r of t.backward) {
+    const other = tables.get(r.entity);
+    if (other === undefined) continue;
+    // related rows are read at the parent's block
+    fields[r.name] = r.many
+      ? {
+          type: `[${r.entity}!]!`,
+          args: collectionArgs(other),
+          resolve: (row: EntityRow, args: CollectionArgs, ctx: SubgraphContext) =>
+            page(ctx, other, args, row[ROW_HEIGHT], { column: r.column, id: row.id as string }),
+        }
+      : {
+          type: r.entity,
+          resolve: (row: EntityRow, _args: unknown, ctx: SubgraphContext) =>
+            page(ctx, other, { first: 1 }, row[ROW_HEIGHT], { column: r.column, id: row.id as string }).then((rows) => rows[0] ?? null),
+        };
+  }
+  // in schema.graphql's order, as graph-node shows them
+  const order = new Map(t.entity.fields.map((f, i) => [f.name, i]));
+  return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (order.get(a) ?? -1) - (order.get(b) ?? -1)));
+}
+
+/** The values of an entity's orderBy enum: its columns (a relation by its own name) and graph-node's child orders. */
+function orderByValues(t: EntityTable, tables: ReadonlyMap<string, EntityTable>): Record<string, { value: string }> {
+  // values carry the SubQuery dialect's orderBy stem, which collection-args.ts completes with the direction
+  const orderBy: Record<string, { value: string }> = {};
+  for (const c of t.columns) {
+    if (!orderable(c) || c.kind === 'json') continue; // graph-node orders no list or JSON
+    const relation = t.forward.find((r) => r.column === c.column);
+    orderBy[relation?.name ?? c.name] = { value: c.upper };
+  }
+  for (const [name, stem] of childOrders(t, tables)) orderBy[name] = { value: stem };
+  return orderBy;
 }
 
 /**

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import { fromStoredUnfinalized } from '../../../domain/blocks/unfinalized-blocks.ts';
 import { qualified } from '../../../infra/postgres/sql.ts';
+import { poiHashAt, poiHeightOfHash } from '../../../infra/postgres/read/poi-reads.ts';
 import { indexedChains, metadataValues } from '../indexed-chains.ts';
 import type { QueryContext } from '../query-context.ts';
 import type { BlockLookup } from './block-constraint.ts';
@@ -62,8 +63,8 @@ export function createChainView(ctx: QueryContext, deployment: string): ChainVie
       const kept = recent.find((b) => b.hash.toLowerCase() === hash);
       if (kept !== undefined) return kept.height;
       if (poi === undefined || !/^0x[0-9a-f]*$/.test(hash)) return undefined;
-      // one probe of the chain_block_hash index (migrations/0002_poi_block_hash.sql)
-      const [row] = await ctx.sql<{ id: string }>(`select id::text as id from ${poi} where chain_block_hash = decode($1, 'hex') limit 1`, [hash.slice(2)]);
+      const probe = poiHeightOfHash(poi, hash.slice(2));
+      const [row] = await ctx.sql<{ id: string }>(probe.text, probe.values);
       return row === undefined ? undefined : Number(row.id);
     },
     async block(number) {
@@ -71,9 +72,8 @@ export function createChainView(ctx: QueryContext, deployment: string): ChainVie
       const kept = recent.find((b) => b.height === number);
       let hash = kept?.hash ?? null;
       if (hash === null && poi !== undefined) {
-        const [row] = await ctx.sql<{ hash: string | null }>(`select '0x' || encode(chain_block_hash, 'hex') as hash from ${poi} where id = $1::int8`, [
-          String(number),
-        ]);
+        const probe = poiHashAt(poi, number);
+        const [row] = await ctx.sql<{ hash: string | null }>(probe.text, probe.values);
         hash = row?.hash ?? null;
       }
       // a kept block's timestamp of 0 means an entry stored without one

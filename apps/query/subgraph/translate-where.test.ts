@@ -1,7 +1,7 @@
 import t from 'tap';
 import { compileFilter } from '../compile-filter.ts';
 import { entityTables } from '../entity-tables.ts';
-import { SqlParams } from '../sql-params.ts';
+import { SqlParams } from '../../../infra/postgres/read/sql-params.ts';
 import { translateWhere } from './translate-where.ts';
 import { wherePlans, type WhereField } from './where-plan.ts';
 import { storedProjectOf } from '../../../test/support/stored-project.ts';

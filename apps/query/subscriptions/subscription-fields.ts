@@ -2,7 +2,7 @@ import { notifyChannel } from '../../../domain/entities/names.ts';
 import type { NotifyListener } from '../../../infra/postgres/notify-listener.ts';
 import type { NotifyPayload } from '../../../infra/postgres/notify-triggers.ts';
 import { parseUtcTimestamp } from '../../../infra/postgres/utc-timestamps.ts';
-import type { SchemaExtension } from '../build-schema.ts';
+import type { SchemaExtension } from '../schema/schema-extension.ts';
 import type { EntityTable } from '../entity-tables.ts';
 import { loadById, type EntityRow } from '../entity-rows.ts';
 import type { QueryContext } from '../query-context.ts';
@@ -26,43 +26,46 @@ interface SubscriptionArgs {
  * [MutationType!]): TransferPayload`, fed by the node's NOTIFY triggers through `listener`.
  */
 export function subscriptionFields(listener: NotifyListener): SchemaExtension {
-  return (sc, tables) => {
-    sc.createEnumTC({ name: 'MutationType', values: { INSERT: { value: 'INSERT' }, UPDATE: { value: 'UPDATE' }, DELETE: { value: 'DELETE' } } });
-    for (const t of tables.values()) {
-      const payloadType = `${t.names.type}Payload`;
-      sc.createObjectTC({
-        name: payloadType,
-        description: `A change to a ${t.names.type}: its id, what happened, and the row (its last state for DELETE).`,
-        fields: {
-          id: 'ID!',
-          mutation_type: 'MutationType!',
-          _entity: {
-            type: t.names.type,
-            resolve: (p: NotifyPayload, _args: unknown, ctx: QueryContext) =>
-              // too large for NOTIFY: read the live row (none left after a DELETE)
-              p._entity !== null ? notifiedRow(t, p._entity) : loadById(ctx, t, p.id, undefined).then((r) => r ?? null),
+  return {
+    name: 'subscriptions',
+    finish({ composer: sc, tables }) {
+      sc.createEnumTC({ name: 'MutationType', values: { INSERT: { value: 'INSERT' }, UPDATE: { value: 'UPDATE' }, DELETE: { value: 'DELETE' } } });
+      for (const t of tables.values()) {
+        const payloadType = `${t.names.type}Payload`;
+        sc.createObjectTC({
+          name: payloadType,
+          description: `A change to a ${t.names.type}: its id, what happened, and the row (its last state for DELETE).`,
+          fields: {
+            id: 'ID!',
+            mutation_type: 'MutationType!',
+            _entity: {
+              type: t.names.type,
+              resolve: (p: NotifyPayload, _args: unknown, ctx: QueryContext) =>
+                // too large for NOTIFY: read the live row (none left after a DELETE)
+                p._entity !== null ? notifiedRow(t, p._entity) : loadById(ctx, t, p.id, undefined).then((r) => r ?? null),
+            },
           },
-        },
-      });
-      sc.Subscription.addFields({
-        [t.names.connection]: {
-          type: payloadType,
-          description: `Changes to ${t.names.type} rows as the node writes them (needs --subscription on idx-node and idx-query).`,
-          args: { id: { type: '[ID!]', description: 'Only these ids.' }, mutation: { type: '[MutationType!]', description: 'Only these kinds of change.' } },
-          subscribe: async (_src: unknown, args: SubscriptionArgs, ctx: QueryContext & Refreshable) => {
-            const ids = args.id == null ? undefined : new Set(args.id);
-            const kinds = args.mutation == null ? undefined : new Set(args.mutation);
-            const stream = createEventStream(
-              (p) => (ids === undefined || ids.has(p.id)) && (kinds === undefined || kinds.has(p.mutation_type)),
-              () => ctx[REFRESH_CONTEXT]?.(),
-            );
-            stream.attach(await listener.subscribe(notifyChannel(ctx.schema, t.entity.table), stream.push));
-            return stream;
+        });
+        sc.Subscription.addFields({
+          [t.names.connection]: {
+            type: payloadType,
+            description: `Changes to ${t.names.type} rows as the node writes them (needs --subscription on idx-node and idx-query).`,
+            args: { id: { type: '[ID!]', description: 'Only these ids.' }, mutation: { type: '[MutationType!]', description: 'Only these kinds of change.' } },
+            subscribe: async (_src: unknown, args: SubscriptionArgs, ctx: QueryContext & Refreshable) => {
+              const ids = args.id == null ? undefined : new Set(args.id);
+              const kinds = args.mutation == null ? undefined : new Set(args.mutation);
+              const stream = createEventStream(
+                (p) => (ids === undefined || ids.has(p.id)) && (kinds === undefined || kinds.has(p.mutation_type)),
+                () => ctx[REFRESH_CONTEXT]?.(),
+              );
+              stream.attach(await listener.subscribe(notifyChannel(ctx.schema, t.entity.table), stream.push));
+              return stream;
+            },
+            resolve: (p: NotifyPayload) => p,
           },
-          resolve: (p: NotifyPayload) => p,
-        },
-      });
-    }
+        });
+      }
+    },
   };
 }
 

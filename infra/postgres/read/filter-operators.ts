@@ -1,6 +1,9 @@
 import { GraphQLError } from 'graphql';
-import { hexOf, type QueryColumn, type ValueKind } from './entity-tables.ts';
+import { hexOf, type ReadColumn, type ValueKind } from './select-list.ts';
 import { escapeLike, type SqlParams } from './sql-params.ts';
+
+/** What a filter needs of a column: its kind, and the SQL type of one value for casting parameters. */
+export type FilterColumn = ReadColumn & { sqlType: string };
 
 /**
  * The filter operators of postgraphile-plugin-connection-filter, which SubQuery's query service
@@ -14,10 +17,10 @@ export interface FilterOperator {
   name: string;
   shape: OperandShape;
   /** SQL for `ref <op> value` */
-  sql(ref: string, value: unknown, c: QueryColumn, params: SqlParams): string;
+  sql(ref: string, value: unknown, c: FilterColumn, params: SqlParams): string;
 }
 
-const encode = (c: QueryColumn, v: unknown): string | null => {
+const encode = (c: FilterColumn, v: unknown): string | null => {
   if (v === null || v === undefined) return null;
   if (c.kind === 'json') return JSON.stringify(v);
   if (c.kind === 'boolean') return v ? 'true' : 'false';
@@ -45,8 +48,8 @@ export function utcTimestampText(text: string): string {
   return /[T ]\d\d:\d\d(:\d\d(\.\d+)?)?\s*([zZ]|[+-]\d\d(:?\d\d)?)$/.test(text) ? new Date(text).toISOString() : text;
 }
 
-const one = (c: QueryColumn, v: unknown, params: SqlParams) => params.add(encode(c, v), c.sqlType);
-const many = (c: QueryColumn, v: unknown, params: SqlParams) =>
+const one = (c: FilterColumn, v: unknown, params: SqlParams) => params.add(encode(c, v), c.sqlType);
+const many = (c: FilterColumn, v: unknown, params: SqlParams) =>
   params.addList(
     (v as unknown[]).map((x) => encode(c, x)),
     c.sqlType,
@@ -175,11 +178,11 @@ const LIST: FilterOperator[] = [
 /** Bytes filter as the 0x-hex text they show as: comparisons on the bytea itself (its index serves them), patterns on the hex. */
 const BYTES: FilterOperator[] = [
   ...COMPARISONS,
-  ...STRING_ONLY.map((op) => ({ ...op, sql: (ref: string, v: unknown, c: QueryColumn, p: SqlParams) => op.sql(hexOf(ref), v, c, p) })),
+  ...STRING_ONLY.map((op) => ({ ...op, sql: (ref: string, v: unknown, c: FilterColumn, p: SqlParams) => op.sql(hexOf(ref), v, c, p) })),
 ];
 
 /** The operators of a column's filter type. */
-export function operatorsFor(c: Pick<QueryColumn, 'kind' | 'list'>): FilterOperator[] {
+export function operatorsFor(c: Pick<ReadColumn, 'kind' | 'list'>): FilterOperator[] {
   if (c.list) return LIST;
   return operatorsForKind(c.kind);
 }

@@ -1,7 +1,11 @@
 import { GraphQLError } from 'graphql';
-import { textArray } from '../../infra/postgres/create-entity-store.ts';
-import { visibleVersions } from '../../infra/postgres/visible-versions.ts';
-import type { EntityTable } from './entity-tables.ts';
+import { textArray } from '../pg-arrays.ts';
+import { visibleVersions } from '../visible-versions.ts';
+
+/** What the version rule needs of a table: whether it keeps history (`__block_range`). */
+export interface Versioned {
+  historical: boolean;
+}
 
 /**
  * The parameters of one statement under construction. Every value the user sends goes in as a
@@ -39,12 +43,12 @@ export type Height = bigint | { sql: string };
  * Which versions a query sees: the live ones (`upper_inf`), or those alive at `height`
  * (`__block_range @> height`); tables without history have one version per id.
  */
-export function versionCondition(t: EntityTable, alias: string, height: Height | undefined, params: SqlParams): string {
+export function versionCondition(t: Versioned, alias: string, height: Height | undefined, params: SqlParams): string {
   return versionAt(t, alias, typeof height === 'bigint' ? { sql: params.add(height.toString(), 'int8') } : height);
 }
 
 /** {@link versionCondition} with the height as SQL already (an expression, a parameter or a literal). */
-export function versionAt(t: EntityTable, alias: string, height: { sql: string } | undefined): string {
+export function versionAt(t: Versioned, alias: string, height: { sql: string } | undefined): string {
   return visibleVersions(t.historical, alias, height?.sql);
 }
 
