@@ -5,7 +5,7 @@ import type { ConnectionSource } from './connection-source.ts';
 import { aggregateItems, aggregateSelect, groupedAggregateSelect } from '../../infra/postgres/read/aggregate-reads.ts';
 import { AGGREGATE_FNS, aggregateSql, groupingSql, type AggregateFn } from '../../infra/postgres/read/aggregate-expressions.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
-import { utcTimestampText } from '../../infra/postgres/read/filter-operators.ts';
+import { havingAll, havingComparison, havingList, isHavingOperator } from '../../infra/postgres/read/having-conditions.ts';
 import { SqlParams } from '../../infra/postgres/read/sql-params.ts';
 
 export const UNSAFE_FNS: ReadonlySet<AggregateFn> = new Set(AGGREGATE_FNS.filter((f) => f !== 'distinctCount'));
@@ -118,23 +118,16 @@ export async function resolveAggregates(src: ConnectionSource, info: GraphQLReso
   return shape(w, row);
 }
 
-const HAVING_OPS: Record<string, string> = {
-  equalTo: '=',
-  notEqualTo: '<>',
-  greaterThan: '>',
-  greaterThanOrEqualTo: '>=',
-  lessThan: '<',
-  lessThanOrEqualTo: '<=',
-};
-
 function compileHaving(src: ConnectionSource, having: Record<string, unknown> | null | undefined, params: SqlParams): string {
-  if (having == null) return 'true';
   const parts: string[] = [];
-  for (const [key, value] of Object.entries(having)) {
+  for (const [key, value] of Object.entries(having ?? {})) {
     if (value == null) continue;
     if (key === 'AND' || key === 'OR') {
-      const items = (value as Record<string, unknown>[]).map((h) => `(${compileHaving(src, h, params)})`);
-      if (items.length > 0) parts.push(`(${items.join(key === 'AND' ? ' and ' : ' or ')})`);
+      const list = havingList(
+        key,
+        (value as Record<string, unknown>[]).map((h) => compileHaving(src, h, params)),
+      );
+      if (list !== undefined) parts.push(list);
       continue;
     }
     const fn = key as AggregateFn;
@@ -148,14 +141,12 @@ function compileHaving(src: ConnectionSource, having: Record<string, unknown> | 
         throw badInput(`having: ${fn} of ${name}, a Datetime, is not a time to compare with; use min or max`);
       for (const [op, operand] of Object.entries(filter)) {
         if (operand == null) continue;
-        const sqlOp = HAVING_OPS[op];
-        if (sqlOp === undefined) throw badInput(`having: unknown operator ${op}`);
-        const value = c.kind === 'datetime' ? params.add(utcTimestampText(String(operand)), 'timestamp') : params.add(String(operand), 'numeric');
-        parts.push(`${aggregateSql(fn, c, 't', false)} ${sqlOp} ${value}`);
+        if (!isHavingOperator(op)) throw badInput(`having: unknown operator ${op}`);
+        parts.push(havingComparison(fn, c, op, String(operand), params));
       }
     }
   }
-  return parts.length === 0 ? 'true' : parts.join(' and ');
+  return havingAll(parts);
 }
 
 /** `groupedAggregates(groupBy, having)`: one row per group, with its `keys`. */

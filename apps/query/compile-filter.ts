@@ -1,9 +1,10 @@
 import { GraphQLError } from 'graphql';
-import { existsRow } from '../../infra/postgres/read/related-rows.ts';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
-import type { EntityTable } from './entity-tables.ts';
+import { columnRef } from '../../infra/postgres/read/column-ref.ts';
+import { allOf, filterList, negated, NO_CONDITION } from '../../infra/postgres/read/filter-logic.ts';
 import { operatorsFor } from '../../infra/postgres/read/filter-operators.ts';
-import { versionCondition, type Height, type SqlParams } from '../../infra/postgres/read/sql-params.ts';
+import { noRelatedRow, relatedRowExists, type RelationLink } from '../../infra/postgres/read/related-rows.ts';
+import type { Height, SqlParams } from '../../infra/postgres/read/sql-params.ts';
+import type { EntityTable } from './entity-tables.ts';
 
 export type FilterInput = Record<string, unknown>;
 
@@ -23,32 +24,28 @@ export function badInput(message: string): GraphQLError {
  * that see the related rows at the same height as the query.
  */
 export function compileFilter(t: EntityTable, alias: string, filter: FilterInput | null | undefined, scope: FilterScope): string {
-  if (filter === null || filter === undefined) return 'true';
+  if (filter === null || filter === undefined) return NO_CONDITION;
   const parts: string[] = [];
   for (const [key, value] of Object.entries(filter)) {
     if (value === undefined) continue;
     if (value === null) throw badInput(`${t.names.filter}.${key}: null is not a filter; use {isNull: true} to match missing values`);
     parts.push(compileEntry(t, alias, key, value, scope));
   }
-  return conjunction(parts);
-}
-
-function conjunction(parts: string[]): string {
-  if (parts.length === 0) return 'true';
-  return parts.length === 1 ? parts[0]! : parts.map((p) => `(${p})`).join(' and ');
+  return allOf(parts);
 }
 
 function compileEntry(t: EntityTable, alias: string, key: string, value: unknown, scope: FilterScope): string {
   if (key === 'and' || key === 'or') {
-    const items = (value as FilterInput[]).map((f) => `(${compileFilter(t, alias, f, scope)})`);
-    if (items.length === 0) return 'true';
-    return items.join(key === 'and' ? ' and ' : ' or ');
+    return filterList(
+      key,
+      (value as FilterInput[]).map((f) => compileFilter(t, alias, f, scope)),
+    );
   }
-  if (key === 'not') return `not (${compileFilter(t, alias, value as FilterInput, scope)})`;
+  if (key === 'not') return negated(compileFilter(t, alias, value as FilterInput, scope));
 
   const column = t.byName.get(key);
   if (column !== undefined) {
-    const ref = `${alias}.${quoteIdent(column.column)}`;
+    const ref = columnRef(alias, column.column);
     const ops = operatorsFor(column);
     const parts: string[] = [];
     for (const [opName, operand] of Object.entries(value as Record<string, unknown>)) {
@@ -58,36 +55,30 @@ function compileEntry(t: EntityTable, alias: string, key: string, value: unknown
       if (op === undefined) throw badInput(`${t.names.filter}.${key}: unknown operator ${opName}`);
       parts.push(op.sql(ref, operand, column, scope.params));
     }
-    return conjunction(parts);
+    return allOf(parts);
   }
 
   const forward = t.forward.find((r) => r.name === key || `${r.name}Exists` === key);
   if (forward !== undefined) {
     const other = scope.tables.get(forward.entity)!;
-    const a = scope.params.alias();
-    const join = `${a}.id = ${alias}.${quoteIdent(forward.column)} and ${versionCondition(other, a, scope.height, scope.params)}`;
-    if (key !== forward.name) return `${value ? '' : 'not '}${existsRow(other.table, a, join)}`;
-    return existsRow(other.table, a, `${join} and (${compileFilter(other, a, value as FilterInput, scope)})`);
+    const link: RelationLink = { direction: 'forward', column: forward.column };
+    if (key !== forward.name) return (value ? relatedRowExists : noRelatedRow)(alias, other, link, scope);
+    return relatedRowExists(alias, other, link, scope, (a) => compileFilter(other, a, value as FilterInput, scope));
   }
 
   const backward = t.backward.find((r) => r.name === key || `${r.name}${r.many ? 'Exist' : 'Exists'}` === key);
   if (backward !== undefined) {
     const other = scope.tables.get(backward.entity)!;
-    /** EXISTS over the related rows, narrowed by `where(alias)` when given */
-    const related = (where?: (a: string) => string) => {
-      const a = scope.params.alias();
-      const cond = `${a}.${quoteIdent(backward.column)} = ${alias}.id and ${versionCondition(other, a, scope.height, scope.params)}`;
-      return existsRow(other.table, a, `${cond}${where === undefined ? '' : ` and (${where(a)})`}`);
-    };
-    if (key !== backward.name) return `${value ? '' : 'not '}${related()}`;
-    if (!backward.many) return related((a) => compileFilter(other, a, value as FilterInput, scope));
+    const link: RelationLink = { direction: 'backward', column: backward.column };
+    if (key !== backward.name) return (value ? relatedRowExists : noRelatedRow)(alias, other, link, scope);
+    if (!backward.many) return relatedRowExists(alias, other, link, scope, (a) => compileFilter(other, a, value as FilterInput, scope));
     const q = value as { some?: FilterInput | null; every?: FilterInput | null; none?: FilterInput | null };
     const parts: string[] = [];
-    if (q.some != null) parts.push(related((a) => compileFilter(other, a, q.some, scope)));
-    if (q.none != null) parts.push(`not ${related((a) => compileFilter(other, a, q.none, scope))}`);
+    if (q.some != null) parts.push(relatedRowExists(alias, other, link, scope, (a) => compileFilter(other, a, q.some, scope)));
+    if (q.none != null) parts.push(noRelatedRow(alias, other, link, scope, (a) => compileFilter(other, a, q.none, scope)));
     // every: no related row fails the filter
-    if (q.every != null) parts.push(`not ${related((a) => `not (${compileFilter(other, a, q.every, scope)})`)}`);
-    return conjunction(parts);
+    if (q.every != null) parts.push(noRelatedRow(alias, other, link, scope, (a) => negated(compileFilter(other, a, q.every, scope))));
+    return allOf(parts);
   }
   throw badInput(`${t.names.filter}: unknown field ${key}`);
 }

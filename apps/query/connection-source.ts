@@ -1,10 +1,10 @@
 import { GraphQLError } from 'graphql';
-import { countSelect, pageSelect, pagesPerParent, rowsWhere } from '../../infra/postgres/read/connection-reads.ts';
-import { afterCursorSql, cursorColumnsSql, orderBySql } from '../../infra/postgres/read/order-sql.ts';
+import { columnRef } from '../../infra/postgres/read/column-ref.ts';
+import { amongParents, connectionWhere, distinctColumns } from '../../infra/postgres/read/connection-conditions.ts';
+import { countSelect, PAGE_PARENT_ID, pageColumns, pageSelect, pagesPerParent, rowsWhere } from '../../infra/postgres/read/connection-reads.ts';
+import { afterCursorSql, orderBySql } from '../../infra/postgres/read/order-sql.ts';
 import { searchSource } from '../../infra/postgres/read/search-source.ts';
-import { selectList } from '../../infra/postgres/read/select-list.ts';
 import { SqlParams, versionCondition } from '../../infra/postgres/read/sql-params.ts';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { badInput, compileFilter, type FilterInput } from './compile-filter.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { withHeight, type EntityRow } from './entity-rows.ts';
@@ -117,12 +117,9 @@ export class ConnectionSource {
 
   /** the conditions every statement of this connection shares (without cursors) */
   private where(alias: string, params: SqlParams, parentRef?: string): string {
-    const parts = [
-      versionCondition(this.t, alias, this.height, params),
-      compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: this.height, params }),
-    ];
-    if (parentRef !== undefined) parts.unshift(`${alias}.${quoteIdent(this.parent!.column)} = ${parentRef}`);
-    return parts.filter((p) => p !== 'true').join(' and ') || 'true';
+    const version = versionCondition(this.t, alias, this.height, params);
+    const filter = compileFilter(this.t, alias, this.args.filter, { tables: this.ctx.tables, height: this.height, params });
+    return connectionWhere(alias, { version, filter, ...(parentRef !== undefined && { parent: { column: this.parent!.column, id: parentRef } }) });
   }
 
   private cursorWhere(alias: string, params: SqlParams): string[] {
@@ -135,7 +132,7 @@ export class ConnectionSource {
   private pageSql(params: SqlParams, parentRef?: string): string {
     const where = this.where('t', params, parentRef);
     const parts = {
-      select: `${selectList('t', this.t)}, ${cursorColumnsSql('t', this.keys)}`,
+      select: pageColumns('t', this.t, this.keys),
       where,
       order: orderBySql('t', this.backwards ? reverseKeys(this.keys) : this.keys),
       limit: this.limit + 1,
@@ -147,11 +144,12 @@ export class ConnectionSource {
       return pageSelect({ ...parts, cursor, from: this.from(params) });
     }
     const from = this.from(params);
-    return pageSelect({ ...parts, from, cursor: this.cursorWhere('t', params), distinctOn: { on: this.distinctColumns(), order: orderBySql('t', this.keys) } });
-  }
-
-  private distinctColumns(): string {
-    return this.distinct.map((c) => `t.${quoteIdent(c.column)}`).join(', ');
+    return pageSelect({
+      ...parts,
+      from,
+      cursor: this.cursorWhere('t', params),
+      distinctOn: { on: distinctColumns('t', this.distinct), order: orderBySql('t', this.keys) },
+    });
   }
 
   private toPage(rows: EntityRow[]): Page {
@@ -184,7 +182,7 @@ export class ConnectionSource {
     const rows = await this.ctx.batcher.load<EntityRow[]>(this.batchKey('page'), this.parent!.id, async (ids) => {
       const params = new SqlParams();
       const list = params.addList(ids, 'text');
-      const sql = pagesPerParent(list, this.pageSql(params, 'p.__parent'));
+      const sql = pagesPerParent(list, this.pageSql(params, PAGE_PARENT_ID));
       return groupBy(await this.ctx.sql<EntityRow>(sql, params.values), '__parent');
     });
     return this.toPage(rows ?? []);
@@ -197,11 +195,11 @@ export class ConnectionSource {
 
   /** `ids`: the parents, when nested */
   private countSql(params: SqlParams, ids?: readonly string[]): string {
-    const distinctOn = this.distinct.length === 0 ? undefined : this.distinctColumns();
+    const distinctOn = this.distinct.length === 0 ? undefined : distinctColumns('t', this.distinct);
     const from = this.from(params);
     if (ids === undefined) return countSelect({ from, where: this.where('t', params), ...(distinctOn !== undefined && { distinctOn }) });
-    const parentColumn = `t.${quoteIdent(this.parent!.column)}`;
-    const where = `${parentColumn} = any(${params.addList(ids, 'text')}) and ${this.where('t', params)}`;
+    const parentColumn = columnRef('t', this.parent!.column);
+    const where = amongParents(parentColumn, params.addList(ids, 'text'), this.where('t', params));
     return countSelect({ from, where, parentColumn, ...(distinctOn !== undefined && { distinctOn }) });
   }
 
@@ -228,9 +226,9 @@ export class ConnectionSource {
   aggregateFrom(params: SqlParams, ids: readonly string[] | undefined): { from: string; parentCol?: string } {
     const from = this.from(params);
     if (this.parent === undefined) return { from: rowsWhere(from, this.where('t', params)) };
-    const parentCol = `t.${quoteIdent(this.parent.column)}`;
+    const parentCol = columnRef('t', this.parent.column);
     const list = params.addList(ids ?? [], 'text');
-    return { from: rowsWhere(from, `${parentCol} = any(${list}) and ${this.where('t', params)}`), parentCol };
+    return { from: rowsWhere(from, amongParents(parentCol, list, this.where('t', params))), parentCol };
   }
 
   nestedBatchKey(kind: string): string {

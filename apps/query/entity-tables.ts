@@ -1,7 +1,7 @@
 import type { EntityModel, FieldModel, Scalar, SchemaModel } from '../../domain/entities/entity-model.ts';
 import { enumSqlType } from '../../infra/postgres/column-codec.ts';
 import type { ValueKind } from '../../infra/postgres/read/select-list.ts';
-import { qualified } from '../../infra/postgres/sql.ts';
+import { schemaTable } from '../../infra/postgres/read/schema-table.ts';
 import { camelCase, constantCase, distinctPluralize, pluralize, singularize, upperCamelCase } from './postgraphile-inflection.ts';
 import type { StoredProject } from '../../infra/postgres/read-stored-project.ts';
 
@@ -198,7 +198,7 @@ export function entityTables(project: StoredProject): Map<string, EntityTable> {
     }
     out.set(entity.name, {
       entity,
-      table: qualified(schema, entity.table),
+      table: schemaTable(schema, entity.table),
       historical: project.historicalTables.has(entity.table),
       changes: project.changesTables.has(entity.table),
       columns,

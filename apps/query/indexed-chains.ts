@@ -1,6 +1,6 @@
 import { CHAIN_METADATA_PREFIX } from '../../domain/entities/chain-tables.ts';
 import { chainTableNames, metadataByKeys } from '../../infra/postgres/read/metadata-reads.ts';
-import { qualified } from '../../infra/postgres/sql.ts';
+import { schemaTable } from '../../infra/postgres/read/schema-table.ts';
 
 /** Runs one statement: `QueryContext.sql`, or `execute` on a database. */
 type Sql = <R>(text: string, params: readonly unknown[]) => Promise<R[]>;
@@ -29,7 +29,7 @@ export async function indexedChains(sql: Sql, schema: string): Promise<ChainTabl
 
 /** The values of `keys` in one metadata table (a key not there is absent). */
 export async function metadataValues(sql: Sql, schema: string, table: string, keys: readonly string[]): Promise<Record<string, unknown>> {
-  const { text, values } = metadataByKeys(qualified(schema, table), keys);
+  const { text, values } = metadataByKeys(schemaTable(schema, table), keys);
   const rows = await sql<{ key: string; value: unknown }>(text, values);
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }

@@ -1,9 +1,8 @@
-import { relatedValue } from '../../infra/postgres/read/related-rows.ts';
-import { quoteIdent } from '../../infra/postgres/sql.ts';
 import { AGGREGATE_FNS, orderingAggregateSql, type AggregateFn } from '../../infra/postgres/read/aggregate-expressions.ts';
+import { columnRef } from '../../infra/postgres/read/column-ref.ts';
+import { relatedRowCount, relatedRowsValue, type RelationLink } from '../../infra/postgres/read/related-rows.ts';
 import type { EntityTable, QueryColumn } from './entity-tables.ts';
 import { constantCase, pluralize, singularize } from './postgraphile-inflection.ts';
-import { versionAt } from '../../infra/postgres/read/sql-params.ts';
 
 /**
  * An `orderBy` value on a related entity, as `@graphile-contrib/pg-order-by-related` (in SubQuery's
@@ -22,9 +21,6 @@ export interface RelatedOrder {
 
 const COUNT: Omit<QueryColumn, 'name' | 'column' | 'upper'> = { kind: 'int', list: false, nullable: false, sqlType: 'int8' };
 
-/** the related rows alive at `height`; a validated block height, written as a literal so that keys need no statement parameters */
-const aliveAt = (other: EntityTable, height: bigint | undefined) => versionAt(other, 'r', height === undefined ? undefined : { sql: `${height}::int8` });
-
 const cache = new WeakMap<EntityTable, Map<string, RelatedOrder>>();
 
 /** Every related order value of `t`, by stem. */
@@ -34,6 +30,7 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
   const out = new Map<string, RelatedOrder>();
   for (const r of t.forward) {
     const other = tables.get(r.entity)!;
+    const link: RelationLink = { direction: 'forward', column: r.column };
     const prefix = constantCase(`${singularize(other.entity.table)}-by-${r.column}`);
     for (const c of other.columns) {
       if (c.list) continue;
@@ -42,16 +39,17 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
         stem,
         // no related row reads as NULL, whatever the column says
         column: { ...c, name: stem, column: stem, upper: stem, nullable: true },
-        sql: (alias, height) => relatedValue(`r.${quoteIdent(c.column)}`, other.table, `r.id = ${alias}.${quoteIdent(r.column)} and ${aliveAt(other, height)}`),
+        sql: (alias, height) => relatedRowsValue((row) => columnRef(row, c.column), alias, other, link, height),
       });
     }
   }
   for (const r of t.backward) {
     const other = tables.get(r.entity)!;
+    const link: RelationLink = { direction: 'backward', column: r.column };
     const count = (stem: string): RelatedOrder => ({
       stem,
       column: { ...COUNT, name: stem, column: stem, upper: stem },
-      sql: (alias, height) => relatedValue('count(*)', other.table, `r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)}`),
+      sql: (alias, height) => relatedRowCount(alias, other, link, height),
     });
     const stem = `${constantCase(`${pluralize(singularize(other.entity.table))}-by-${r.column}`)}__COUNT`;
     out.set(stem, count(stem));
@@ -64,11 +62,10 @@ export function relatedOrders(t: EntityTable, tables: ReadonlyMap<string, Entity
         const type = aggregateOrderType(fn, c);
         if (type === undefined) continue;
         const stem = constantCase(`${r.name}-${fn}-${c.column}`);
-        const value = orderingAggregateSql(fn, c, 'r');
         out.set(stem, {
           stem,
           column: { ...c, ...type, name: stem, column: stem, upper: stem, nullable: fn !== 'distinctCount' && fn !== 'sum' },
-          sql: (alias, height) => relatedValue(value, other.table, `r.${quoteIdent(r.column)} = ${alias}.id and ${aliveAt(other, height)}`),
+          sql: (alias, height) => relatedRowsValue((row) => orderingAggregateSql(fn, c, row), alias, other, link, height),
         });
       }
     }

@@ -1,7 +1,8 @@
 import type { Db } from '../../infra/postgres/create-db.ts';
 import { metadataWithoutModel } from '../../infra/postgres/read/metadata-reads.ts';
 import type { ReadStatement } from '../../infra/postgres/read/read-statement.ts';
-import { execute, qualified } from '../../infra/postgres/sql.ts';
+import { execute } from '../../infra/postgres/sql.ts';
+import { schemaTable } from '../../infra/postgres/read/schema-table.ts';
 import { databaseUnavailableError, isConnectionLost, type DatabasePlace } from './database-unavailable.ts';
 import { indexedChains } from './indexed-chains.ts';
 import type { MetadataSource } from './query-context.ts';
@@ -50,7 +51,7 @@ export interface StoredMetadataOptions {
 export function storedMetadata({ db, schema, indexer, place }: StoredMetadataOptions): MetadataSource {
   const run = <R>(read: ReadStatement) => execute<R>(db.kysely, read.text, read.values);
   const readMetadata = async (table: string) =>
-    Object.fromEntries((await run<{ key: string; value: unknown }>(metadataWithoutModel(qualified(schema, table)))).map((r) => [r.key, r.value]));
+    Object.fromEntries((await run<{ key: string; value: unknown }>(metadataWithoutModel(schemaTable(schema, table)))).map((r) => [r.key, r.value]));
   const stored: MetadataSource = {
     async chains() {
       // --multi-chain: a metadata table per chain; else the schema's own

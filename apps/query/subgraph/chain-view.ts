@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { BlockRef } from '../../../domain/blocks/chain-heads.ts';
 import { fromStoredUnfinalized } from '../../../domain/blocks/unfinalized-blocks.ts';
-import { qualified } from '../../../infra/postgres/sql.ts';
+import { schemaTable } from '../../../infra/postgres/read/schema-table.ts';
 import { poiHashAt, poiHeightOfHash } from '../../../infra/postgres/read/poi-reads.ts';
 import { indexedChains, metadataValues } from '../indexed-chains.ts';
 import type { QueryContext } from '../query-context.ts';
@@ -94,6 +94,6 @@ async function readState(ctx: QueryContext): Promise<ChainState> {
     head: asInt(m.lastProcessedHeight),
     headTimestamp: asInt(m.lastProcessedBlockTimestamp),
     recent: fromStoredUnfinalized(m.unfinalizedBlocks),
-    poi: chain.poi === undefined ? undefined : qualified(ctx.schema, chain.poi),
+    poi: chain.poi === undefined ? undefined : schemaTable(ctx.schema, chain.poi),
   };
 }

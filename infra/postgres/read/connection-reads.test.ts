@@ -1,5 +1,5 @@
 import t from 'tap';
-import { countSelect, pageSelect, pagesPerParent, rowsWhere } from './connection-reads.ts';
+import { countSelect, PAGE_PARENT_ID, pageColumns, pageSelect, pagesPerParent, rowsWhere } from './connection-reads.ts';
 
 const parts = {
   select: 't."id", t."v" as __c0',
@@ -56,4 +56,20 @@ t.test('totalCount: of all rows, per parent, of distinct rows', async (t) => {
     'select __parent, count(*) as n from (select distinct on (t."from_id", t."to_id") t."from_id" as __parent from "app"."transfers" t where w) d group by __parent',
   );
   t.equal(rowsWhere('"app"."transfers"', 'w'), '"app"."transfers" t where w');
+});
+
+t.test("a page's columns: the row's, then its order keys as text for cursors", async (t) => {
+  const columns = [
+    { column: 'id', kind: 'string', list: false },
+    { column: 'value', kind: 'bigfloat', list: false },
+  ] as const;
+  const keys = [
+    { column: { column: 'value', sqlType: 'numeric', nullable: false }, desc: true, nullsFirst: true },
+    { column: { column: 'id', sqlType: 'text', nullable: false }, desc: true, nullsFirst: true },
+  ];
+  t.equal(pageColumns('t', { columns }, keys), 't."id", t."value"::text as "value", t."value"::text as __k0, t."id"::text as __k1');
+  t.match(
+    pagesPerParent('$1::text[]::text[]', `select 1 where ${PAGE_PARENT_ID} = 'a'`),
+    /as p\(__parent\) cross join lateral \(select 1 where p\.__parent = 'a'\) x$/,
+  );
 });

@@ -1,8 +1,16 @@
+import { cursorColumnsSql, type SqlOrderKey } from './order-sql.ts';
+import { selectList, type ReadTable } from './select-list.ts';
+
 /**
  * The statements of a connection (`transfers(first, after, filter…)`): its page and its totalCount,
  * alone or for many parents at once. The caller compiles the parts (conditions, order, select list)
  * into SQL text with one SqlParams; these put them together.
  */
+
+/** What a page selects of each row `alias`: every column, then the text of each order key (`__k0`…) for its cursor. */
+export function pageColumns(alias: string, t: Pick<ReadTable, 'columns'>, keys: readonly SqlOrderKey[]): string {
+  return `${selectList(alias, t)}, ${cursorColumnsSql(alias, keys)}`;
+}
 
 /** What a page statement selects and from where, in `t`. */
 export interface PageParts {
@@ -36,7 +44,10 @@ export function pageSelect(p: PageParts): string {
   return `select ${p.select} from (${inner}) t${p.cursor.length > 0 ? ` where ${p.cursor.join(' and ')}` : ''}${tail}`;
 }
 
-/** A page per parent: `page` refers to the parent's id as `p.__parent`; each row comes with it. */
+/** The parent's id in the page statement of {@link pagesPerParent}. */
+export const PAGE_PARENT_ID = 'p.__parent';
+
+/** A page per parent: `page` refers to the parent's id as {@link PAGE_PARENT_ID}; each row comes with it. */
 export function pagesPerParent(parents: string, page: string): string {
   return `select p.__parent, x.* from unnest(${parents}) as p(__parent) cross join lateral (${page}) x`;
 }
