@@ -13,8 +13,7 @@ export interface EntityCheck {
  * (`fetch`: the block could not be read; `runtime`: storing the dependent entities or the handler failed).
  */
 export type TestOutcome =
-  | { name: string; checks: EntityCheck[] }
-  | { name: string; error: { kind: 'fetch' | 'runtime'; message: string }; expectedCount: number };
+  { name: string; checks: EntityCheck[] } | { name: string; error: { kind: 'fetch' | 'runtime'; message: string }; expectedCount: number };
 
 export const checkPassed = (c: EntityCheck): boolean => c.differences !== 'missing' && c.differences.length === 0;
 
