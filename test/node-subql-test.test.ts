@@ -8,6 +8,11 @@ import { setupErc20Chain } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
 import { BIN, programEnv } from './support/idx-programs.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
+import { BACKENDS, envFor, PROGRAM_BACKEND } from './support/node-backends.ts';
+import type { BackendKind } from './support/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
+import { createDb } from '../infra/postgres/create-db.ts';
+import { execute } from '../infra/postgres/sql.ts';
 
 exitWhenDone();
 
@@ -84,12 +89,12 @@ await writeFile(
 );
 await rebuild(dir);
 
-async function idxNodeTest(...args: string[]): Promise<{ code: number; output: string }> {
+async function idxNodeTest(kind: BackendKind, ...args: string[]): Promise<{ code: number; output: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', dir, '--network-endpoint', anvil.url, '--output-fmt', 'json', ...args],
-      { env: programEnv({}), maxBuffer: 1 << 24 },
+      { env: programEnv(envFor(kind)), maxBuffer: 1 << 24 },
     );
     return { code: 0, output: stdout + stderr };
   } catch (err) {
@@ -107,19 +112,28 @@ t.test('idx build bundles src/test/*.test.ts into dist/test/, with @subql/testin
   for (const name of ['transfer', 'wrong-value', 'throws']) t.ok((await readFile(join(dir, 'dist', 'test', `${name}.test.js`), 'utf8')).includes('subqlTests'));
 });
 
-t.test('a test whose entities match passes, exit code 0', async (t) => {
-  const { code, output } = await idxNodeTest('--test-filter', 'transfer');
-  const lines = messages(output);
-  t.equal(code, 0, 'exit code 0', { output });
-  t.ok(lines.includes('Starting test: handleTransfer test'));
-  t.ok(lines.includes(`Entity check PASSED (Entity ID: ${first.transactionHash}-${Number(first.logIndex)})`));
-  t.ok(lines.includes(`Entity check PASSED (Entity ID: ${from})`), 'the dependent account was stored before the handler ran');
-  t.ok(lines.includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'));
-  t.ok(lines.includes('Total tests: 1') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 0'));
-});
+for (const kind of BACKENDS) {
+  t.test(`${kind}: a test whose entities match passes, exit code 0, its schema gone after`, async (t) => {
+    const schema = uniqueSchemaName('idx_subqltest');
+    const { code, output } = await idxNodeTest(kind, '--test-filter', 'transfer', '--db-schema', schema);
+    const lines = messages(output);
+    t.equal(code, 0, 'exit code 0', { output });
+    t.ok(lines.includes('Starting test: handleTransfer test'));
+    t.ok(lines.includes(`Entity check PASSED (Entity ID: ${first.transactionHash}-${Number(first.logIndex)})`));
+    t.ok(lines.includes(`Entity check PASSED (Entity ID: ${from})`), 'the dependent account was stored before the handler ran');
+    t.ok(lines.includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'));
+    t.ok(lines.includes('Total tests: 1') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 0'));
+    if (kind === 'postgres') {
+      const db = await createDb({ env: envFor(kind) });
+      t.teardown(() => db.close());
+      const left = await execute(db.kysely, `select 1 from information_schema.schemata where schema_name = 'test-${schema}'`);
+      t.equal(left.length, 0, 'the test schema was dropped');
+    }
+  });
+}
 
 t.test('a changed expected value fails, naming entity, field, expected and actual', async (t) => {
-  const { code, output } = await idxNodeTest('--test-filter', 'wrong-value');
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'wrong-value');
   const lines = messages(output);
   t.equal(code, 1, 'exit code 1', { output });
   const id = `${first.transactionHash}-${Number(first.logIndex)}`;
@@ -136,7 +150,7 @@ t.test('a changed expected value fails, naming entity, field, expected and actua
 });
 
 t.test("a handler that throws fails its test with the handler's error", async (t) => {
-  const { code, output } = await idxNodeTest('--test-filter', 'throws');
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'throws');
   const lines = messages(output);
   t.equal(code, 1, 'exit code 1', { output });
   t.ok(
@@ -148,7 +162,7 @@ t.test("a handler that throws fails its test with the handler's error", async (t
 });
 
 t.test('all test files together: the summary counts each', async (t) => {
-  const { code, output } = await idxNodeTest();
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND);
   const lines = messages(output);
   t.equal(code, 1);
   t.ok(lines.includes('Found 3 test files'), 'every test file', { output });
