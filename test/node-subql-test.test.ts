@@ -132,6 +132,12 @@ for (const kind of BACKENDS) {
   });
 }
 
+t.test('--unsafe (node:vm instead of an isolate): the same test passes', async (t) => {
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'transfer', '--unsafe');
+  t.equal(code, 0, 'exit code 0', { output });
+  t.ok(messages(output).includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'), 'both checks pass', { output });
+});
+
 t.test('a changed expected value fails, naming entity, field, expected and actual', async (t) => {
   const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'wrong-value');
   const lines = messages(output);
