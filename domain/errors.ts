@@ -100,7 +100,6 @@ export type ErrorCode =
   // idx-node test (SubQuery's subqlTest)
   | 'TEST_HANDLER_NOT_FOUND'
   | 'TEST_FILE_INVALID'
-  | 'TESTS_FAILED'
   // the store and the database
   | 'STORE_INTERNAL'
   | 'STORE_INVALID_ID'
