@@ -97,6 +97,9 @@ export type ErrorCode =
   | 'SANDBOX_TIMEOUT'
   | 'SANDBOX_MEMORY_LIMIT'
   | 'INVALID_SIGNATURE'
+  // idx-node test (SubQuery's subqlTest)
+  | 'TEST_HANDLER_NOT_FOUND'
+  | 'TEST_FILE_INVALID'
   // the store and the database
   | 'STORE_INTERNAL'
   | 'STORE_INVALID_ID'

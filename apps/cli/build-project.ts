@@ -8,6 +8,7 @@ import { BUILD_MODES, type BuildMode } from './build-mode.ts';
 import { bundleEntry } from './bundle-entry.ts';
 import { checkHandlerExports, type BundleExports } from './check-handler-exports.ts';
 import type { Reporter } from './reporter.ts';
+import { testEntries } from './test-entries.ts';
 
 export interface BuildProjectOptions {
   /** the project folder (default: the current folder), or a manifest file in it */
@@ -33,9 +34,10 @@ export interface BuildProjectResult {
 }
 
 /**
- * `idx build`: bundles `src/index.ts` into `<output>/index.js`, and each string entry of
- * package.json `exports` into `<output>/<key>.js` (docs/usage.md, idx build); a project.ts manifest is also
- * written out as `<output>/project.yaml`.
+ * `idx build`: bundles `src/index.ts` into `<output>/index.js`, each string entry of
+ * package.json `exports` into `<output>/<key>.js` (docs/usage.md, idx build) and each mapping test
+ * `src/test/**\/*.test.ts` into `<output>/test/<name>.test.js` (docs/testing.md); a project.ts
+ * manifest is also written out as `<output>/project.yaml`.
  */
 export async function buildProject(options: BuildProjectOptions): Promise<BuildProjectResult> {
   const location = resolve(options.location ?? '.');
@@ -65,6 +67,9 @@ export async function buildProject(options: BuildProjectOptions): Promise<BuildP
 
   const entries: BuiltEntry[] = [{ name: 'index', source: index, file: join(outputDir, 'index.js') }];
   for (const entry of await exportEntries(root, options.reporter)) entries.push({ ...entry, file: join(outputDir, `${entry.name}.js`) });
+  // mapping tests (@subql/testing), for idx-node test; an exports entry of the same name wins, as in SubQuery's build
+  for (const entry of await testEntries(root))
+    if (!entries.some((e) => e.name === entry.name)) entries.push({ ...entry, file: join(outputDir, `${entry.name}.js`) });
 
   await mkdir(outputDir, { recursive: true });
   // one rollup run per entry: each output must stand alone, so no chunks are shared between them

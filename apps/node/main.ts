@@ -45,6 +45,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
       const withProject = { ...options, idx: options.idx! };
       if (cmd.command === 'force-clean') await forceClean(withProject, logger, process.env);
       else await reindex(withProject, cmd.targetHeight, logger, process.env);
+    } else if (cmd.command === 'test') {
+      const { runTests } = await import('./testing/run-tests.ts');
+      const failing = await runTests({
+        options,
+        ...(cmd.testFilter !== undefined && { testFilter: cmd.testFilter }),
+        variant: variantName,
+        logger,
+        version,
+        env: process.env,
+        signal: controller.signal,
+      });
+      logger.flush();
+      return failing > 0 ? 1 : 0;
     } else {
       const { runNode } = await import('./start-up/run-node.ts');
       await runNode({ options, variant: variantName, logger, version, env: process.env, signal: controller.signal });

@@ -94,6 +94,8 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       );
       context.__idx_load = () => runtime.load(factory);
       load = new Script('__idx_load()').runInContext(context, { timeout: options.timeoutMs }) as LoadOutcome;
+      // a test bundle's entities as copies, as from the isolate: the context's Dates are not the host's (instanceof fails)
+      if (load.ok && load.tests !== undefined) load = { ...load, tests: structuredClone(load.tests) };
     } catch (err) {
       load = { ok: false, error: toThrownError(err) };
     }

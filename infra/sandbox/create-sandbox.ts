@@ -1,4 +1,5 @@
 import type { ChainFamilyName } from '../../domain/chains/families.ts';
+import type { SubqlTestCase } from '../../domain/testing/subql-test.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createHostBridge, WriteFailed, type HostBridge } from './create-host-bridge.ts';
 import { createIsolatedRuntime } from './create-isolated-runtime.ts';
@@ -62,6 +63,8 @@ export interface SandboxBase {
   readonly processors: Readonly<Record<string, LoadedProcessor>>;
   /** what the processors refused of the manifest's custom data sources, by field path */
   readonly customProblems: readonly { path: string; message: string }[];
+  /** the `subqlTest`s a test bundle registered while it loaded (`@subql/testing`); none for a project's mappings */
+  readonly tests: readonly SubqlTestCase[];
   dispose(): void;
 }
 
@@ -97,6 +100,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     handlers: loaded.handlers,
     processors: (loaded.processors ?? {}) as Record<string, LoadedProcessor>,
     customProblems: loaded.customProblems ?? [],
+    tests: loaded.tests ?? [],
     ...(parts.methods as FamilySandboxMethods),
     dispose() {
       if (state.disposed) return;

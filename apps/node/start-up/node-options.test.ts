@@ -189,6 +189,19 @@ t.test('subcommands force-clean and reindex', async (t) => {
   t.match(usage(['reindex', '-f', 'p', '--targetHeight=3', '--disable-historical']), /reindex needs historical tracking/);
 });
 
+t.test("subcommand test: SubQuery's subql-node test, with --test-filter and the node's options", async (t) => {
+  t.match(run(['test', '-f', 'proj', '--test-filter', 'transfer', '--db-schema', 's']), {
+    command: 'test',
+    testFilter: 'transfer',
+    options: { idx: 'proj', dbSchema: 's' },
+  });
+  t.notOk('testFilter' in run(['test', '-f', 'proj']), 'no filter: every test file');
+  t.match(usage(['test']), /test needs the project/);
+  const h = ctx();
+  t.same(parseNodeArgs(['test', '--help'], h), { command: 'exit', code: 0 });
+  t.match(h.out.join(''), '--test-filter');
+});
+
 t.test('--help and --version answer and exit 0', async (t) => {
   const c = ctx();
   t.same(parseNodeArgs(['--version'], c), { command: 'exit', code: 0 });

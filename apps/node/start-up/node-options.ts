@@ -66,6 +66,8 @@ export type NodeCommand =
   | { command: 'run'; options: NodeOptions; warnings: string[] }
   | { command: 'force-clean'; options: NodeOptions; warnings: string[] }
   | { command: 'reindex'; options: NodeOptions; targetHeight: number; warnings: string[] }
+  /** `test`: the project's subqlTests (docs/testing.md); `testFilter` keeps the test files whose name holds it */
+  | { command: 'test'; options: NodeOptions; testFilter?: string; warnings: string[] }
   /** `--help` or `--version` was answered; exit with this code */
   | { command: 'exit'; code: number };
 
@@ -208,6 +210,21 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
       const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
       result = { command: 'reindex', options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand), targetHeight, warnings: [] };
     });
+  addNodeOptions(
+    program.command('test').description("run the project's mapping tests (@subql/testing's subqlTest, built into dist/test by idx build)"),
+    nodeVariants[ctx.variant],
+  )
+    .helpOption('--help', 'show options')
+    .option('--test-filter <name>', 'only the test files whose name (or path under dist/) contains this')
+    .action(function (this: Command) {
+      const { testFilter, ...options } = this.opts<NodeOptions & { testFilter?: string }>();
+      result = {
+        command: 'test',
+        options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand),
+        ...(testFilter !== undefined && { testFilter }),
+        warnings: [],
+      };
+    });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 
   try {
@@ -229,7 +246,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   const o = cmd.options;
   const warnings: string[] = [];
   const errors: string[] = [];
-  if ((cmd.command === 'force-clean' || cmd.command === 'reindex') && o.idx === undefined && o.config === undefined) {
+  if ((cmd.command === 'force-clean' || cmd.command === 'reindex' || cmd.command === 'test') && o.idx === undefined && o.config === undefined) {
     errors.push(`${cmd.command} needs the project: -f, --idx <path>`);
   }
   if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');

@@ -5,6 +5,7 @@ import { createChainTypes } from './chain-types.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { createStore } from './create-store.ts';
 import { createBlockEntropy, installDeterministicTime } from './deterministic.ts';
+import { collectTests } from './collect-tests.ts';
 import { describeThrown } from './describe-thrown.ts';
 import { isolateFamilies } from './families/registry.ts';
 import { createLogBudget, createWriteBudget, DEFAULT_LIMITS } from './limits.ts';
@@ -110,6 +111,14 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
         }
         const handlers = (state.handlers = (module.exports ?? {}) as Record<string, unknown>);
         const names = Object.keys(handlers).filter((k) => typeof handlers[k] === 'function');
+        // a test bundle (dist/test/*.test.js) registers its subqlTests on the global as it loads
+        let tests;
+        try {
+          tests = collectTests(g.subqlTests);
+        } catch (err) {
+          return { ok: false, error: describeThrown(err) };
+        }
+        if (tests !== undefined) return { ok: true, handlers: names, tests };
         if (options.custom === undefined || family.loadCustom === undefined) return { ok: true, handlers: names };
         try {
           return { ok: true, handlers: names, ...family.loadCustom(options.custom, require, () => g.api) };

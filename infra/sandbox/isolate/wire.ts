@@ -1,4 +1,5 @@
 import type { ChainFamilyName } from '../../../domain/chains/families.ts';
+import type { SubqlTestCase } from '../../../domain/testing/subql-test.ts';
 import type { SandboxLimits } from './limits.ts';
 
 /**
@@ -62,6 +63,8 @@ export type LoadOutcome =
       processors?: Record<string, unknown>;
       /** what the processors refused of the manifest's custom data sources */
       customProblems?: { path: string; message: string }[];
+      /** a test bundle's `subqlTest`s, as registered while it loaded */
+      tests?: SubqlTestCase[];
     }
   | { ok: false; error: ThrownError };
 

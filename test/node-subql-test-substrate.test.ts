@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
+import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
+import { envFor, PROGRAM_BACKEND } from './support/node-backends.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { buildSubstrateStarter } from './support/substrate-project.ts';
+
+exitWhenDone();
+
+/** `idx-node test` on the Substrate starter: a subqlTest of handleTransfer on a block of a real runtime (chopsticks). */
+const chain = await startSubstrateChain();
+t.teardown(() => chain.close());
+const w = await createSubstrateWorkload(chain);
+t.teardown(() => w.close());
+const { bob } = w.accounts;
+const AMOUNT = 10n ** 12n;
+await w.transfer('alice', bob, AMOUNT);
+await w.block();
+const height = await chain.height();
+
+// the block's balances.Transfer events as the chain decodes them: the handler runs on each
+const hash = await w.api.rpc.chain.getBlockHash(height);
+const at = await w.api.at(hash);
+const block = await w.api.rpc.chain.getBlock(hash);
+const timestamp = Number((await at.query.timestamp.now()).toString());
+const transfers = (await at.query.system.events())
+  .map((record, idx) => ({ record, idx }))
+  .filter(({ record }) => record.event.section === 'balances' && record.event.method === 'Transfer');
+const ours = transfers.find(({ record }) => BigInt(record.event.data[2]!.toString()) === AMOUNT)!;
+const [from, to] = [ours.record.event.data[0]!.toString(), ours.record.event.data[1]!.toString()];
+const extrinsicIndex = ours.record.phase.asApplyExtrinsic.toNumber();
+const extrinsicHash = block.block.extrinsics[extrinsicIndex]!.hash.toHex();
+const START = 5n;
+let received = START;
+for (const { record } of transfers) if (record.event.data[1]!.toString() === to) received += BigInt(record.event.data[2]!.toString());
+
+const built = await buildSubstrateStarter(t);
+const dir = await copyProject(t, built);
+await mkdir(join(dir, 'src', 'test'), { recursive: true });
+await writeFile(
+  join(dir, 'src', 'test', 'transfer.test.ts'),
+  `import { subqlTest } from "@subql/testing";
+import { Account, Transfer } from "../types";
+
+subqlTest(
+  "substrate handleTransfer test",
+  ${height},
+  [Account.create({ id: "${to}", sent: BigInt(0), received: BigInt(${START}) })],
+  [
+    Transfer.create({
+      id: "${height}-${ours.idx}",
+      blockNumber: ${height},
+      date: new Date(${timestamp}),
+      fromId: "${from}",
+      toId: "${to}",
+      amount: BigInt("${AMOUNT}"),
+      extrinsicHash: "${extrinsicHash}",
+    }),
+    Account.create({ id: "${to}", sent: BigInt(0), received: BigInt("${received}") }),
+  ],
+  "handleTransfer",
+);
+`,
+);
+await rebuild(dir);
+
+t.test('the Substrate starter: a subqlTest of handleTransfer passes on the real block', async (t) => {
+  t.ok((await readFile(join(dir, 'dist', 'test', 'transfer.test.js'), 'utf8')).includes('subqlTests'), 'idx build made the test bundle');
+  let code = 0;
+  let output = '';
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', dir, '--network-endpoint', chain.wsUrl, '--output-fmt', 'json'],
+      { env: programEnv(envFor(PROGRAM_BACKEND)), maxBuffer: 1 << 24 },
+    );
+    output = stdout + stderr;
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    [code, output] = [e.code, e.stdout + e.stderr];
+  }
+  const lines = output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => (JSON.parse(l) as { message: string }).message);
+  t.equal(code, 0, 'exit code 0', { output });
+  t.ok(lines.includes(`Entity check PASSED (Entity ID: ${height}-${ours.idx})`), 'the transfer as the chain has it', { output });
+  t.ok(lines.includes(`Entity check PASSED (Entity ID: ${to})`), 'the dependent account, updated by the handler', { output });
+  t.ok(lines.includes('Total tests: 1') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 0'), 'the totals', { output });
+});

@@ -1,0 +1,176 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { getAddress, toEventSelector } from 'viem/utils';
+import { setupErc20Chain } from './support/erc20-chain.ts';
+import { exitWhenDone } from './support/exit-when-done.ts';
+import { BIN, programEnv } from './support/idx-programs.ts';
+import { copyProject, rebuild } from './support/project-copies.ts';
+import { BACKENDS, envFor, PROGRAM_BACKEND } from './support/node-backends.ts';
+import type { BackendKind } from './support/test-backends.ts';
+import { uniqueSchemaName } from './support/test-backends.ts';
+import { createDb } from '../infra/postgres/create-db.ts';
+import { execute } from '../infra/postgres/sql.ts';
+
+exitWhenDone();
+
+/**
+ * `idx-node test` (SubQuery's `subql-node test`): the ERC20 starter's handleTransfer tested with
+ * @subql/testing's subqlTest against blocks of a real chain (anvil): a passing test, one whose
+ * expected value is wrong, one whose handler throws.
+ */
+const { anvil, client, built } = await setupErc20Chain(t, 3);
+const dir = await copyProject(t, built);
+
+interface Log {
+  blockNumber: string;
+  transactionHash: string;
+  logIndex: string;
+  address: string;
+  topics: string[];
+  data: string;
+}
+const logs = await client.request<Log[]>('eth_getLogs', [
+  { fromBlock: '0x0', toBlock: 'latest', topics: [toEventSelector('Transfer(address,address,uint256)')] },
+]);
+const heights = [...new Set(logs.map((l) => Number(l.blockNumber)))].sort((a, b) => a - b);
+// the last two blocks with transfers: one tested, one whose handler is made to throw
+const [tested, throwing] = heights.slice(-2) as [number, number];
+const inBlock = logs.filter((l) => Number(l.blockNumber) === tested);
+const first = inBlock[0]!;
+// the handler stores addresses as the log's decoded arguments give them: checksummed
+const address = (topic: string) => getAddress(`0x${topic.slice(26)}`);
+const from = address(first.topics[1]!);
+const block = await client.request<{ timestamp: string }>('eth_getBlockByNumber', [`0x${tested.toString(16)}`, false]);
+// the sender's balance after the block, from a starting balance the test stores (a dependent entity)
+const START = 10n ** 30n;
+let balance = START;
+for (const l of inBlock) {
+  if (address(l.topics[1]!) === from) balance -= BigInt(l.data);
+  if (address(l.topics[2]!) === from) balance += BigInt(l.data);
+}
+
+const transfer = (value: bigint) => `Transfer.create({
+    id: "${first.transactionHash}-${Number(first.logIndex)}",
+    blockHeight: BigInt(${tested}),
+    timestamp: new Date(${Number(block.timestamp) * 1000}),
+    fromId: "${from}",
+    toId: "${address(first.topics[2]!)}",
+    value: BigInt("${value}"),
+    transactionHash: "${first.transactionHash}",
+    contractAddress: "${getAddress(first.address)}",
+  })`;
+const testFile = (name: string, height: number, value: bigint) => `import { subqlTest } from "@subql/testing";
+import { Account, Transfer } from "../types";
+
+subqlTest(
+  "${name}",
+  ${height},
+  [Account.create({ id: "${from}", balance: BigInt("${START}") })],
+  [${transfer(value)}, Account.create({ id: "${from}", balance: BigInt("${balance}") })],
+  "handleTransfer",
+);
+`;
+await mkdir(join(dir, 'src', 'test'), { recursive: true });
+await writeFile(join(dir, 'src', 'test', 'transfer.test.ts'), testFile('handleTransfer test', tested, BigInt(first.data)));
+await writeFile(join(dir, 'src', 'test', 'wrong-value.test.ts'), testFile('wrong value', tested, BigInt(first.data) + 1n));
+await writeFile(join(dir, 'src', 'test', 'throws.test.ts'), testFile('handler throws', throwing, BigInt(first.data)));
+// the handler refuses one block, so that a test of it fails with the handler's error
+const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
+const source = await readFile(mapping, 'utf8');
+await writeFile(
+  mapping,
+  source.replace(
+    'const { from, to, value } = log.args;',
+    `if (log.blockNumber === ${throwing}) throw new Error("handleTransfer refuses block ${throwing}");\n  const { from, to, value } = log.args;`,
+  ),
+);
+await rebuild(dir);
+
+async function idxNodeTest(kind: BackendKind, ...args: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', dir, '--network-endpoint', anvil.url, '--output-fmt', 'json', ...args],
+      { env: programEnv(envFor(kind)), maxBuffer: 1 << 24 },
+    );
+    return { code: 0, output: stdout + stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout + e.stderr };
+  }
+}
+const messages = (output: string) =>
+  output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => (JSON.parse(l) as { message: string }).message);
+
+t.test('idx build bundles src/test/*.test.ts into dist/test/, with @subql/testing provided', async (t) => {
+  for (const name of ['transfer', 'wrong-value', 'throws']) t.ok((await readFile(join(dir, 'dist', 'test', `${name}.test.js`), 'utf8')).includes('subqlTests'));
+});
+
+for (const kind of BACKENDS) {
+  t.test(`${kind}: a test whose entities match passes, exit code 0, its schema gone after`, async (t) => {
+    const schema = uniqueSchemaName('idx_subqltest');
+    const { code, output } = await idxNodeTest(kind, '--test-filter', 'transfer', '--db-schema', schema);
+    const lines = messages(output);
+    t.equal(code, 0, 'exit code 0', { output });
+    t.ok(lines.includes('Starting test: handleTransfer test'));
+    t.ok(lines.includes(`Entity check PASSED (Entity ID: ${first.transactionHash}-${Number(first.logIndex)})`));
+    t.ok(lines.includes(`Entity check PASSED (Entity ID: ${from})`), 'the dependent account was stored before the handler ran');
+    t.ok(lines.includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'));
+    t.ok(lines.includes('Total tests: 1') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 0'));
+    if (kind === 'postgres') {
+      const db = await createDb({ env: envFor(kind) });
+      t.teardown(() => db.close());
+      const left = await execute(db.kysely, `select 1 from information_schema.schemata where schema_name = 'test-${schema}'`);
+      t.equal(left.length, 0, 'the test schema was dropped');
+    }
+  });
+}
+
+t.test('--unsafe (node:vm instead of an isolate): the same test passes', async (t) => {
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'transfer', '--unsafe');
+  t.equal(code, 0, 'exit code 0', { output });
+  t.ok(messages(output).includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'), 'both checks pass', { output });
+});
+
+t.test('a changed expected value fails, naming entity, field, expected and actual', async (t) => {
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'wrong-value');
+  const lines = messages(output);
+  t.equal(code, 1, 'exit code 1', { output });
+  const id = `${first.transactionHash}-${Number(first.logIndex)}`;
+  t.ok(lines.includes(`Entity check FAILED (Entity ID: ${id})`));
+  t.ok(lines.includes('Failed tests summary:'));
+  t.ok(
+    lines.includes(
+      `\n* wrong value\n\tEntity Transfer: ${id}\n\t\tattribute: "value":\n\t\t\texpected: "${BigInt(first.data) + 1n}"\n\t\t\tactual:   "${BigInt(first.data)}"\n`,
+    ),
+    'the summary names test, entity, field, expected and actual',
+    { output },
+  );
+  t.ok(lines.includes('Failing tests: 1'));
+});
+
+t.test("a handler that throws fails its test with the handler's error", async (t) => {
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'throws');
+  const lines = messages(output);
+  t.equal(code, 1, 'exit code 1', { output });
+  t.ok(
+    lines.some((l) => l.startsWith('\n* handler throws\nRuntime Error:\n') && l.includes(`handleTransfer refuses block ${throwing}`)),
+    "the summary gives the handler's error",
+    { output },
+  );
+  t.ok(lines.includes('Failing tests: 1'));
+});
+
+t.test('all test files together: the summary counts each', async (t) => {
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND);
+  const lines = messages(output);
+  t.equal(code, 1);
+  t.ok(lines.includes('Found 3 test files'), 'every test file', { output });
+  t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the totals', { output });
+});
