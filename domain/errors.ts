@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'LISTEN_FAILED'
   | 'PORT_UNAVAILABLE'
   | 'IDX_INSTALL_INCOMPLETE'
+  | 'IDX_NODE_START_FAILED'
   | 'ADMIN_SECRET_INVALID'
   | 'ADMIN_SECRET_UNREADABLE'
   // projects: manifest, schema, build, init

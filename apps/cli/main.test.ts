@@ -11,13 +11,17 @@ t.test('--version and --help', async (t) => {
   t.same(await cli(['--version']), { code: 0, stdout: `${findPackage().version}\n`, stderr: '' });
   const help = await cli(['--help']);
   t.equal(help.code, 0);
-  for (const cmd of ['build', 'codegen', 'init [options] <name>']) t.match(help.stdout, cmd);
+  for (const cmd of ['build', 'codegen', 'init [options] <name>', 'test [args...]']) t.match(help.stdout, cmd);
   const build = await cli(['build', '--help']);
   t.equal(build.code, 0);
   t.match(build.stdout.replace(/\s+/g, ' '), /-l, --location <folder> local project folder \(default: "\."\)/);
   t.match(build.stdout, /-o, --output <folder>/);
   t.match(build.stdout.replace(/\s+/g, ' '), /--mode <mode> build mode \(choices: "production", "development", default: "production"\)/);
   t.match((await cli(['codegen', '--help'])).stdout, /-f, --file <manifest>/);
+  const test = await cli(['test', '--help']);
+  t.equal(test.code, 0);
+  t.match(test.stdout, /same as idx-node test/);
+  t.match(test.stdout, /see idx-node test --help/);
 });
 
 t.test('bad usage exits non-zero and names the culprit', async (t) => {

@@ -26,11 +26,13 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** The `idx` program: build, codegen, init (docs/usage.md). */
+/** The `idx` program: build, codegen, init, dev-chain, test (docs/usage.md). */
 export function createProgram(io: CliIo): Command {
   const reporter = createConsoleReporter(io.stdout, io.stderr);
   const program = new Command('idx')
-    .description(`Build tool for idx projects (SubQuery ${FAMILIES.map((f) => f.title).join(' and ')} projects): init, codegen, build, and a local dev chain`)
+    .description(
+      `Build tool for idx projects (SubQuery ${FAMILIES.map((f) => f.title).join(' and ')} projects): init, codegen, build, mapping tests and a local dev chain`,
+    )
     .version(findPackage().version, '-v, --version', 'show the version')
     .helpOption('-h, --help', 'show options')
     .showHelpAfterError('(run with --help for usage)')
@@ -101,6 +103,21 @@ export function createProgram(io: CliIo): Command {
       await devChain({ ...opts, reporter });
     });
 
+  program
+    .command('test')
+    .description("Run the project's mapping tests (src/test/*.test.ts, built by idx build): the same as idx-node test")
+    .argument('[args...]', "idx-node test's arguments, passed on unchanged (e.g. -f . --test-filter transfer)")
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .helpOption('-h, --help', 'show this help')
+    .addHelpText('after', "\nThe options are idx-node's: see idx-node test --help (and docs/testing.md).")
+    .action(async (args: string[]) => {
+      const { runIdxNodeTest } = await import('./test-command.ts');
+      const code = await runIdxNodeTest(args);
+      // idx-node has printed what went wrong: its exit code becomes idx's, as a command's exit code does
+      if (code !== 0) throw new CommanderError(code, 'idx.test', `idx-node test exited with code ${code}`);
+    });
+
   // subcommands inherit neither exitOverride nor output settings from their parent
   for (const cmd of program.commands) {
     cmd
@@ -118,7 +135,7 @@ export async function runCli(argv: readonly string[], io: CliIo = { stdout: proc
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode; // commander has printed its message
+    if (err instanceof CommanderError) return err.exitCode; // commander (or idx-node, for idx test) has printed its message
     if (err instanceof IdxError) {
       // a manifest problem may name an endpoint by its URL: printed as the node's logger prints URLs
       io.stderr.write(`error: ${redactUrlsIn(err.message)}\n`);
