@@ -4,14 +4,11 @@
 // Only code counts (identifiers, string and template text, import paths): comments may say "EVM" or "Substrate".
 // Tests (*.test.ts) are not counted.
 //   node scripts/family-names.mjs [folder…]      (--json for the list as JSON)
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['apps', 'domain', 'infra'];
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'fixtures', 'playground']);
+import { FOLDERS, ROOT, sourceFiles } from './house-sources.mjs';
 
 /** A family's folder names: code under a folder of one of these names is that family's own. */
 export const FAMILY_FOLDERS = ['ethereum', 'substrate'];
@@ -38,17 +35,6 @@ export const ALLOWED_FOLDERS = new Map([
   // idx-shard is the sharded Ethereum data node: the whole program is one family's
   ['apps/shard/', 'idx-shard serves Ethereum JSON-RPC; it is an EVM program'],
 ]);
-
-function* sourceFiles(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name) && !FAMILY_FOLDERS.includes(entry.name)) yield* sourceFiles(full);
-    } else if (/\.(ts|mts|cts)$/.test(entry.name) && !/\.test\.[cm]?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      yield full;
-    }
-  }
-}
 
 const CODE_TOKENS = new Set([
   ts.SyntaxKind.Identifier,
@@ -85,7 +71,7 @@ export function familyNamesIn(file, root = ROOT) {
 export function familyNames(folders = FOLDERS, root = ROOT) {
   const all = [];
   for (const folder of folders) {
-    for (const file of sourceFiles(path.join(root, folder))) {
+    for (const file of sourceFiles(path.join(root, folder), FAMILY_FOLDERS)) {
       const rel = path.relative(root, file);
       if (ALLOWED.has(rel) || [...ALLOWED_FOLDERS.keys()].some((f) => rel.startsWith(f))) continue;
       all.push(...familyNamesIn(file, root));

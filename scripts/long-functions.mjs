@@ -3,26 +3,11 @@
 // length counts its first line to its last, inner functions included, so a factory's closures count toward it.
 // Tests (*.test.ts) are not counted.
 //   node scripts/long-functions.mjs [N=150]      (--json for the list as JSON)
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['apps', 'domain', 'infra'];
-// what a build or a user leaves there is not ours (the playground is a bundled third-party page)
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'fixtures', 'playground']);
-
-function* sourceFiles(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name)) yield* sourceFiles(full);
-    } else if (/\.(ts|mts|cts)$/.test(entry.name) && !/\.test\.[cm]?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      yield full;
-    }
-  }
-}
+import { FOLDERS, ROOT, sourceFiles } from './house-sources.mjs';
 
 /** The name a reader would search for: the declaration's own, else the variable, property or call it sits in. */
 function nameOf(node, source) {
