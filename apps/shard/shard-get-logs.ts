@@ -4,7 +4,7 @@ import { JsonRpcServerError, RawJson } from '../../infra/rpc/json-rpc-server.ts'
 import { pruned, type ShardHeights } from './shard-heights.ts';
 import type { ShardKeeper } from './shard-keeper.ts';
 import { expectCount, parseLogFilter } from './shard-params.ts';
-import { newestServed } from './shard-range.ts';
+import { newestServed, servedRange } from './shard-range.ts';
 
 /** geth's code for "unknown block" and other request failures */
 export const SERVER_ERROR = -32000;
@@ -27,7 +27,7 @@ export async function getLogs(ctx: GetLogsContext, params: readonly unknown[]): 
   let from: number;
   let to: number;
   if (filter.blockHash !== undefined) {
-    const block = await store.blockByHash(filter.blockHash, { from: r.tail, to: newestServed(r) });
+    const block = await store.blockByHash(filter.blockHash, servedRange(r));
     if (block === undefined) throw new JsonRpcServerError(SERVER_ERROR, 'unknown block');
     from = to = block.number;
   } else {

@@ -5,7 +5,7 @@ import { invalidParams, JsonRpcServerError, METHOD_NOT_FOUND, RawJson, type Json
 import { ShardRangeRefused, type ShardAdmin } from './shard-admin.ts';
 import type { ShardKeeper } from './shard-keeper.ts';
 import { expectCount, parseBlockParam, parseBool, parseHash, parseLogFilter, parseQuantity, type BlockParam, type BlockTag } from './shard-params.ts';
-import { answerHeight, newestServed, type ShardRange } from './shard-range.ts';
+import { newestServed, servedRange } from './shard-range.ts';
 import type { SyncStatus } from './shard-sync.ts';
 import { getLogs, SERVER_ERROR } from './shard-get-logs.ts';
 import { createShardHeights } from './shard-heights.ts';
@@ -56,12 +56,10 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     return new RawJson(`${block.body.slice(0, at + key.length)}${txs.join(',')}${block.body.slice(end)}`);
   }
 
-  const served = (r: ShardRange) => ({ from: r.tail, to: newestServed(r) });
-
   async function blockByParam(param: unknown): Promise<StoredBlock | undefined> {
     const r = keeper.range();
     // EIP-1898-style hash where a block is named
-    if (typeof param === 'string' && param.length === 66) return store.blockByHash(parseHash(param, 'block hash'), served(r));
+    if (typeof param === 'string' && param.length === 66) return store.blockByHash(parseHash(param, 'block hash'), servedRange(r));
     const height = await resolve(parseBlockParam(param), r);
     return height === null ? undefined : store.blockByNumber(height);
   }
@@ -101,7 +99,7 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     async eth_getBlockByHash(params) {
       expectCount('eth_getBlockByHash', params, 2);
       const full = parseBool(params[1], 'full transactions flag');
-      return blockJson(await store.blockByHash(parseHash(params[0], 'block hash'), served(keeper.range())), full);
+      return blockJson(await store.blockByHash(parseHash(params[0], 'block hash'), servedRange(keeper.range())), full);
     },
     async eth_getBlockTransactionCountByNumber(params) {
       expectCount('eth_getBlockTransactionCountByNumber', params, 1);
@@ -110,7 +108,7 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     },
     async eth_getBlockTransactionCountByHash(params) {
       expectCount('eth_getBlockTransactionCountByHash', params, 1);
-      const block = await store.blockByHash(parseHash(params[0], 'block hash'), served(keeper.range()));
+      const block = await store.blockByHash(parseHash(params[0], 'block hash'), servedRange(keeper.range()));
       return block === undefined ? null : toQuantity(block.txCount);
     },
     async eth_getBlockReceipts(params) {
@@ -121,7 +119,7 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     },
     async eth_getTransactionByHash(params) {
       expectCount('eth_getTransactionByHash', params, 1);
-      const tx = await store.transactionByHash(parseHash(params[0], 'transaction hash'), served(keeper.range()));
+      const tx = await store.transactionByHash(parseHash(params[0], 'transaction hash'), servedRange(keeper.range()));
       return tx === undefined ? NULL : new RawJson(tx);
     },
     async eth_getTransactionByBlockNumberAndIndex(params) {
@@ -134,13 +132,13 @@ export function createShardMethods(options: ShardMethodsOptions): Record<string,
     async eth_getTransactionByBlockHashAndIndex(params) {
       expectCount('eth_getTransactionByBlockHashAndIndex', params, 2);
       const index = parseQuantity(params[1], 'transaction index');
-      const block = await store.blockByHash(parseHash(params[0], 'block hash'), served(keeper.range()));
+      const block = await store.blockByHash(parseHash(params[0], 'block hash'), servedRange(keeper.range()));
       const tx = block === undefined ? undefined : await store.transactionAt(block.number, index);
       return tx === undefined ? NULL : new RawJson(tx);
     },
     async eth_getTransactionReceipt(params) {
       expectCount('eth_getTransactionReceipt', params, 1);
-      const receipt = await store.receiptByHash(parseHash(params[0], 'transaction hash'), served(keeper.range()));
+      const receipt = await store.receiptByHash(parseHash(params[0], 'transaction hash'), servedRange(keeper.range()));
       return receipt === undefined ? NULL : new RawJson(receipt);
     },
     eth_getLogs: (params) => getLogs({ store, keeper, heights, options }, params),

@@ -15,6 +15,11 @@ export function newestServed(r: ShardRange): number {
   return r.synced >= r.tail ? r.synced : 0;
 }
 
+/** The heights whose data may be answered, as the store's lookups by hash take them (genesis is always). */
+export function servedRange(r: ShardRange): { from: number; to: number } {
+  return { from: r.tail, to: newestServed(r) };
+}
+
 export type HeightAnswer =
   | { kind: 'served'; height: number }
   /** below the tail: error 4444 naming the earliest available block */

@@ -14,12 +14,15 @@ export const MAX_IDENTIFIER_BYTES = 63;
 /** What an enum type's name gets while idx migrates its values: the type is renamed aside, then dropped. */
 export const ENUM_ASIDE_SUFFIX = '__before_migration';
 
+/** A name's length as PostgreSQL counts it against {@link MAX_IDENTIFIER_BYTES}: in UTF-8 bytes. */
+export const identifierBytes = (name: string): number => new TextEncoder().encode(name).length;
+
 /**
  * Why `name` cannot name a project's database schema, or undefined when it can: PostgreSQL would
  * cut a longer name, and two projects with long names could share a schema.
  */
 export function schemaNameProblem(name: string): string | undefined {
-  const bytes = new TextEncoder().encode(name).length;
+  const bytes = identifierBytes(name);
   if (bytes === 0) return 'the database schema name is empty';
   if (bytes > MAX_IDENTIFIER_BYTES)
     return `the database schema name "${name.slice(0, 20)}…" has ${bytes} bytes; PostgreSQL names have at most ${MAX_IDENTIFIER_BYTES}`;
@@ -74,7 +77,7 @@ export function enumTypeName(name: string): string {
  */
 export function notifyChannel(schema: string, table: string): string {
   const name = `${schema}.${table}`;
-  if (new TextEncoder().encode(name).length <= MAX_IDENTIFIER_BYTES) return name;
+  if (identifierBytes(name) <= MAX_IDENTIFIER_BYTES) return name;
   let hash = 0x811c9dc5; // FNV-1a, 32 bit
   for (const ch of name) hash = Math.imul(hash ^ ch.codePointAt(0)!, 0x01000193) >>> 0;
   return `${name.slice(0, 40)}_${hash.toString(16).padStart(8, '0')}`;

@@ -3,8 +3,8 @@ import { ValidationError } from '../errors.ts';
 import { checkBracketDepth, checkTextSize, INPUT_LIMITS } from '../input-limits.ts';
 import { SCALARS, type EnumModel, type FieldModel, type JsonTypeModel, type SchemaModel } from './entity-model.ts';
 import { LAYOUT } from './layout.ts';
-import { ENUM_ASIDE_SUFFIX, enumTypeName, MAX_IDENTIFIER_BYTES } from './names.ts';
-import { byteLength, readEntity } from './read-entity-type.ts';
+import { ENUM_ASIDE_SUFFIX, enumTypeName, identifierBytes, MAX_IDENTIFIER_BYTES } from './names.ts';
+import { readEntity } from './read-entity-type.ts';
 import { declaredTypes, resolveType, schemaProblems, type DeclaredTypes, type Located, type SchemaProblems } from './schema-reader.ts';
 import { hasDirective, unwrap } from './schema-syntax.ts';
 
@@ -98,7 +98,7 @@ function readEnum(problems: SchemaProblems, def: EnumTypeDefinitionNode, before:
   if ((def.values ?? []).length === 0) report(def, `enum ${def.name.value} has no values`);
   const pgName = enumTypeName(def.name.value);
   // idx renames the type aside (…__before_migration) while it migrates its values: that name must fit too
-  if (byteLength(`${pgName}${ENUM_ASIDE_SUFFIX}`) > MAX_IDENTIFIER_BYTES) {
+  if (identifierBytes(`${pgName}${ENUM_ASIDE_SUFFIX}`) > MAX_IDENTIFIER_BYTES) {
     report(
       def,
       `enum ${def.name.value}: its database type name "${pgName}" is too long (at most ${MAX_IDENTIFIER_BYTES - ENUM_ASIDE_SUFFIX.length} bytes); shorten the name`,

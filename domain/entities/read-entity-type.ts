@@ -1,7 +1,7 @@
 import { Kind, type ConstDirectiveNode, type FieldDefinitionNode, type ObjectTypeDefinitionNode } from 'graphql';
 import { CHAIN_COLUMN } from './chain-tables.ts';
 import { FULL_TEXT_COLUMN, type EntityModel, type FieldModel, type FullTextModel, type IndexModel } from './entity-model.ts';
-import { columnName, MAX_IDENTIFIER_BYTES, tableName } from './names.ts';
+import { columnName, identifierBytes, MAX_IDENTIFIER_BYTES, tableName } from './names.ts';
 import { resolveType, type DeclaredTypes, type Located, type SchemaProblems } from './schema-reader.ts';
 import { argument, booleanArg, directive, stringArg, unwrap } from './schema-syntax.ts';
 
@@ -14,7 +14,6 @@ const RESERVED_COLUMNS = new Set(['__block_range', '__created_at', '__updated_at
 const FIELD_DIRECTIVES = new Set(['index', 'derivedFrom']);
 
 // PostgreSQL would cut a longer table, column or type name, and two such names could silently become one: refused instead.
-export const byteLength = (s: string) => new TextEncoder().encode(s).length;
 export const tooLong = (what: string) =>
   `${what} is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES} bytes (PostgreSQL would cut it, and two such names could become one); shorten the name`;
 
@@ -51,7 +50,7 @@ export function readEntity(ctx: EntityReader, node: ObjectTypeDefinitionNode): E
     if (field === undefined) continue;
     if (field.column !== undefined) {
       const other = columns.get(field.column);
-      if (byteLength(field.column) > MAX_IDENTIFIER_BYTES) report(f, tooLong(`${where}: its column name "${field.column}"`));
+      if (identifierBytes(field.column) > MAX_IDENTIFIER_BYTES) report(f, tooLong(`${where}: its column name "${field.column}"`));
       else if (other !== undefined) report(f, `${where} and ${name}.${other} would both be stored in column "${field.column}"; rename one`);
       else if (RESERVED_COLUMNS.has(field.column)) report(f, `${where}: column "${field.column}" is reserved for idx's own use; rename the field`);
       columns.set(field.column, fname);
@@ -70,7 +69,7 @@ export function readEntity(ctx: EntityReader, node: ObjectTypeDefinitionNode): E
   }
 
   const table = tableName(name);
-  if (byteLength(table) > MAX_IDENTIFIER_BYTES) report(node, tooLong(`${name}: its table name "${table}"`));
+  if (identifierBytes(table) > MAX_IDENTIFIER_BYTES) report(node, tooLong(`${name}: its table name "${table}"`));
   else if (ctx.tables.has(table)) report(node, `entities ${ctx.tables.get(table)} and ${name} would both be stored in table "${table}"; rename one`);
   ctx.tables.set(table, name);
   const entity: EntityModel = { name, table, fields, indexes };
