@@ -111,6 +111,28 @@ export const blockHandlerTemplate = (name: string, handler: string): Template =>
 });
 
 /** What a fake mapping does for one handler call: writes through the cache, may create data sources. */
+/** The settings every fake indexer run starts from: flushes only at the end or by count, no confirmations, fast polls. */
+export const FAKE_INDEXER_SETTINGS: IndexerSettings = {
+  batchSize: 5,
+  flushAsync: false,
+  flushIntervalMs: 0,
+  flushThreshold: 1000,
+  unfinalizedBlocks: false,
+  blockConfirmations: 0,
+  pollIntervalMs: 5,
+};
+
+/** The EVM family with nothing to decode: the fake chains' blocks hold no logs. */
+export const fakeEvmFamily = () => createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' });
+
+/** What an indexer over one block handler `h` needs besides its chain, store and runner: the data source, the family, a status. */
+export const oneBlockHandler = () => ({
+  dataSources: [blockHandlerSource('h')],
+  templates: [],
+  family: fakeEvmFamily(),
+  status: createIndexerStatus(),
+});
+
 export type FakeHandler = (ctx: { height: number; hash: string; cache: StoreCache }) => readonly CreatedDataSource[] | void;
 
 /** An indexer over a fake chain and a memory store, with handlers given as functions. */
@@ -143,19 +165,10 @@ export function fakeIndexer(
     dataSources: options.dataSources,
     templates: options.templates ?? [],
     ...(options.bypassed !== undefined && { bypassed: options.bypassed }),
-    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
+    family: fakeEvmFamily(),
     logger: createLogger({ level: 'silent', format: 'json' }),
     status,
-    settings: {
-      batchSize: 4,
-      flushAsync: false,
-      flushIntervalMs: 0,
-      flushThreshold: 1000,
-      unfinalizedBlocks: false,
-      blockConfirmations: 0,
-      pollIntervalMs: 5,
-      ...options.settings,
-    },
+    settings: { ...FAKE_INDEXER_SETTINGS, batchSize: 4, ...options.settings },
   });
   return { indexer, status };
 }

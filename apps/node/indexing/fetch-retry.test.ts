@@ -5,11 +5,9 @@ import type { EntityStore } from '../../../domain/entities/entity-store.ts';
 import { createLogger } from '../../../infra/logging/create-logger.ts';
 import { RpcUnreachableError } from '../../../infra/rpc/rpc-error.ts';
 import { blocksWithoutLogs, numberedBlock } from '../../../test/support/fake-blocks.ts';
-import { blockHandlerSource } from '../../../test/support/fake-chain.ts';
+import { FAKE_INDEXER_SETTINGS, oneBlockHandler } from '../../../test/support/fake-chain.ts';
 import { DEFAULT_FETCH_RETRY, nextFetchRetry } from './fetch-retry.ts';
-import { createEthereumFamily } from '../families/ethereum/ethereum-family.ts';
 import { createIndexer } from './indexer.ts';
-import { createIndexerStatus } from './indexer-status.ts';
 
 const notFound = new IdxError('CHAIN_BLOCK_NOT_FOUND', 'the endpoint has no block 12', { retryable: true });
 const reset = new IdxError('RPC_UNREACHABLE', 'socket hang up', { retryable: true });
@@ -74,22 +72,9 @@ t.test('the indexer rides out an endpoint that answers null for a block for long
     store,
     cache: createStoreCache(store, { queryLimit: 100, getCacheSize: 0 }),
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [blockHandlerSource('h')],
-    templates: [],
-    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
+    ...oneBlockHandler(),
     logger,
-    status: createIndexerStatus(),
-    settings: {
-      batchSize: 5,
-      flushAsync: false,
-      flushIntervalMs: 0,
-      flushThreshold: 1000,
-      unfinalizedBlocks: false,
-      blockConfirmations: 0,
-      pollIntervalMs: 10,
-      stopAtHeight: 5,
-      fetchRetry: { baseMs: 1, maxWaitMs: 4 },
-    },
+    settings: { ...FAKE_INDEXER_SETTINGS, pollIntervalMs: 10, stopAtHeight: 5, fetchRetry: { baseMs: 1, maxWaitMs: 4 } },
   });
   await indexer.run(new AbortController().signal);
   t.equal(misses, 8);

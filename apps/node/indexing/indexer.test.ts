@@ -1,6 +1,6 @@
 import t from 'tap';
 import { blocksWithoutLogs, numberedBlock } from '../../../test/support/fake-blocks.ts';
-import { blockHandlerSource } from '../../../test/support/fake-chain.ts';
+import { FAKE_INDEXER_SETTINGS, oneBlockHandler } from '../../../test/support/fake-chain.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
 
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
@@ -19,9 +19,7 @@ t.test('--scale-batch-size halves batches under memory pressure and grows them b
 /** An indexer over 30 blocks of a fake chain, each block's handler taking `blockMs`, with a store recording each commit. */
 async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flushIntervalMs: number }, blockMs: number, flushMs: number) {
   const { createIndexer } = await import('./indexer.ts');
-  const { createEthereumFamily } = await import('../families/ethereum/ethereum-family.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
-  const { createIndexerStatus } = await import('./indexer-status.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');
   type Store = import('../../../domain/entities/entity-store.ts').EntityStore;
   type FlushBatch = import('../../../domain/entities/entity-store.ts').FlushBatch;
@@ -55,12 +53,9 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
         return { created: [] };
       },
     },
-    dataSources: [blockHandlerSource('h')],
-    templates: [],
-    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
+    ...oneBlockHandler(),
     logger: createLogger({ level: 'silent', format: 'json' }),
-    status: createIndexerStatus(),
-    settings: { ...settings, flushThreshold: 1000, unfinalizedBlocks: false, blockConfirmations: 0, pollIntervalMs: 10, stopAtHeight: 30 },
+    settings: { ...FAKE_INDEXER_SETTINGS, ...settings, pollIntervalMs: 10, stopAtHeight: 30 },
   });
   await indexer.run(new AbortController().signal);
   return { committed, maxInFlight };
@@ -102,9 +97,7 @@ t.test('slow handlers in a long range: blocks commit every --store-flush-interva
  */
 async function resumeRun(opts: { branch: string; best: () => number; stored?: unknown; kept?: unknown; unfinalizedBlocks?: boolean }) {
   const { createIndexer } = await import('./indexer.ts');
-  const { createEthereumFamily } = await import('../families/ethereum/ethereum-family.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
-  const { createIndexerStatus } = await import('./indexer-status.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');
   type Store = import('../../../domain/entities/entity-store.ts').EntityStore;
   type FlushBatch = import('../../../domain/entities/entity-store.ts').FlushBatch;
@@ -146,22 +139,9 @@ async function resumeRun(opts: { branch: string; best: () => number; stored?: un
     store,
     cache,
     runner: { runBlock: async () => ({ created: [] }) },
-    dataSources: [blockHandlerSource('h')],
-    templates: [],
-    family: createEthereumFamily({ abiOf: () => undefined, keccak256: () => '0x' }),
+    ...oneBlockHandler(),
     logger: createLogger({ level: 'info', format: 'json', write: (line) => lines.push(line) }),
-    status: createIndexerStatus(),
-    settings: {
-      batchSize: 5,
-      flushAsync: false,
-      flushIntervalMs: 0,
-      flushThreshold: 1000,
-      unfinalizedBlocks: opts.unfinalizedBlocks ?? false,
-      blockConfirmations: 0,
-      pollIntervalMs: 5,
-      stopAtHeight: 30,
-      fetchRetry: { attempts: 1 },
-    },
+    settings: { ...FAKE_INDEXER_SETTINGS, unfinalizedBlocks: opts.unfinalizedBlocks ?? false, stopAtHeight: 30, fetchRetry: { attempts: 1 } },
   });
   const error = await indexer.run(new AbortController().signal).then(
     () => undefined,
