@@ -182,48 +182,33 @@ function withConfigFile(cmd: Command, options: NodeOptions, makeCommand: () => C
 /** Parses `idx-node` arguments (without `node` and the script). Throws UsageError on a bad option or combination. */
 export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext): NodeCommand {
   let result: NodeCommand | undefined;
-  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), nodeVariants[ctx.variant]);
-  const program = createProgram(ctx.program, nodeVariants[ctx.variant].description, ctx)
+  const variant = nodeVariants[ctx.variant];
+  const configCommand = () => addNodeOptions(createProgram(ctx.program, '', { version: ctx.version, write: () => undefined }), variant);
+  const program = createProgram(ctx.program, variant.description, ctx)
     // options after a subcommand belong to it: `reindex -f proj`
     .enablePositionalOptions();
-  addNodeOptions(program, nodeVariants[ctx.variant]).action(() => {
-    result = {
-      command: 'run',
-      options: withConfigFile(program, { ...program.opts<NodeOptions>(), givenFlags: givenFlags(program) }, configCommand),
-      warnings: [],
-    };
-  });
+  /** A command's options: the flags given, under those of a config file, with which flags were given. */
+  const optionsOf = (cmd: Command, opts: NodeOptions) => withConfigFile(cmd, { ...opts, givenFlags: givenFlags(cmd) }, configCommand);
+  const subcommand = (name: string, description: string) =>
+    addNodeOptions(program.command(name).description(description), variant).helpOption('--help', 'show options');
 
-  addNodeOptions(program.command('force-clean').description("drop the project's schema and all indexed data, then exit"), nodeVariants[ctx.variant])
-    .helpOption('--help', 'show options')
-    .action(function (this: Command) {
-      result = {
-        command: 'force-clean',
-        options: withConfigFile(this, { ...this.opts<NodeOptions>(), givenFlags: givenFlags(this) }, configCommand),
-        warnings: [],
-      };
-    });
-  addNodeOptions(program.command('reindex').description('remove data above --targetHeight and exit; the next start indexes from it'), nodeVariants[ctx.variant])
-    .helpOption('--help', 'show options')
+  addNodeOptions(program, variant).action(() => {
+    result = { command: 'run', options: optionsOf(program, program.opts<NodeOptions>()), warnings: [] };
+  });
+  subcommand('force-clean', "drop the project's schema and all indexed data, then exit").action(function (this: Command) {
+    result = { command: 'force-clean', options: optionsOf(this, this.opts<NodeOptions>()), warnings: [] };
+  });
+  subcommand('reindex', 'remove data above --targetHeight and exit; the next start indexes from it')
     .requiredOption('--targetHeight <n>', 'block height to reindex from', nonNegativeInt)
     .action(function (this: Command) {
       const { targetHeight, ...options } = this.opts<NodeOptions & { targetHeight: number }>();
-      result = { command: 'reindex', options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand), targetHeight, warnings: [] };
+      result = { command: 'reindex', options: optionsOf(this, options), targetHeight, warnings: [] };
     });
-  addNodeOptions(
-    program.command('test').description("run the project's mapping tests (@subql/testing's subqlTest, built into dist/test by idx build)"),
-    nodeVariants[ctx.variant],
-  )
-    .helpOption('--help', 'show options')
+  subcommand('test', "run the project's mapping tests (@subql/testing's subqlTest, built into dist/test by idx build)")
     .option('--test-filter <name>', 'only the test files whose name (or path under dist/) contains this')
     .action(function (this: Command) {
       const { testFilter, ...options } = this.opts<NodeOptions & { testFilter?: string }>();
-      result = {
-        command: 'test',
-        options: withConfigFile(this, { ...options, givenFlags: givenFlags(this) }, configCommand),
-        ...(testFilter !== undefined && { testFilter }),
-        warnings: [],
-      };
+      result = { command: 'test', options: optionsOf(this, options), ...(testFilter !== undefined && { testFilter }), warnings: [] };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 
