@@ -101,6 +101,9 @@ export type ErrorCode =
   // idx-node test (SubQuery's subqlTest)
   | 'TEST_HANDLER_NOT_FOUND'
   | 'TEST_FILE_INVALID'
+  | 'TEST_RECORDING_INVALID'
+  | 'TEST_RECORDING_MISMATCH'
+  | 'TEST_NOT_RECORDED'
   // the store and the database
   | 'STORE_INTERNAL'
   | 'STORE_INVALID_ID'

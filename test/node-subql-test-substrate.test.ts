@@ -70,14 +70,13 @@ subqlTest(
 );
 await rebuild(dir);
 
-t.test('the Substrate starter: a subqlTest of handleTransfer passes on the real block', async (t) => {
-  t.ok((await readFile(join(dir, 'dist', 'test', 'transfer.test.js'), 'utf8')).includes('subqlTests'), 'idx build made the test bundle');
+async function idxNodeTest(project: string, endpoint: string, ...args: string[]): Promise<{ code: number; output: string; lines: string[] }> {
   let code = 0;
   let output = '';
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', dir, '--network-endpoint', chain.wsUrl, '--output-fmt', 'json'],
+      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', project, '--network-endpoint', endpoint, '--output-fmt', 'json', ...args],
       { env: programEnv(envFor(PROGRAM_BACKEND)), maxBuffer: 1 << 24 },
     );
     output = stdout + stderr;
@@ -89,8 +88,49 @@ t.test('the Substrate starter: a subqlTest of handleTransfer passes on the real 
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => (JSON.parse(l) as { message: string }).message);
+  return { code, output, lines };
+}
+
+t.test('the Substrate starter: a subqlTest of handleTransfer passes on the real block', async (t) => {
+  t.ok((await readFile(join(dir, 'dist', 'test', 'transfer.test.js'), 'utf8')).includes('subqlTests'), 'idx build made the test bundle');
+  const { code, output, lines } = await idxNodeTest(dir, chain.wsUrl);
   t.equal(code, 0, 'exit code 0', { output });
   t.ok(lines.includes(`Entity check PASSED (Entity ID: ${height}-${ours.idx})`), 'the transfer as the chain has it', { output });
   t.ok(lines.includes(`Entity check PASSED (Entity ID: ${to})`), 'the dependent account, updated by the handler', { output });
   t.ok(lines.includes('Total tests: 1') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 0'), 'the totals', { output });
+});
+
+t.test('recorded, the test passes with the chain unreachable; a new storage read through api fails naming it', async (t) => {
+  const copy = await copyProject(t, dir);
+  const recorded = await idxNodeTest(copy, chain.wsUrl, '--record');
+  t.equal(recorded.code, 0, { output: recorded.output });
+  const file = await readFile(join(copy, 'src', 'test', '__recordings__', 'transfer.json'), 'utf8');
+  for (const method of ['chain_getBlockHash', 'chain_getBlock', 'state_getMetadata']) t.match(file, `"method":"${method}"`, `${method} recorded`);
+
+  const offline = 'ws://127.0.0.1:9';
+  const replayed = await idxNodeTest(copy, offline);
+  t.equal(replayed.code, 0, { output: replayed.output });
+  t.same(
+    replayed.lines.filter((l) => l.startsWith('Entity check') || l.startsWith('Total') || l.startsWith('Passing')),
+    recorded.lines.filter((l) => l.startsWith('Entity check') || l.startsWith('Total') || l.startsWith('Passing')),
+    'the same checks as against the chain',
+  );
+
+  const mapping = join(copy, 'src', 'mappings', 'mappingHandlers.ts');
+  const source = await readFile(mapping, 'utf8');
+  await writeFile(
+    mapping,
+    source.replace(
+      'const value = (amount as Balance).toBigInt();',
+      'const value = (amount as Balance).toBigInt();\n  await api.query.system.account(to.toString());',
+    ),
+  );
+  await rebuild(copy);
+  const changed = await idxNodeTest(copy, offline);
+  t.equal(changed.code, 1, { output: changed.output });
+  t.ok(
+    changed.lines.some((l) => l.includes('Recording Error:\nsrc/test/__recordings__/transfer.json holds no answer for state_getStorage(')),
+    'the storage read the recording lacks is named',
+    { output: changed.output },
+  );
 });

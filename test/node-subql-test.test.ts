@@ -89,11 +89,12 @@ await writeFile(
 );
 await rebuild(dir);
 
-async function idxNodeTest(kind: BackendKind, ...args: string[]): Promise<{ code: number; output: string }> {
+const idxNodeTest = (kind: BackendKind, ...args: string[]) => idxNodeTestOf(dir, anvil.url, kind, ...args);
+async function idxNodeTestOf(project: string, endpoint: string, kind: BackendKind, ...args: string[]): Promise<{ code: number; output: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', dir, '--network-endpoint', anvil.url, '--output-fmt', 'json', ...args],
+      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', project, '--network-endpoint', endpoint, '--output-fmt', 'json', ...args],
       { env: programEnv(envFor(kind)), maxBuffer: 1 << 24 },
     );
     return { code: 0, output: stdout + stderr };
@@ -173,4 +174,86 @@ t.test('all test files together: the summary counts each', async (t) => {
   t.equal(code, 1);
   t.ok(lines.includes('Found 3 test files'), 'every test file', { output });
   t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the totals', { output });
+});
+
+/** A port nothing listens on: a replayed test that asked it would fail to reach it. */
+const UNREACHABLE = 'http://127.0.0.1:9';
+
+t.test('--record keeps what the tests read from the chain; later runs replay it with the endpoint unreachable', async (t) => {
+  const copy = await copyProject(t, dir);
+  const live = await idxNodeTestOf(copy, anvil.url, PROGRAM_BACKEND, '--test-filter', 'transfer');
+  const recorded = await idxNodeTestOf(copy, anvil.url, PROGRAM_BACKEND, '--record');
+  t.equal(recorded.code, 1, 'the failing tests still fail while recording', { output: recorded.output });
+  t.ok(
+    messages(recorded.output).some((l) => /^Recorded \d+ chain calls to src\/test\/__recordings__\/transfer\.json$/.test(l)),
+    { output: recorded.output },
+  );
+  const file = await readFile(join(copy, 'src', 'test', '__recordings__', 'transfer.json'), 'utf8');
+  t.match(file, /^\{"format":"idx-chain-recording","version":1,"chainId":"\d+","calls":\[\n/, 'a recording file, one call per line');
+  t.match(file, /"method":"eth_getLogs"/, "the block's logs are in it");
+
+  const replayed = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND);
+  const lines = messages(replayed.output);
+  t.equal(replayed.code, 1, { output: replayed.output });
+  t.ok(lines.includes('Replaying the chain from src/test/__recordings__/transfer.json'), { output: replayed.output });
+  t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the same totals as live', {
+    output: replayed.output,
+  });
+  t.notOk(/retrying|RPC_UNREACHABLE|no RPC endpoint/.test(replayed.output), 'the endpoint was never asked');
+  const summary = (output: string) => messages(output).filter((l) => l.startsWith('\n* '));
+  t.same(summary(replayed.output), summary(recorded.output), 'the same failures, word for word');
+
+  const one = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
+  t.equal(one.code, 0, 'the passing test passes offline', { output: one.output });
+  t.same(
+    messages(one.output).filter((l) => l.startsWith('Entity check')),
+    messages(live.output).filter((l) => l.startsWith('Entity check')),
+    'the same checks as against the chain',
+  );
+});
+
+t.test('a mapping that now reads more of the chain than was recorded fails, naming the call and what to re-record', async (t) => {
+  const copy = await copyProject(t, dir);
+  t.equal((await idxNodeTestOf(copy, anvil.url, PROGRAM_BACKEND, '--test-filter', 'transfer', '--record')).code, 0);
+  const mapping = join(copy, 'src', 'mappings', 'erc20.ts');
+  const source = await readFile(mapping, 'utf8');
+  for (const [how, read] of [
+    ['reads', 'await api.getBalance(from, log.blockNumber);'],
+    ['reads and catches the error', 'try { await api.getBalance(from, log.blockNumber); } catch { /* a mapping that carries on */ }'],
+  ] as const) {
+    await writeFile(mapping, source.replace('const { from, to, value } = log.args;', `const { from, to, value } = log.args;\n  ${read}`));
+    await rebuild(copy);
+    const { code, output } = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
+    t.equal(code, 1, `${how}: exit code 1`, { output });
+    t.ok(
+      messages(output).some(
+        (l) =>
+          l.startsWith('\n* handleTransfer test\nRecording Error:\nsrc/test/__recordings__/transfer.json holds no answer for eth_getBalance(') &&
+          l.includes('idx-node test --record'),
+      ),
+      `${how}: the summary names the recording, the call and the command that records it again`,
+      { output },
+    );
+  }
+  t.equal((await idxNodeTestOf(copy, anvil.url, PROGRAM_BACKEND, '--test-filter', 'transfer', '--record')).code, 0, 're-recorded');
+  const again = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
+  t.equal(again.code, 0, 'and replayed offline, it passes', { output: again.output });
+});
+
+t.test('a recording of another chain, or one damaged, is refused with what to do', async (t) => {
+  const copy = await copyProject(t, dir);
+  t.equal((await idxNodeTestOf(copy, anvil.url, PROGRAM_BACKEND, '--test-filter', 'transfer', '--record')).code, 0);
+  const path = join(copy, 'src', 'test', '__recordings__', 'transfer.json');
+  const text = await readFile(path, 'utf8');
+  await writeFile(path, text.replace(/"chainId":"\d+"/, '"chainId":"999"'));
+  const other = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
+  t.equal(other.code, 1);
+  t.match(
+    other.output,
+    /src\/test\/__recordings__\/transfer\.json was recorded from chain 999, but the manifest's network\.chainId is \d+: run idx-node test --record/,
+  );
+  await writeFile(path, text.slice(0, 100));
+  const damaged = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
+  t.equal(damaged.code, 1);
+  t.match(damaged.output, /transfer\.json: not JSON \(.*\); delete it and run idx-node test --record/);
 });

@@ -10,10 +10,11 @@ export interface EntityCheck {
 
 /**
  * What one `subqlTest` came to: its entity checks, or the error that stopped it before they ran
- * (`fetch`: the block could not be read; `runtime`: storing the dependent entities or the handler failed).
+ * (`fetch`: the block could not be read; `runtime`: storing the dependent entities or the handler failed;
+ * `recording`: it asked the chain for something its recording lacks).
  */
 export type TestOutcome =
-  { name: string; checks: EntityCheck[] } | { name: string; error: { kind: 'fetch' | 'runtime'; message: string }; expectedCount: number };
+  { name: string; checks: EntityCheck[] } | { name: string; error: { kind: 'fetch' | 'runtime' | 'recording'; message: string }; expectedCount: number };
 
 export const checkPassed = (c: EntityCheck): boolean => c.differences !== 'missing' && c.differences.length === 0;
 

@@ -29,14 +29,15 @@ export function shownValue(value: unknown): string {
 const attributeLines = (d: FieldDifference): string =>
   `\t\tattribute: "${d.field}":\n\t\t\texpected: "${shownValue(d.expected)}"\n\t\t\tactual:   "${shownValue(d.actual)}"\n`;
 
+const ERROR_LABELS = { fetch: 'Fetch Block Error', runtime: 'Runtime Error', recording: 'Recording Error' } as const;
+
 /** The detail of each failed test: per failing entity, its name and id and the fields that differ (or that it was not found). */
 export function failureDetails(outcomes: readonly TestOutcome[]): string[] {
   const out: string[] = [];
   for (const o of outcomes) {
     if (testPassed(o)) continue;
     if (!('checks' in o)) {
-      const label = o.error.kind === 'fetch' ? 'Fetch Block Error' : 'Runtime Error';
-      out.push(`\n* ${o.name}\n${label}:\n${o.error.message}`);
+      out.push(`\n* ${o.name}\n${ERROR_LABELS[o.error.kind]}:\n${o.error.message}`);
       continue;
     }
     for (const c of o.checks.filter((x) => !checkPassed(x))) {

@@ -13,6 +13,8 @@ export interface JsonRpcErrorObject {
  */
 export class RpcError extends IdxError {
   readonly rpcCode: number;
+  /** the endpoint's own message, without the method and endpoint this error's message adds */
+  readonly rpcMessage: string;
   readonly data: unknown;
   readonly method: string;
 
@@ -23,6 +25,7 @@ export class RpcError extends IdxError {
     });
     this.name = 'RpcError';
     this.rpcCode = error.code;
+    this.rpcMessage = error.message;
     this.data = error.data;
     this.method = method;
   }

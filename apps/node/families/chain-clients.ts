@@ -14,8 +14,22 @@ export interface ChainClients {
   handlerClient: RpcClient;
 }
 
-/** The two JSON-RPC clients of a chain family over the manifest's endpoints (`urlOf` rewrites each URL). */
-export function chainClients(network: Network, urlOf: (url: string) => string = (url) => url, extra: Partial<RpcClientOptions> = {}): ChainClients {
+/**
+ * What stands between the node and its endpoints, when something does: `idx-node test` records the
+ * answers there, or replays them without the endpoint.
+ */
+export type ClientLayer = (client: RpcClient) => RpcClient;
+
+/**
+ * The two JSON-RPC clients of a chain family over the manifest's endpoints (`urlOf` rewrites each URL),
+ * each behind `layer` when given.
+ */
+export function chainClients(
+  network: Network,
+  urlOf: (url: string) => string = (url) => url,
+  extra: Partial<RpcClientOptions> = {},
+  layer: ClientLayer = (client) => client,
+): ChainClients {
   // SubQuery's per-endpoint `batchSize`: one client batches for all endpoints, so the smallest holds
   const batchSizes = network.endpoints.flatMap((e) => (e.batchSize === undefined ? [] : [e.batchSize]));
   const rpc: RpcClientOptions = {
@@ -25,7 +39,7 @@ export function chainClients(network: Network, urlOf: (url: string) => string = 
     ...(batchSizes.length > 0 && { maxBatchSize: Math.min(...batchSizes) }),
     ...extra,
   };
-  return { rpc, client: createRpcClient(rpc), handlerClient: createRpcClient({ ...rpc, retries: 3 }) };
+  return { rpc, client: layer(createRpcClient(rpc)), handlerClient: layer(createRpcClient({ ...rpc, retries: 3 })) };
 }
 
 /** Start-up's check of the chain gave up: no endpoint answered. */

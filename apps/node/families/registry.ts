@@ -2,6 +2,7 @@ import type { ChainFamilyName } from '../../../domain/chains/chain-family.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import type { NodeOptions } from '../start-up/node-options.ts';
+import type { ClientLayer } from './chain-clients.ts';
 import type { AnyNodeChain } from './node-chain.ts';
 
 /** What a family is given to reach its chain. */
@@ -14,6 +15,8 @@ export interface ConnectChainInput {
   signal: AbortSignal;
   /** idx's version, for `/meta`'s chainSdkVersion */
   version: string;
+  /** put between every JSON-RPC client of the chain and its endpoints (`idx-node test`'s recordings) */
+  clientLayer?: ClientLayer;
 }
 
 /** A chain family, as the node starts it: the rest of its parts come with the chain it connects. */
@@ -31,10 +34,11 @@ export interface NodeFamily {
 export const nodeFamilies: Record<ChainFamilyName, NodeFamily> = {
   ethereum: {
     specName: 'ethereum',
-    connect: async (c) => (await import('./ethereum/ethereum-chain.ts')).connectEthereumChain(c.network, c.options, c.log, c.signal, c.version),
+    connect: async (c) => (await import('./ethereum/ethereum-chain.ts')).connectEthereumChain(c.network, c.options, c.log, c.signal, c.version, c.clientLayer),
   },
   substrate: {
-    connect: async (c) => (await import('./substrate/substrate-chain.ts')).connectSubstrateChain(c.network, c.project, c.options, c.log, c.signal),
+    connect: async (c) =>
+      (await import('./substrate/substrate-chain.ts')).connectSubstrateChain(c.network, c.project, c.options, c.log, c.signal, c.clientLayer),
   },
 };
 

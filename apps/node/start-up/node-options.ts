@@ -66,8 +66,11 @@ export type NodeCommand =
   | { command: 'run'; options: NodeOptions; warnings: string[] }
   | { command: 'force-clean'; options: NodeOptions; warnings: string[] }
   | { command: 'reindex'; options: NodeOptions; targetHeight: number; warnings: string[] }
-  /** `test`: the project's subqlTests (docs/testing.md); `testFilter` keeps the test files whose name holds it */
-  | { command: 'test'; options: NodeOptions; testFilter?: string; warnings: string[] }
+  /**
+   * `test`: the project's subqlTests (docs/testing.md); `testFilter` keeps the test files whose name holds it;
+   * `record` asks the endpoint and keeps its answers for later runs to replay
+   */
+  | { command: 'test'; options: NodeOptions; testFilter?: string; record?: boolean; warnings: string[] }
   /** `--help` or `--version` was answered; exit with this code */
   | { command: 'exit'; code: number };
 
@@ -206,9 +209,19 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
     });
   subcommand('test', "run the project's mapping tests (@subql/testing's subqlTest, built into dist/test by idx build)")
     .option('--test-filter <name>', 'only the test files whose name (or path under dist/) contains this')
+    .option(
+      '--record',
+      'ask the endpoint and keep what the tests read from the chain beside them (src/test/__recordings__/), for later runs to replay without it',
+    )
     .action(function (this: Command) {
-      const { testFilter, ...options } = this.opts<NodeOptions & { testFilter?: string }>();
-      result = { command: 'test', options: optionsOf(this, options), ...(testFilter !== undefined && { testFilter }), warnings: [] };
+      const { testFilter, record, ...options } = this.opts<NodeOptions & { testFilter?: string; record?: boolean }>();
+      result = {
+        command: 'test',
+        options: optionsOf(this, options),
+        ...(testFilter !== undefined && { testFilter }),
+        ...(record === true && { record }),
+        warnings: [],
+      };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 

@@ -7,6 +7,7 @@ import { checkLine, failureDetails, testLine, totals } from '../../../domain/tes
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { findMultichain, loadProject } from '../../../infra/project/load-project.ts';
 import { readProjectFiles } from '../../../infra/project/read-project-files.ts';
+import { tapedClient } from '../../../infra/rpc/taped-client.ts';
 import { nodeFamilies, nodeVariants, type NodeVariant, type NodeVariantName } from '../families/registry.ts';
 import { networkEndpoints, type NodeOptions } from '../start-up/node-options.ts';
 import { projectSchemaName } from '../start-up/open-project-store.ts';
@@ -14,11 +15,15 @@ import { withRunnerOptions } from '../start-up/runner-options.ts';
 import { findTestFiles } from './find-test-files.ts';
 import { loadTestCases } from './load-test-cases.ts';
 import { runSubqlTest, type TestRunContext } from './run-subql-test.ts';
+import { readRecording, recordingPathOf, writeRecording } from './test-recordings.ts';
+import { createTestTapes, type TapedFile, type TestTapes } from './test-tapes.ts';
 
 export interface RunTestsInput {
   options: NodeOptions;
   /** `--test-filter`: only the test files whose name contains it */
   testFilter?: string;
+  /** `--record`: ask the endpoint and keep its answers beside each test file */
+  record?: boolean;
   variant?: NodeVariantName;
   logger: Logger;
   version: string;
@@ -57,7 +62,8 @@ export async function runTests(input: RunTestsInput): Promise<number> {
     project.manifestPath,
     variant.only === undefined ? undefined : { program: variant.program, family: variant.only },
   );
-  const files = await readProjectFiles(project);
+  const taped = await tapedFiles(project.root, testFiles, input.record === true);
+  const tapes = createTestTapes({ record: input.record === true, chainId: network.chainId, projectRoot: project.root, files: taped });
   const chain = await nodeFamilies[familyName].connect({
     network,
     project,
@@ -65,32 +71,59 @@ export async function runTests(input: RunTestsInput): Promise<number> {
     log: input.logger.child('node'),
     signal: input.signal,
     version: input.version,
+    clientLayer: (client) => tapedClient(client, tapes.mode),
   });
   const ctx: TestRunContext = {
-    options,
+    // blocks are fetched in this thread, where the tapes are
+    options: { ...options, workers: 0 },
     project,
-    files,
+    files: await readProjectFiles(project),
     chain,
     chainId: network.chainId,
     schema: `test-${projectSchemaName(options, project)}`,
     env: input.env,
     logger: input.logger,
   };
-  const tests: SubqlTestCase[] = [];
-  for (const file of testFiles) tests.push(...(await loadTestCases(file, chain, options, network.chainId, input.logger)));
+  const loaded = [];
+  for (const file of taped) loaded.push({ file, tests: await loadTestCases(file.file, chain, options, network.chainId, input.logger) });
+  const tests = loaded.flatMap((l) => l.tests);
   log.info(`Found ${tests.length} tests in ${testFiles.map((f) => relative(project.root, f)).join(', ')}`);
 
   const outcomes: TestOutcome[] = [];
-  for (const test of tests) {
-    if (input.signal.aborted) break;
-    outcomes.push(await runOne(ctx, test, input.logger.child('test-runner')));
+  for (const { file, tests } of loaded) {
+    tapes.useFile(file);
+    const shown = relative(project.root, file.recordingPath);
+    if (input.record !== true && file.recording !== undefined) log.info(`Replaying the chain from ${shown}`);
+    for (const test of tests) {
+      if (input.signal.aborted) break;
+      outcomes.push(await runOne(ctx, test, tapes, input.logger.child('test-runner')));
+    }
+    if (input.record === true && !input.signal.aborted) {
+      const recorded = tapes.recorded();
+      await writeRecording(file.recordingPath, recorded);
+      log.info(`Recorded ${recorded.answers.size} chain calls to ${shown}`);
+    }
   }
   return report(outcomes, log);
 }
 
-async function runOne(ctx: TestRunContext, test: SubqlTestCase, log: Logger): Promise<TestOutcome> {
+/** Each test file with where its recording lives and, unless it is being recorded again, the recording. */
+async function tapedFiles(root: string, testFiles: readonly string[], record: boolean): Promise<TapedFile[]> {
+  return Promise.all(
+    testFiles.map(async (file) => {
+      const recordingPath = recordingPathOf(root, file);
+      return { file, recordingPath, recording: record ? undefined : await readRecording(recordingPath) };
+    }),
+  );
+}
+
+async function runOne(ctx: TestRunContext, test: SubqlTestCase, tapes: TestTapes, log: Logger): Promise<TestOutcome> {
   log.info(`Starting test: ${test.name}`);
-  const outcome = await runSubqlTest(ctx, test);
+  const ran = await runSubqlTest(ctx, test);
+  // a call the recording lacked fails the test even when the mapping caught the error
+  const misses = tapes.takeMisses();
+  const outcome: TestOutcome =
+    misses.length === 0 ? ran : { name: test.name, error: { kind: 'recording', message: misses.join('\n') }, expectedCount: test.expectedEntities.length };
   if ('checks' in outcome) {
     for (const c of outcome.checks) {
       if (checkPassed(c)) log.info(checkLine(c));

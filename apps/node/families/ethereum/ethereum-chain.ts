@@ -15,7 +15,7 @@ import { createLocalFetcher } from './local-fetcher.ts';
 import { createWorkerFetcher } from './worker-fetcher.ts';
 import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts';
 import type { NodeChain } from '../node-chain.ts';
-import { chainClients, chainUnreachable } from '../chain-clients.ts';
+import { chainClients, chainUnreachable, type ClientLayer } from '../chain-clients.ts';
 import { createMappingHost } from './create-mapping-host.ts';
 import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
 import type { BlockContent, HandlerCall } from '../../../../domain/chains/ethereum/handler-call.ts';
@@ -35,9 +35,10 @@ export async function connectEthereumChain(
   log: Logger,
   signal: AbortSignal,
   version: string,
+  clientLayer?: ClientLayer,
 ): Promise<NodeChain<EthereumSource, FetchPlan, FetchedRange, BlockContent, HandlerCall>> {
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
-  const { rpc, client, handlerClient } = chainClients(network, undefined, { routeByRange: ETHEREUM_RANGED_METHODS });
+  const { rpc, client, handlerClient } = chainClients(network, undefined, { routeByRange: ETHEREUM_RANGED_METHODS }, clientLayer);
   const source = createEthereumSource(client);
   const handlerSource = createEthereumSource(handlerClient);
   const identity = await verifyChainRetrying(

@@ -10,7 +10,7 @@ import { withFetchRetry, DEFAULT_FETCH_RETRY } from '../../indexing/fetch-retry.
 import { mappingStoreOf } from '../mapping-store.ts';
 import type { NodeOptions } from '../../start-up/node-options.ts';
 import type { NodeChain } from '../node-chain.ts';
-import { chainClients, chainUnreachable } from '../chain-clients.ts';
+import { chainClients, chainUnreachable, type ClientLayer } from '../chain-clients.ts';
 import { createSubstrateFamily, type SubstrateFetched, type SubstratePlan } from './substrate-family.ts';
 import { readCustomSources } from '../../../../infra/project/read-custom-sources.ts';
 import type { SubstrateCompiledSource, SubstrateHandlerCall } from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
@@ -37,8 +37,9 @@ export async function connectSubstrateChain(
   options: NodeOptions,
   log: Logger,
   signal: AbortSignal,
+  clientLayer?: ClientLayer,
 ): Promise<NodeChain<SubstrateCompiledSource, SubstratePlan, SubstrateFetched, SubstrateBlock, SubstrateHandlerCall>> {
-  const { client, handlerClient } = chainClients(network, httpEndpointOf);
+  const { client, handlerClient } = chainClients(network, httpEndpointOf, {}, clientLayer);
   const chainTypes = network.chaintypes === undefined ? undefined : await loadChainTypes(project, network.chaintypes.file, { timeoutMs: options.timeout });
   const source = createSubstrateSource(client, { ...(chainTypes && { chainTypes: chainTypes.registry }) });
   const identify = async () => {
