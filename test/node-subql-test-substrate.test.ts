@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -42,6 +42,9 @@ for (const { record } of transfers) if (record.event.data[1]!.toString() === to)
 
 const built = await buildSubstrateStarter(t);
 const dir = await copyProject(t, built);
+// the starter's own test (checked below, offline) is not this one
+await rm(join(dir, 'src', 'test'), { recursive: true });
+await rm(join(dir, 'dist', 'test'), { recursive: true, force: true });
 await mkdir(join(dir, 'src', 'test'), { recursive: true });
 await writeFile(
   join(dir, 'src', 'test', 'transfer.test.ts'),
@@ -133,4 +136,11 @@ t.test('recorded, the test passes with the chain unreachable; a new storage read
     'the storage read the recording lacks is named',
     { output: changed.output },
   );
+});
+
+t.test("the starter's own test (idx init's, npm test) passes offline from its recording", async (t) => {
+  const { code, output, lines } = await idxNodeTest(built, 'ws://127.0.0.1:9');
+  t.equal(code, 0, 'exit code 0', { output });
+  t.ok(lines.includes('Replaying the chain from src/test/__recordings__/transfers.json'), { output });
+  t.ok(lines.includes('Test: handleTransfer stores each transfer and what each account received completed with 2 passed and 0 failed checks'), { output });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -23,6 +23,9 @@ exitWhenDone();
  */
 const { anvil, client, built } = await setupErc20Chain(t, 3);
 const dir = await copyProject(t, built);
+// the starter's own test (checked below, offline) is not one of these
+await rm(join(dir, 'src', 'test'), { recursive: true });
+await rm(join(dir, 'dist', 'test'), { recursive: true });
 
 interface Log {
   blockNumber: string;
@@ -178,6 +181,14 @@ t.test('all test files together: the summary counts each', async (t) => {
 
 /** A port nothing listens on: a replayed test that asked it would fail to reach it. */
 const UNREACHABLE = 'http://127.0.0.1:9';
+
+t.test("the starter's own test (idx init's, npm test) passes offline from its recording", async (t) => {
+  const { code, output } = await idxNodeTestOf(built, UNREACHABLE, PROGRAM_BACKEND);
+  const lines = messages(output);
+  t.equal(code, 0, 'exit code 0', { output });
+  t.ok(lines.includes('Replaying the chain from src/test/__recordings__/transfers.json'), { output });
+  t.ok(lines.includes('Test: handleTransfer stores the transfer and moves the balances completed with 2 passed and 0 failed checks'), { output });
+});
 
 t.test('--record keeps what the tests read from the chain; later runs replay it with the endpoint unreachable', async (t) => {
   const copy = await copyProject(t, dir);

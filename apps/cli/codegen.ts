@@ -8,7 +8,8 @@ import type { Template } from '../../domain/project/project-model.ts';
 import { loadProjects, type LoadedProject } from '../../infra/project/load-project.ts';
 import { checkSchemaNames, GENERATED_CODE_GLOBALS } from './codegen-names.ts';
 import { renderModels } from './codegen-models.ts';
-import { GENERATED_HEADER, renderGlobals } from './codegen-runtime-types.ts';
+import { GENERATED_HEADER, readMappingTypes, renderGlobals } from './codegen-runtime-types.ts';
+import { TEST_FOLDERS } from './test-entries.ts';
 import type { CliFamily, FamilyCodegen } from './families/cli-family.ts';
 import { cliFamilies, STORE_TYPES_FAMILY } from './families/registry.ts';
 import type { Reporter } from './reporter.ts';
@@ -29,7 +30,7 @@ export interface CodegenResult {
 }
 
 /** Files and folders of src/types that codegen owns besides the families' parts; removed first so that nothing stale is left. */
-const GENERATED_ENTRIES = ['models', 'index.ts', 'enums.ts', 'interfaces.ts', 'datasources.ts', 'global.d.ts'];
+const GENERATED_ENTRIES = ['models', 'index.ts', 'enums.ts', 'interfaces.ts', 'datasources.ts', 'global.d.ts', 'testing.ts'];
 
 /**
  * `idx codegen`: writes `src/types/` from the project's schema.graphql, in the shape SubQuery
@@ -71,6 +72,8 @@ export async function codegen(options: CodegenOptions): Promise<CodegenResult> {
     for (const [path, text] of await family.render({ projects, multichain: multichain !== undefined, globals })) files.set(path, text);
   }
   if (templates.size > 0) files.set('datasources.ts', renderDatasources([...templates.values()]));
+  // @subql/testing's types for the project's mapping tests, which tsconfig paths can point at (docs/testing.md)
+  if (TEST_FOLDERS.some((f) => existsSync(join(root, 'src', f)))) files.set('testing.ts', `${GENERATED_HEADER}\n${readMappingTypes('testing.ts')}`);
 
   const exported = ['./models', ...['enums', 'interfaces', 'datasources'].filter((n) => files.has(`${n}.ts`)).map((n) => `./${n}`)];
   files.set('index.ts', `${GENERATED_HEADER}\n${exported.map((p) => `export * from "${p}";\n`).join('')}`);

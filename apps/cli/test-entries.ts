@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
+/** Where SubQuery's build finds mapping tests: `src/<folder>/**\/*.test.ts`. */
+export const TEST_FOLDERS = ['test', 'tests'] as const;
+
 /**
  * The project's mapping tests as build entries, as SubQuery's build picks them: every
  * `src/test/**\/*.test.ts` becomes `test/<name>.test` (so `dist/test/<name>.test.js`), every
@@ -9,7 +12,7 @@ import { basename, join } from 'node:path';
  */
 export async function testEntries(root: string): Promise<{ name: string; source: string }[]> {
   const out: { name: string; source: string }[] = [];
-  for (const folder of ['test', 'tests']) {
+  for (const folder of TEST_FOLDERS) {
     const dir = join(root, 'src', folder);
     if (!existsSync(dir)) continue;
     const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
