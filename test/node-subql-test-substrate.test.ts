@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
 import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { BIN, programEnv } from './support/idx-programs.ts';
+import { runIdxNodeTest } from './support/idx-node-test.ts';
 import { envFor, PROGRAM_BACKEND } from './support/node-backends.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { buildSubstrateStarter } from './support/substrate-project.ts';
@@ -73,26 +71,7 @@ subqlTest(
 );
 await rebuild(dir);
 
-async function idxNodeTest(project: string, endpoint: string, ...args: string[]): Promise<{ code: number; output: string; lines: string[] }> {
-  let code = 0;
-  let output = '';
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', project, '--network-endpoint', endpoint, '--output-fmt', 'json', ...args],
-      { env: programEnv(envFor(PROGRAM_BACKEND)), maxBuffer: 1 << 24 },
-    );
-    output = stdout + stderr;
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    [code, output] = [e.code, e.stdout + e.stderr];
-  }
-  const lines = output
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => (JSON.parse(l) as { message: string }).message);
-  return { code, output, lines };
-}
+const idxNodeTest = (project: string, endpoint: string, ...args: string[]) => runIdxNodeTest(project, endpoint, envFor(PROGRAM_BACKEND), ...args);
 
 t.test('the Substrate starter: a subqlTest of handleTransfer passes on the real block', async (t) => {
   t.ok((await readFile(join(dir, 'dist', 'test', 'transfer.test.js'), 'utf8')).includes('subqlTests'), 'idx build made the test bundle');

@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { getAddress, toEventSelector } from 'viem/utils';
 import { setupErc20Chain } from './support/erc20-chain.ts';
 import { exitWhenDone } from './support/exit-when-done.ts';
-import { BIN, programEnv } from './support/idx-programs.ts';
+import { logMessages, runIdxNodeTest } from './support/idx-node-test.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { BACKENDS, envFor, PROGRAM_BACKEND } from './support/node-backends.ts';
 import type { BackendKind } from './support/test-backends.ts';
@@ -93,24 +91,7 @@ await writeFile(
 await rebuild(dir);
 
 const idxNodeTest = (kind: BackendKind, ...args: string[]) => idxNodeTestOf(dir, anvil.url, kind, ...args);
-async function idxNodeTestOf(project: string, endpoint: string, kind: BackendKind, ...args: string[]): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--no-node-snapshot', BIN('idx-node'), 'test', '-f', project, '--network-endpoint', endpoint, '--output-fmt', 'json', ...args],
-      { env: programEnv(envFor(kind)), maxBuffer: 1 << 24 },
-    );
-    return { code: 0, output: stdout + stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, output: e.stdout + e.stderr };
-  }
-}
-const messages = (output: string) =>
-  output
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => (JSON.parse(l) as { message: string }).message);
+const idxNodeTestOf = (project: string, endpoint: string, kind: BackendKind, ...args: string[]) => runIdxNodeTest(project, endpoint, envFor(kind), ...args);
 
 t.test('idx build bundles src/test/*.test.ts into dist/test/, with @subql/testing provided', async (t) => {
   for (const name of ['transfer', 'wrong-value', 'throws']) t.ok((await readFile(join(dir, 'dist', 'test', `${name}.test.js`), 'utf8')).includes('subqlTests'));
@@ -120,7 +101,7 @@ for (const kind of BACKENDS) {
   t.test(`${kind}: a test whose entities match passes, exit code 0, its schema gone after`, async (t) => {
     const schema = uniqueSchemaName('idx_subqltest');
     const { code, output } = await idxNodeTest(kind, '--test-filter', 'transfer', '--db-schema', schema);
-    const lines = messages(output);
+    const lines = logMessages(output);
     t.equal(code, 0, 'exit code 0', { output });
     t.ok(lines.includes('Starting test: handleTransfer test'));
     t.ok(lines.includes(`Entity check PASSED (Entity ID: ${first.transactionHash}-${Number(first.logIndex)})`));
@@ -139,12 +120,12 @@ for (const kind of BACKENDS) {
 t.test('--unsafe (node:vm instead of an isolate): the same test passes', async (t) => {
   const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'transfer', '--unsafe');
   t.equal(code, 0, 'exit code 0', { output });
-  t.ok(messages(output).includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'), 'both checks pass', { output });
+  t.ok(logMessages(output).includes('Test: handleTransfer test completed with 2 passed and 0 failed checks'), 'both checks pass', { output });
 });
 
 t.test('a changed expected value fails, naming entity, field, expected and actual', async (t) => {
   const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'wrong-value');
-  const lines = messages(output);
+  const lines = logMessages(output);
   t.equal(code, 1, 'exit code 1', { output });
   const id = `${first.transactionHash}-${Number(first.logIndex)}`;
   t.ok(lines.includes(`Entity check FAILED (Entity ID: ${id})`));
@@ -161,7 +142,7 @@ t.test('a changed expected value fails, naming entity, field, expected and actua
 
 t.test("a handler that throws fails its test with the handler's error", async (t) => {
   const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'throws');
-  const lines = messages(output);
+  const lines = logMessages(output);
   t.equal(code, 1, 'exit code 1', { output });
   t.ok(
     lines.some((l) => l.startsWith('\n* handler throws\nRuntime Error:\n') && l.includes(`handleTransfer refuses block ${throwing}`)),
@@ -173,7 +154,7 @@ t.test("a handler that throws fails its test with the handler's error", async (t
 
 t.test('all test files together: the summary counts each', async (t) => {
   const { code, output } = await idxNodeTest(PROGRAM_BACKEND);
-  const lines = messages(output);
+  const lines = logMessages(output);
   t.equal(code, 1);
   t.ok(lines.includes('Found 3 test files'), 'every test file', { output });
   t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the totals', { output });
@@ -184,7 +165,7 @@ const UNREACHABLE = 'http://127.0.0.1:9';
 
 t.test("the starter's own test (idx init's, npm test) passes offline from its recording", async (t) => {
   const { code, output } = await idxNodeTestOf(built, UNREACHABLE, PROGRAM_BACKEND);
-  const lines = messages(output);
+  const lines = logMessages(output);
   t.equal(code, 0, 'exit code 0', { output });
   t.ok(lines.includes('Replaying the chain from src/test/__recordings__/transfers.json'), { output });
   t.ok(lines.includes('Test: handleTransfer stores the transfer and moves the balances completed with 2 passed and 0 failed checks'), { output });
@@ -196,7 +177,7 @@ t.test('--record keeps what the tests read from the chain; later runs replay it 
   const recorded = await idxNodeTestOf(copy, anvil.url, PROGRAM_BACKEND, '--record');
   t.equal(recorded.code, 1, 'the failing tests still fail while recording', { output: recorded.output });
   t.ok(
-    messages(recorded.output).some((l) => /^Recorded \d+ chain calls to src\/test\/__recordings__\/transfer\.json$/.test(l)),
+    logMessages(recorded.output).some((l) => /^Recorded \d+ chain calls to src\/test\/__recordings__\/transfer\.json$/.test(l)),
     { output: recorded.output },
   );
   const file = await readFile(join(copy, 'src', 'test', '__recordings__', 'transfer.json'), 'utf8');
@@ -204,21 +185,21 @@ t.test('--record keeps what the tests read from the chain; later runs replay it 
   t.match(file, /"method":"eth_getLogs"/, "the block's logs are in it");
 
   const replayed = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND);
-  const lines = messages(replayed.output);
+  const lines = logMessages(replayed.output);
   t.equal(replayed.code, 1, { output: replayed.output });
   t.ok(lines.includes('Replaying the chain from src/test/__recordings__/transfer.json'), { output: replayed.output });
   t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the same totals as live', {
     output: replayed.output,
   });
   t.notOk(/retrying|RPC_UNREACHABLE|no RPC endpoint/.test(replayed.output), 'the endpoint was never asked');
-  const summary = (output: string) => messages(output).filter((l) => l.startsWith('\n* '));
+  const summary = (output: string) => logMessages(output).filter((l) => l.startsWith('\n* '));
   t.same(summary(replayed.output), summary(recorded.output), 'the same failures, word for word');
 
   const one = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
   t.equal(one.code, 0, 'the passing test passes offline', { output: one.output });
   t.same(
-    messages(one.output).filter((l) => l.startsWith('Entity check')),
-    messages(live.output).filter((l) => l.startsWith('Entity check')),
+    logMessages(one.output).filter((l) => l.startsWith('Entity check')),
+    logMessages(live.output).filter((l) => l.startsWith('Entity check')),
     'the same checks as against the chain',
   );
 });
@@ -237,7 +218,7 @@ t.test('a mapping that now reads more of the chain than was recorded fails, nami
     const { code, output } = await idxNodeTestOf(copy, UNREACHABLE, PROGRAM_BACKEND, '--test-filter', 'transfer');
     t.equal(code, 1, `${how}: exit code 1`, { output });
     t.ok(
-      messages(output).some(
+      logMessages(output).some(
         (l) =>
           l.startsWith('\n* handleTransfer test\nRecording Error:\nsrc/test/__recordings__/transfer.json holds no answer for eth_getBalance(') &&
           l.includes('idx-node test --record'),
