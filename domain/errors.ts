@@ -101,6 +101,7 @@ export type ErrorCode =
   // idx-node test (SubQuery's subqlTest)
   | 'TEST_HANDLER_NOT_FOUND'
   | 'TEST_FILE_INVALID'
+  | 'TEST_SNAPSHOT_INVALID'
   // the store and the database
   | 'STORE_INTERNAL'
   | 'STORE_INVALID_ID'

@@ -50,6 +50,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
       const failing = await runTests({
         options,
         ...(cmd.testFilter !== undefined && { testFilter: cmd.testFilter }),
+        ...(cmd.updateSnapshots === true && { updateSnapshots: true }),
         variant: variantName,
         logger,
         version,

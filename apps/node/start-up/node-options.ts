@@ -66,8 +66,11 @@ export type NodeCommand =
   | { command: 'run'; options: NodeOptions; warnings: string[] }
   | { command: 'force-clean'; options: NodeOptions; warnings: string[] }
   | { command: 'reindex'; options: NodeOptions; targetHeight: number; warnings: string[] }
-  /** `test`: the project's subqlTests (docs/testing.md); `testFilter` keeps the test files whose name holds it */
-  | { command: 'test'; options: NodeOptions; testFilter?: string; warnings: string[] }
+  /**
+   * `test`: the project's subqlTests and subqlRangeTests (docs/testing.md); `testFilter` keeps the
+   * test files whose name holds it; `updateSnapshots` rewrites range tests' snapshots that differ
+   */
+  | { command: 'test'; options: NodeOptions; testFilter?: string; updateSnapshots?: boolean; warnings: string[] }
   /** `--help` or `--version` was answered; exit with this code */
   | { command: 'exit'; code: number };
 
@@ -206,9 +209,16 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
     });
   subcommand('test', "run the project's mapping tests (@subql/testing's subqlTest, built into dist/test by idx build)")
     .option('--test-filter <name>', 'only the test files whose name (or path under dist/) contains this')
+    .option('--update-snapshots', 'range tests (subqlRangeTest with snapshot: true) rewrite the snapshots they differ from instead of failing')
     .action(function (this: Command) {
-      const { testFilter, ...options } = this.opts<NodeOptions & { testFilter?: string }>();
-      result = { command: 'test', options: optionsOf(this, options), ...(testFilter !== undefined && { testFilter }), warnings: [] };
+      const { testFilter, updateSnapshots, ...options } = this.opts<NodeOptions & { testFilter?: string; updateSnapshots?: boolean }>();
+      result = {
+        command: 'test',
+        options: optionsOf(this, options),
+        ...(testFilter !== undefined && { testFilter }),
+        ...(updateSnapshots === true && { updateSnapshots }),
+        warnings: [],
+      };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 

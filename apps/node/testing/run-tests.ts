@@ -1,8 +1,9 @@
 import { relative } from 'node:path';
 import { familyOfKinds } from '../../../domain/chains/chain-family.ts';
 import { IdxError } from '../../../domain/errors.ts';
-import type { SubqlTestCase } from '../../../domain/testing/subql-test.ts';
-import { checkPassed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
+import { isRangeTest, type TestCase } from '../../../domain/testing/range-test.ts';
+import { snapshotLine } from '../../../domain/testing/snapshot-report.ts';
+import { checkPassed, snapshotPassed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
 import { checkLine, failureDetails, testLine, totals } from '../../../domain/testing/test-report.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { findMultichain, loadProject } from '../../../infra/project/load-project.ts';
@@ -13,12 +14,15 @@ import { projectSchemaName } from '../start-up/open-project-store.ts';
 import { withRunnerOptions } from '../start-up/runner-options.ts';
 import { findTestFiles } from './find-test-files.ts';
 import { loadTestCases } from './load-test-cases.ts';
+import { runRangeTest } from './run-range-test.ts';
 import { runSubqlTest, type TestRunContext } from './run-subql-test.ts';
 
 export interface RunTestsInput {
   options: NodeOptions;
   /** `--test-filter`: only the test files whose name contains it */
   testFilter?: string;
+  /** `--update-snapshots`: range tests rewrite the snapshots they differ from instead of failing */
+  updateSnapshots?: boolean;
   variant?: NodeVariantName;
   logger: Logger;
   version: string;
@@ -76,25 +80,31 @@ export async function runTests(input: RunTestsInput): Promise<number> {
     env: input.env,
     logger: input.logger,
   };
-  const tests: SubqlTestCase[] = [];
-  for (const file of testFiles) tests.push(...(await loadTestCases(file, chain, options, network.chainId, input.logger)));
+  const tests: { file: string; test: TestCase }[] = [];
+  for (const file of testFiles) for (const test of await loadTestCases(file, chain, options, network.chainId, input.logger)) tests.push({ file, test });
   log.info(`Found ${tests.length} tests in ${testFiles.map((f) => relative(project.root, f)).join(', ')}`);
 
   const outcomes: TestOutcome[] = [];
-  for (const test of tests) {
+  for (const { file, test } of tests) {
     if (input.signal.aborted) break;
-    outcomes.push(await runOne(ctx, test, input.logger.child('test-runner')));
+    const run = () =>
+      isRangeTest(test) ? runRangeTest(ctx, test, { file, updateSnapshots: input.updateSnapshots === true, signal: input.signal }) : runSubqlTest(ctx, test);
+    outcomes.push(await runOne(test.name, run, input.logger.child('test-runner')));
   }
   return report(outcomes, log);
 }
 
-async function runOne(ctx: TestRunContext, test: SubqlTestCase, log: Logger): Promise<TestOutcome> {
-  log.info(`Starting test: ${test.name}`);
-  const outcome = await runSubqlTest(ctx, test);
+async function runOne(name: string, run: () => Promise<TestOutcome>, log: Logger): Promise<TestOutcome> {
+  log.info(`Starting test: ${name}`);
+  const outcome = await run();
   if ('checks' in outcome) {
     for (const c of outcome.checks) {
       if (checkPassed(c)) log.info(checkLine(c));
       else log.warn(checkLine(c));
+    }
+    if (outcome.snapshot !== undefined) {
+      if (snapshotPassed(outcome.snapshot)) log.info(snapshotLine(outcome.snapshot));
+      else log.warn(snapshotLine(outcome.snapshot));
     }
     log.info(testLine(outcome));
   } else log.warn(testLine(outcome));
