@@ -104,6 +104,7 @@ export type ErrorCode =
   | 'TEST_RECORDING_INVALID'
   | 'TEST_RECORDING_MISMATCH'
   | 'TEST_NOT_RECORDED'
+  | 'TEST_SNAPSHOT_INVALID'
   // the store and the database
   | 'STORE_INTERNAL'
   | 'STORE_INVALID_ID'

@@ -11,7 +11,10 @@ import { buildSubstrateStarter } from './support/substrate-project.ts';
 
 exitWhenDone();
 
-/** `idx-node test` on the Substrate starter: a subqlTest of handleTransfer on a block of a real runtime (chopsticks). */
+/**
+ * `idx-node test` on the Substrate starter: a subqlTest of handleTransfer on a block of a real
+ * runtime (chopsticks), and a subqlRangeTest with a snapshot over the same block.
+ */
 const chain = await startSubstrateChain();
 t.teardown(() => chain.close());
 const w = await createSubstrateWorkload(chain);
@@ -69,17 +72,42 @@ subqlTest(
 );
 `,
 );
+// the same block as a range test, with a snapshot: the node's indexing loop over a Substrate chain
+await writeFile(
+  join(dir, 'src', 'test', 'range.test.ts'),
+  `import { subqlRangeTest } from "@subql/testing";
+import { Account } from "../types";
+
+subqlRangeTest("substrate range test", {
+  from: ${height},
+  to: ${height},
+  dependentEntities: [Account.create({ id: "${to}", sent: BigInt(0), received: BigInt(${START}) })],
+  expectedEntities: [Account.create({ id: "${to}", sent: BigInt(0), received: BigInt("${received}") })],
+  snapshot: true,
+});
+`,
+);
 await rebuild(dir);
 
 const idxNodeTest = (project: string, endpoint: string, ...args: string[]) => runIdxNodeTest(project, endpoint, envFor(PROGRAM_BACKEND), ...args);
 
-t.test('the Substrate starter: a subqlTest of handleTransfer passes on the real block', async (t) => {
+t.test('the Substrate starter: a subqlTest of handleTransfer and a subqlRangeTest over its block pass', async (t) => {
   t.ok((await readFile(join(dir, 'dist', 'test', 'transfer.test.js'), 'utf8')).includes('subqlTests'), 'idx build made the test bundle');
   const { code, output, lines } = await idxNodeTest(dir, chain.wsUrl);
   t.equal(code, 0, 'exit code 0', { output });
   t.ok(lines.includes(`Entity check PASSED (Entity ID: ${height}-${ours.idx})`), 'the transfer as the chain has it', { output });
   t.ok(lines.includes(`Entity check PASSED (Entity ID: ${to})`), 'the dependent account, updated by the handler', { output });
-  t.ok(lines.includes('Total tests: 1') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 0'), 'the totals', { output });
+  t.ok(lines.includes('Test: substrate range test completed with 2 passed and 0 failed checks'), 'the range test', { output });
+  t.ok(lines.some((l) => l.startsWith('Snapshot written: ') && l.includes('src/test/__snapshots__/range.snap.json')));
+  const snapshot = JSON.parse(await readFile(join(dir, 'src', 'test', '__snapshots__', 'range.snap.json'), 'utf8')) as Record<
+    string,
+    { rows: { entity: string; id: string }[] }
+  >;
+  t.ok(
+    snapshot['substrate range test']!.rows.some((r) => r.entity === 'Transfer' && r.id === `${height}-${ours.idx}`),
+    'the transfer is in the snapshot',
+  );
+  t.ok(lines.includes('Total tests: 2') && lines.includes('Passing tests: 2') && lines.includes('Failing tests: 0'), 'the totals', { output });
 });
 
 t.test('recorded, the test passes with the chain unreachable; a new storage read through api fails naming it', async (t) => {

@@ -13,3 +13,20 @@ export declare function subqlTest(
   expectedEntities: readonly object[],
   handler: string,
 ): void;
+
+/**
+ * idx's test over a block range: the project is indexed from `from` to `to` (both included, at most
+ * 10,000 blocks) as the node indexes it, after `dependentEntities` are stored at `from`; then each of
+ * `expectedEntities` is compared with its latest version and, with `snapshot: true`, every version
+ * written with the test's entry in `src/test/__snapshots__/<file>.snap.json`.
+ */
+export declare function subqlRangeTest(
+  name: string,
+  options: {
+    from: number;
+    to: number;
+    dependentEntities?: readonly object[];
+    expectedEntities?: readonly object[];
+    snapshot?: boolean;
+  },
+): void;

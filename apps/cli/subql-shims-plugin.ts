@@ -10,7 +10,7 @@ const TESTING = '\0idx-subql-testing';
  * Resolves `@subql/types`, `@subql/types-core` and `@subql/types-ethereum` (and their subpaths)
  * to small virtual modules, whether or not the packages are installed: their real code pulls in
  * ethers and Node APIs that the sandbox does not have. `@subql/testing` becomes its `subqlTest`
- * alone, for the test bundles.
+ * alone (with idx's `subqlRangeTest`), for the test bundles.
  */
 export function subqlShimsPlugin(): Plugin {
   return {

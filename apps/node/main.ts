@@ -51,6 +51,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
         options,
         ...(cmd.testFilter !== undefined && { testFilter: cmd.testFilter }),
         ...(cmd.record === true && { record: true }),
+        ...(cmd.updateSnapshots === true && { updateSnapshots: true }),
         variant: variantName,
         logger,
         version,

@@ -1,4 +1,5 @@
 import type { FieldDifference } from './entity-differences.ts';
+import type { SnapshotDifference } from './snapshot-differences.ts';
 
 /** One expected entity checked against the store. */
 export interface EntityCheck {
@@ -9,21 +10,42 @@ export interface EntityCheck {
 }
 
 /**
- * What one `subqlTest` came to: its entity checks, or the error that stopped it before they ran
- * (`fetch`: the block could not be read; `runtime`: storing the dependent entities or the handler failed;
+ * A range test's snapshot check: `matched` the snapshot file's, `written` (there was none),
+ * `updated` (--update-snapshots rewrote it) or `differs` (it fails, with the differences).
+ */
+export interface SnapshotCheck {
+  /** the snapshot file, as the report names it */
+  file: string;
+  /** the versions the store held after the range */
+  rows: number;
+  status: 'matched' | 'written' | 'updated' | 'differs';
+  differences: SnapshotDifference[];
+}
+
+/**
+ * What one test came to: its entity checks (and a range test's snapshot check), or the error that
+ * stopped it before they ran (`fetch`: the blocks could not be read; `runtime`: storing the
+ * dependent entities or a handler failed; `snapshot`: the snapshot file could not be read or written;
  * `recording`: it asked the chain for something its recording lacks).
  */
 export type TestOutcome =
-  { name: string; checks: EntityCheck[] } | { name: string; error: { kind: 'fetch' | 'runtime' | 'recording'; message: string }; expectedCount: number };
+  | { name: string; checks: EntityCheck[]; snapshot?: SnapshotCheck }
+  | { name: string; error: { kind: 'fetch' | 'runtime' | 'snapshot' | 'recording'; message: string }; expectedCount: number };
 
 export const checkPassed = (c: EntityCheck): boolean => c.differences !== 'missing' && c.differences.length === 0;
 
-/** A test passes when it ran and every one of its checks passed. */
-export const testPassed = (o: TestOutcome): boolean => 'checks' in o && o.checks.every(checkPassed);
+export const snapshotPassed = (s: SnapshotCheck): boolean => s.status !== 'differs';
 
-/** Checks passed and failed, as SubQuery counts them: a test that could not run fails each of its expected entities. */
+/** A test passes when it ran and every one of its checks passed. */
+export const testPassed = (o: TestOutcome): boolean => 'checks' in o && o.checks.every(checkPassed) && (o.snapshot === undefined || snapshotPassed(o.snapshot));
+
+/**
+ * Checks passed and failed, as SubQuery counts them: a test that could not run fails each of its
+ * expected entities. A snapshot counts as one check.
+ */
 export function checkCounts(o: TestOutcome): { passed: number; failed: number } {
   if (!('checks' in o)) return { passed: 0, failed: Math.max(1, o.expectedCount) };
-  const passed = o.checks.filter(checkPassed).length;
-  return { passed, failed: o.checks.length - passed };
+  const snapshot = o.snapshot === undefined ? [] : [snapshotPassed(o.snapshot)];
+  const passed = o.checks.filter(checkPassed).length + snapshot.filter(Boolean).length;
+  return { passed, failed: o.checks.length + snapshot.length - passed };
 }

@@ -38,3 +38,26 @@ t.test('values are shown readably', async (t) => {
   t.equal(shownValue({ a: 1n }), '{"a":"1"}');
   t.equal(shownValue(null), 'null');
 });
+
+t.test('a range test: its snapshot counts as a check, and a failed one is in the summary', async (t) => {
+  const differs: TestOutcome = {
+    name: 'range',
+    checks: [{ entity: 'Account', id: 'a', differences: [] }],
+    snapshot: {
+      file: 's.snap.json',
+      rows: 3,
+      status: 'differs',
+      differences: [{ kind: 'field', entity: 'Account', id: 'a', since: 1, field: 'balance', snapshot: 1, actual: 2 }],
+    },
+  };
+  const written: TestOutcome = { name: 'written', checks: [], snapshot: { file: 's.snap.json', rows: 3, status: 'written', differences: [] } };
+  t.equal(testLine(differs), 'Test: range completed with 1 passed and 1 failed checks');
+  t.equal(testLine(written), 'Test: written completed with 1 passed and 0 failed checks');
+  t.same(totals([differs, written]), { total: 2, passing: 1, failing: 1 });
+  const details = failureDetails([differs, written]);
+  t.equal(details.length, 1);
+  t.match(details[0], /^\n\* range\n\tSnapshot s\.snap\.json: 1 difference\n\t\tAccount a, version from block 1: "balance"/);
+  t.same(failureDetails([{ name: 'bad', error: { kind: 'snapshot', message: 'x.snap.json is not valid JSON' }, expectedCount: 1 }]), [
+    '\n* bad\nSnapshot Error:\nx.snap.json is not valid JSON',
+  ]);
+});

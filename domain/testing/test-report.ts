@@ -1,5 +1,6 @@
 import type { FieldDifference } from './entity-differences.ts';
-import { checkCounts, checkPassed, testPassed, type EntityCheck, type TestOutcome } from './test-outcome.ts';
+import { snapshotDetail } from './snapshot-report.ts';
+import { checkCounts, checkPassed, snapshotPassed, testPassed, type EntityCheck, type TestOutcome } from './test-outcome.ts';
 
 /**
  * The lines `idx-node test` prints, worded as SubQuery's `subql-node test` prints them, so that
@@ -29,21 +30,23 @@ export function shownValue(value: unknown): string {
 const attributeLines = (d: FieldDifference): string =>
   `\t\tattribute: "${d.field}":\n\t\t\texpected: "${shownValue(d.expected)}"\n\t\t\tactual:   "${shownValue(d.actual)}"\n`;
 
-const ERROR_LABELS = { fetch: 'Fetch Block Error', runtime: 'Runtime Error', recording: 'Recording Error' } as const;
+const ERROR_LABELS = { fetch: 'Fetch Block Error', runtime: 'Runtime Error', snapshot: 'Snapshot Error', recording: 'Recording Error' } as const;
 
-/** The detail of each failed test: per failing entity, its name and id and the fields that differ (or that it was not found). */
+/** The detail of each failed test: per failing entity, its name and id and the fields that differ (or that it was not found), and a range test's snapshot differences. */
 export function failureDetails(outcomes: readonly TestOutcome[]): string[] {
   const out: string[] = [];
   for (const o of outcomes) {
     if (testPassed(o)) continue;
     if (!('checks' in o)) {
-      out.push(`\n* ${o.name}\n${ERROR_LABELS[o.error.kind]}:\n${o.error.message}`);
+      const label = ERROR_LABELS[o.error.kind];
+      out.push(`\n* ${o.name}\n${label}:\n${o.error.message}`);
       continue;
     }
     for (const c of o.checks.filter((x) => !checkPassed(x))) {
       const body = c.differences === 'missing' ? '\t\tExpected entity was not found' : c.differences.map(attributeLines).join('');
       out.push(`\n* ${o.name}\n\tEntity ${c.entity}: ${c.id}\n${body}`);
     }
+    if (o.snapshot !== undefined && !snapshotPassed(o.snapshot)) out.push(snapshotDetail(o.name, o.snapshot));
   }
   return out;
 }

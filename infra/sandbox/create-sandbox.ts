@@ -1,5 +1,5 @@
 import type { ChainFamilyName } from '../../domain/chains/families.ts';
-import type { SubqlTestCase } from '../../domain/testing/subql-test.ts';
+import type { TestCase } from '../../domain/testing/range-test.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import { createHostBridge, WriteFailed, type HostBridge } from './create-host-bridge.ts';
 import { createIsolatedRuntime } from './create-isolated-runtime.ts';
@@ -63,8 +63,8 @@ export interface SandboxBase {
   readonly processors: Readonly<Record<string, LoadedProcessor>>;
   /** what the processors refused of the manifest's custom data sources, by field path */
   readonly customProblems: readonly { path: string; message: string }[];
-  /** the `subqlTest`s a test bundle registered while it loaded (`@subql/testing`); none for a project's mappings */
-  readonly tests: readonly SubqlTestCase[];
+  /** the `subqlTest`s and `subqlRangeTest`s a test bundle registered while it loaded (`@subql/testing`); none for a project's mappings */
+  readonly tests: readonly TestCase[];
   dispose(): void;
 }
 

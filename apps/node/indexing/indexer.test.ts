@@ -1,6 +1,13 @@
 import t from 'tap';
 import { blocksWithoutLogs, numberedBlock } from '../../../test/support/fake-blocks.ts';
-import { FAKE_INDEXER_SETTINGS, oneBlockHandler } from '../../../test/support/fake-chain.ts';
+import {
+  blockHandlerSource,
+  createFakeChain,
+  createMemoryStore,
+  FAKE_INDEXER_SETTINGS,
+  fakeIndexer,
+  oneBlockHandler,
+} from '../../../test/support/fake-chain.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
 
 t.test('--scale-batch-size halves batches under memory pressure and grows them back to --batch-size', async (t) => {
@@ -194,4 +201,17 @@ t.test('with blocks kept for forks, a difference among them is rewound to the co
   t.same(r.rewoundTo, [10], 'rewound to block 10, the last both branches share');
   t.equal(r.committed[r.committed.length - 1]!.lastProcessedHeight, 30);
   t.same(r.committed[r.committed.length - 1]!.lastVerifiableBlock, { height: 30, hash: '0xb30' });
+});
+
+t.test('startHeight: with nothing indexed yet, indexing begins there instead of at the first data source block', async (t) => {
+  const seen: number[] = [];
+  const { indexer, status } = fakeIndexer(createFakeChain(30), createMemoryStore(), {
+    dataSources: [blockHandlerSource('h', 1)],
+    handlers: { h: ({ height }) => void seen.push(height) },
+    settings: { startHeight: 12, stopAtHeight: 15 },
+  });
+  await indexer.run(new AbortController().signal);
+  t.same(seen, [12, 13, 14, 15]);
+  t.equal(status.lastProcessedHeight, 15);
+  t.equal(status.startHeight, 12);
 });

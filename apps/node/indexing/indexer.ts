@@ -32,6 +32,8 @@ export interface IndexerSettings extends FlushSettings {
   pollIntervalMs: number;
   /** stop once this height is indexed (tests, benchmarks); default: follow the chain */
   stopAtHeight?: number;
+  /** where to begin when nothing is indexed yet (`idx-node test`'s range tests); default: the project's first block */
+  startHeight?: number;
   /** --scale-batch-size: the share of memory in use (0..1); batches shrink above 0.7 and grow back below 0.4 */
   memoryPressure?: () => number;
   /** overrides of the fetch retry policy (tests) */
@@ -102,7 +104,7 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
     blocks.load(meta.dynamicDatasources);
     forks.load(meta.unfinalizedBlocks);
     history.load(meta.lastVerifiableBlock);
-    const start = projectStartHeight(deps.dataSources);
+    const start = settings.startHeight ?? projectStartHeight(deps.dataSources);
     status.startHeight = start;
     const last = typeof meta.lastProcessedHeight === 'number' ? meta.lastProcessedHeight : undefined;
     // The chain continues from the newest row kept, which after a rewind is below any height recorded before it.

@@ -200,6 +200,14 @@ t.test("subcommand test: SubQuery's subql-node test, with --test-filter and the 
   const h = ctx();
   t.same(parseNodeArgs(['test', '--help'], h), { command: 'exit', code: 0 });
   t.match(h.out.join(''), '--test-filter');
+  t.match(h.out.join(''), '--update-snapshots');
+});
+
+t.test('subcommand test: --update-snapshots, a flag of test alone', async (t) => {
+  t.match(run(['test', '-f', 'proj', '--update-snapshots']), { command: 'test', updateSnapshots: true });
+  t.notOk('updateSnapshots' in run(['test', '-f', 'proj']), 'not given: snapshots that differ fail');
+  t.match(usage(['test', '-f', 'proj', '--update-snapshots=yes']), /--update-snapshots/);
+  t.match(usage(['-f', 'proj', '--update-snapshots']), /unknown option '--update-snapshots'/);
 });
 
 t.test('--help and --version answer and exit 0', async (t) => {

@@ -67,10 +67,11 @@ export type NodeCommand =
   | { command: 'force-clean'; options: NodeOptions; warnings: string[] }
   | { command: 'reindex'; options: NodeOptions; targetHeight: number; warnings: string[] }
   /**
-   * `test`: the project's subqlTests (docs/testing.md); `testFilter` keeps the test files whose name holds it;
-   * `record` asks the endpoint and keeps its answers for later runs to replay
+   * `test`: the project's subqlTests and subqlRangeTests (docs/testing.md); `testFilter` keeps the
+   * test files whose name holds it; `record` asks the endpoint and keeps its answers for later runs to
+   * replay; `updateSnapshots` rewrites range tests' snapshots that differ
    */
-  | { command: 'test'; options: NodeOptions; testFilter?: string; record?: boolean; warnings: string[] }
+  | { command: 'test'; options: NodeOptions; testFilter?: string; record?: boolean; updateSnapshots?: boolean; warnings: string[] }
   /** `--help` or `--version` was answered; exit with this code */
   | { command: 'exit'; code: number };
 
@@ -213,13 +214,17 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
       '--record',
       'ask the endpoint and keep what the tests read from the chain beside them (src/test/__recordings__/), for later runs to replay without it',
     )
+    .option('--update-snapshots', 'range tests (subqlRangeTest with snapshot: true) rewrite the snapshots they differ from instead of failing')
     .action(function (this: Command) {
-      const { testFilter, record, ...options } = this.opts<NodeOptions & { testFilter?: string; record?: boolean }>();
+      const { testFilter, record, updateSnapshots, ...options } = this.opts<
+        NodeOptions & { testFilter?: string; record?: boolean; updateSnapshots?: boolean }
+      >();
       result = {
         command: 'test',
         options: optionsOf(this, options),
         ...(testFilter !== undefined && { testFilter }),
         ...(record === true && { record }),
+        ...(updateSnapshots === true && { updateSnapshots }),
         warnings: [],
       };
     });

@@ -1,18 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import { IdxError } from '../../../domain/errors.ts';
-import type { SubqlTestCase } from '../../../domain/testing/subql-test.ts';
+import type { TestCase } from '../../../domain/testing/range-test.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { createSandbox } from '../../../infra/sandbox/create-sandbox.ts';
 import type { AnyNodeChain } from '../families/node-chain.ts';
 import type { NodeOptions } from '../start-up/node-options.ts';
 
 /**
- * The `subqlTest`s of one built test file: the bundle loaded in a sandbox of the project's family
+ * The `subqlTest`s and `subqlRangeTest`s of one built test file: the bundle loaded in a sandbox of the project's family
  * (as SubQuery loads each test file in a TestSandbox of its own), where the generated entity
  * classes make the entities, then let go. Loading may not touch the store.
  */
-export async function loadTestCases(file: string, chain: AnyNodeChain, options: NodeOptions, chainId: string, logger: Logger): Promise<SubqlTestCase[]> {
+export async function loadTestCases(file: string, chain: AnyNodeChain, options: NodeOptions, chainId: string, logger: Logger): Promise<TestCase[]> {
   const sandbox = await createSandbox({
     code: await readFile(file, 'utf8'),
     fileName: file,
@@ -37,7 +37,7 @@ export async function loadTestCases(file: string, chain: AnyNodeChain, options: 
 }
 
 function refuse(file: string): never {
-  throw new IdxError('TEST_FILE_INVALID', `${file} used the store while it loaded: a test file only declares its subqlTests`);
+  throw new IdxError('TEST_FILE_INVALID', `${file} used the store while it loaded: a test file only declares its tests`);
 }
 
 /** The store of a test file's load: any use is refused. */

@@ -1,8 +1,9 @@
 import { relative } from 'node:path';
 import { familyOfKinds } from '../../../domain/chains/chain-family.ts';
 import { IdxError } from '../../../domain/errors.ts';
-import type { SubqlTestCase } from '../../../domain/testing/subql-test.ts';
-import { checkPassed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
+import { isRangeTest, type TestCase } from '../../../domain/testing/range-test.ts';
+import { snapshotLine } from '../../../domain/testing/snapshot-report.ts';
+import { checkPassed, snapshotPassed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
 import { checkLine, failureDetails, testLine, totals } from '../../../domain/testing/test-report.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { findMultichain, loadProject } from '../../../infra/project/load-project.ts';
@@ -14,6 +15,7 @@ import { projectSchemaName } from '../start-up/open-project-store.ts';
 import { withRunnerOptions } from '../start-up/runner-options.ts';
 import { findTestFiles } from './find-test-files.ts';
 import { loadTestCases } from './load-test-cases.ts';
+import { runRangeTest } from './run-range-test.ts';
 import { runSubqlTest, type TestRunContext } from './run-subql-test.ts';
 import { readRecording, recordingPathOf, writeRecording } from './test-recordings.ts';
 import { createTestTapes, type TapedFile, type TestTapes } from './test-tapes.ts';
@@ -24,6 +26,8 @@ export interface RunTestsInput {
   testFilter?: string;
   /** `--record`: ask the endpoint and keep its answers beside each test file */
   record?: boolean;
+  /** `--update-snapshots`: range tests rewrite the snapshots they differ from instead of failing */
+  updateSnapshots?: boolean;
   variant?: NodeVariantName;
   logger: Logger;
   version: string;
@@ -86,8 +90,7 @@ export async function runTests(input: RunTestsInput): Promise<number> {
   };
   const loaded = [];
   for (const file of taped) loaded.push({ file, tests: await loadTestCases(file.file, chain, options, network.chainId, input.logger) });
-  const tests = loaded.flatMap((l) => l.tests);
-  log.info(`Found ${tests.length} tests in ${testFiles.map((f) => relative(project.root, f)).join(', ')}`);
+  log.info(`Found ${loaded.flatMap((l) => l.tests).length} tests in ${testFiles.map((f) => relative(project.root, f)).join(', ')}`);
 
   const outcomes: TestOutcome[] = [];
   for (const { file, tests } of loaded) {
@@ -96,7 +99,11 @@ export async function runTests(input: RunTestsInput): Promise<number> {
     if (input.record !== true && file.recording !== undefined) log.info(`Replaying the chain from ${shown}`);
     for (const test of tests) {
       if (input.signal.aborted) break;
-      outcomes.push(await runOne(ctx, test, tapes, input.logger.child('test-runner')));
+      const run = () =>
+        isRangeTest(test)
+          ? runRangeTest(ctx, test, { file: file.file, updateSnapshots: input.updateSnapshots === true, signal: input.signal })
+          : runSubqlTest(ctx, test);
+      outcomes.push(await runOne(test, run, tapes, input.logger.child('test-runner')));
     }
     if (input.record === true && !input.signal.aborted) {
       const recorded = tapes.recorded();
@@ -117,17 +124,21 @@ async function tapedFiles(root: string, testFiles: readonly string[], record: bo
   );
 }
 
-async function runOne(ctx: TestRunContext, test: SubqlTestCase, tapes: TestTapes, log: Logger): Promise<TestOutcome> {
+async function runOne(test: TestCase, run: () => Promise<TestOutcome>, tapes: TestTapes, log: Logger): Promise<TestOutcome> {
   log.info(`Starting test: ${test.name}`);
-  const ran = await runSubqlTest(ctx, test);
+  const ran = await run();
   // a call the recording lacked fails the test even when the mapping caught the error
   const misses = tapes.takeMisses();
   const outcome: TestOutcome =
-    misses.length === 0 ? ran : { name: test.name, error: { kind: 'recording', message: misses.join('\n') }, expectedCount: test.expectedEntities.length };
+    misses.length === 0 ? ran : { name: test.name, error: { kind: 'recording', message: misses.join('\n') }, expectedCount: test.expectedEntities?.length ?? 0 };
   if ('checks' in outcome) {
     for (const c of outcome.checks) {
       if (checkPassed(c)) log.info(checkLine(c));
       else log.warn(checkLine(c));
+    }
+    if (outcome.snapshot !== undefined) {
+      if (snapshotPassed(outcome.snapshot)) log.info(snapshotLine(outcome.snapshot));
+      else log.warn(snapshotLine(outcome.snapshot));
     }
     log.info(testLine(outcome));
   } else log.warn(testLine(outcome));

@@ -1,5 +1,5 @@
 import type { ChainFamilyName } from '../../../domain/chains/families.ts';
-import type { SubqlTestCase } from '../../../domain/testing/subql-test.ts';
+import type { TestCase } from '../../../domain/testing/range-test.ts';
 import type { SandboxLimits } from './limits.ts';
 
 /**
@@ -63,8 +63,8 @@ export type LoadOutcome =
       processors?: Record<string, unknown>;
       /** what the processors refused of the manifest's custom data sources */
       customProblems?: { path: string; message: string }[];
-      /** a test bundle's `subqlTest`s, as registered while it loaded */
-      tests?: SubqlTestCase[];
+      /** a test bundle's `subqlTest`s and `subqlRangeTest`s, as registered while it loaded */
+      tests?: TestCase[];
     }
   | { ok: false; error: ThrownError };
 
