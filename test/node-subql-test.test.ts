@@ -78,6 +78,11 @@ await mkdir(join(dir, 'src', 'test'), { recursive: true });
 await writeFile(join(dir, 'src', 'test', 'transfer.test.ts'), testFile('handleTransfer test', tested, BigInt(first.data)));
 await writeFile(join(dir, 'src', 'test', 'wrong-value.test.ts'), testFile('wrong value', tested, BigInt(first.data) + 1n));
 await writeFile(join(dir, 'src', 'test', 'throws.test.ts'), testFile('handler throws', throwing, BigInt(first.data)));
+// a test of the data source's other handler on that block: SubQuery's node runs every handler of the data source
+await writeFile(
+  join(dir, 'src', 'test', 'same-source.test.ts'),
+  `import { subqlTest } from "@subql/testing";\n\nsubqlTest("handleBlock beside handleTransfer", ${throwing}, [], [], "handleBlock");\n`,
+);
 // the handler refuses one block, so that a test of it fails with the handler's error
 const mapping = join(dir, 'src', 'mappings', 'erc20.ts');
 const source = await readFile(mapping, 'utf8');
@@ -94,7 +99,8 @@ const idxNodeTest = (kind: BackendKind, ...args: string[]) => idxNodeTestOf(dir,
 const idxNodeTestOf = (project: string, endpoint: string, kind: BackendKind, ...args: string[]) => runIdxNodeTest(project, endpoint, envFor(kind), ...args);
 
 t.test('idx build bundles src/test/*.test.ts into dist/test/, with @subql/testing provided', async (t) => {
-  for (const name of ['transfer', 'wrong-value', 'throws']) t.ok((await readFile(join(dir, 'dist', 'test', `${name}.test.js`), 'utf8')).includes('subqlTests'));
+  for (const name of ['transfer', 'wrong-value', 'throws', 'same-source'])
+    t.ok((await readFile(join(dir, 'dist', 'test', `${name}.test.js`), 'utf8')).includes('subqlTests'));
 });
 
 for (const kind of BACKENDS) {
@@ -152,12 +158,23 @@ t.test("a handler that throws fails its test with the handler's error", async (t
   t.ok(lines.includes('Failing tests: 1'));
 });
 
+t.test("a test of one handler runs its data source's other handlers too, as SubQuery's node does", async (t) => {
+  const { code, output } = await idxNodeTest(PROGRAM_BACKEND, '--test-filter', 'same-source');
+  const lines = logMessages(output);
+  t.equal(code, 1, 'exit code 1', { output });
+  t.ok(
+    lines.some((l) => l.startsWith('\n* handleBlock beside handleTransfer\nRuntime Error:\n') && l.includes(`handleTransfer refuses block ${throwing}`)),
+    'handleTransfer ran on the block of a test of handleBlock, and its error fails the test',
+    { output },
+  );
+});
+
 t.test('all test files together: the summary counts each', async (t) => {
   const { code, output } = await idxNodeTest(PROGRAM_BACKEND);
   const lines = logMessages(output);
   t.equal(code, 1);
-  t.ok(lines.includes('Found 3 test files'), 'every test file', { output });
-  t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the totals', { output });
+  t.ok(lines.includes('Found 4 test files'), 'every test file', { output });
+  t.ok(lines.includes('Total tests: 4') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 3'), 'the totals', { output });
 });
 
 /** A port nothing listens on: a replayed test that asked it would fail to reach it. */

@@ -30,8 +30,9 @@ const described = (err: unknown): string => {
 
 /**
  * One `subqlTest`, as SubQuery's test runner does it: a fresh store and sandbox, the block at the
- * test's height fetched from the project's endpoint, the dependent entities stored, the named
- * handler run on what the block holds for it (every data source naming it), then each expected
+ * test's height fetched from the project's endpoint (or its recording), the dependent entities stored,
+ * every data source naming the handler run on what the block holds for it (with all their handlers,
+ * as SubQuery's node runs them), then each expected
  * entity compared with the store's. Everything it opened is closed, the schema dropped.
  */
 export async function runSubqlTest(ctx: TestRunContext, test: SubqlTestCase): Promise<TestOutcome> {
@@ -56,7 +57,8 @@ export async function runSubqlTest(ctx: TestRunContext, test: SubqlTestCase): Pr
       }
       try {
         for (const e of test.dependentEntities) mapping.cache.set(e.entity, e.id, e.data, height);
-        if (block === undefined) ctx.logger.child('test').warn(`Test: ${test.name}: block ${height} holds nothing for ${test.handler}; it did not run`);
+        if (block === undefined)
+          ctx.logger.child('test').warn(`Test: ${test.name}: block ${height} holds nothing for the data sources of ${test.handler}; no handler ran`);
         else await mapping.runner.runBlock(height, block.content, block.calls);
         const checks: EntityCheck[] = [];
         for (const e of test.expectedEntities)
