@@ -130,7 +130,9 @@ async function runOne(test: TestCase, run: () => Promise<TestOutcome>, tapes: Te
   // a call the recording lacked fails the test even when the mapping caught the error
   const misses = tapes.takeMisses();
   const outcome: TestOutcome =
-    misses.length === 0 ? ran : { name: test.name, error: { kind: 'recording', message: misses.join('\n') }, expectedCount: test.expectedEntities?.length ?? 0 };
+    misses.length === 0
+      ? ran
+      : { name: test.name, error: { kind: 'recording', message: misses.join('\n') }, expectedCount: test.expectedEntities?.length ?? 0 };
   if ('checks' in outcome) {
     for (const c of outcome.checks) {
       if (checkPassed(c)) log.info(checkLine(c));
