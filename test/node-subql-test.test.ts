@@ -205,9 +205,9 @@ t.test('--record keeps what the tests read from the chain; later runs replay it 
   const lines = logMessages(replayed.output);
   t.equal(replayed.code, 1, { output: replayed.output });
   t.ok(lines.includes('Replaying the chain from src/test/__recordings__/transfer.json'), { output: replayed.output });
-  t.ok(lines.includes('Total tests: 3') && lines.includes('Passing tests: 1') && lines.includes('Failing tests: 2'), 'the same totals as live', {
-    output: replayed.output,
-  });
+  const totals = (l: readonly string[]) => l.filter((m) => /^(Total|Passing|Failing) tests: /.test(m));
+  t.same(totals(lines), totals(logMessages(recorded.output)), 'the same totals as when recorded from the chain', { output: replayed.output });
+  t.ok(totals(lines).includes('Passing tests: 1'), 'one test passes', { output: replayed.output });
   t.notOk(/retrying|RPC_UNREACHABLE|no RPC endpoint/.test(replayed.output), 'the endpoint was never asked');
   const summary = (output: string) => logMessages(output).filter((l) => l.startsWith('\n* '));
   t.same(summary(replayed.output), summary(recorded.output), 'the same failures, word for word');
