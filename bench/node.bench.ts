@@ -12,6 +12,7 @@ import { copyProject, rebuild } from '../test/support/project-copies.ts';
 import { patchStarterMapping } from '../test/support/starter-mapping.ts';
 import type { Benchmark } from './run.ts';
 import { indexOnce, type IndexingRun } from './index-once.ts';
+import { startSlowEndpoint } from './slow-endpoint.ts';
 import { teardowns } from './teardowns.ts';
 
 /**
@@ -25,6 +26,8 @@ import { teardowns } from './teardowns.ts';
  */
 const BLOCKS = Number(process.env.BENCH_NODE_BLOCKS ?? 2000);
 const SUBQUERY_EVENTS_PER_SECOND = 441;
+/** the remote endpoint of the issue: 100 ms a request, at most 4 in flight (BENCH_REMOTE_LATENCY_MS changes the first) */
+const REMOTE = { latencyMs: Number(process.env.BENCH_REMOTE_LATENCY_MS ?? 100), maxInFlight: 4 };
 
 const bench: Benchmark = {
   name: 'node: index the ERC20 workload',
@@ -64,6 +67,18 @@ const bench: Benchmark = {
           await db.close();
         });
         runs.push(['PostgreSQL', await indexOnce('PostgreSQL', dir, anvil.url, env, schema, w.toBlock, events, blocks)]);
+        // the same behind a remote endpoint: every request REMOTE.latencyMs late, at most REMOTE.maxInFlight at once
+        const remote = await startSlowEndpoint(td, anvil.url, REMOTE);
+        const remoteDir = await copyProject(td, built);
+        td.teardown(async () => {
+          const db = await createDb({ env });
+          await execute(db.kysely, `drop schema if exists ${quoteIdent(`${schema}_remote`)} cascade`);
+          await db.close();
+        });
+        const remoteLabel = `PostgreSQL, remote endpoint (${REMOTE.latencyMs} ms a request, ≤ ${REMOTE.maxInFlight} at once)`;
+        runs.push(['PostgreSQL, remote', await indexOnce(remoteLabel, remoteDir, remote.url, env, `${schema}_remote`, w.toBlock, events, blocks)]);
+        const c = remote.counts();
+        console.log(`  the remote run asked ${c.requests} requests, ${c.calls} calls, ${(c.bytes / 2 ** 20).toFixed(1)} MiB`);
         runs.push([
           'PostgreSQL, tx.logs',
           await indexOnce('PostgreSQL, reading log.transaction and tx.logs', reading, anvil.url, env, `${schema}_tx`, w.toBlock, events, blocks),

@@ -71,3 +71,33 @@ t.test('an endpoint that keeps answering from two branches stops the node naming
     'no block of the other branch',
   );
 });
+
+t.test('a fetch slower than processing is fetched further ahead, up to three ranges more; every block indexed once, in order', async (t) => {
+  const chain = createFakeChain(60);
+  let inFlight = 0;
+  let most = 0;
+  const fetcher: typeof chain.fetcher = {
+    ...chain.fetcher,
+    async fetch(plan, range) {
+      most = Math.max(most, ++inFlight);
+      try {
+        // a remote endpoint: each range takes a while, many can be asked at once
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        return await chain.fetcher.fetch(plan, range);
+      } finally {
+        inFlight--;
+      }
+    },
+  };
+  const memory = createMemoryStore();
+  await fakeIndexer({ ...chain, fetcher }, memory, {
+    dataSources: [blockHandlerSource('record')],
+    handlers: recordBlock,
+    settings: { batchSize: 2, stopAtHeight: 60 },
+  }).indexer.run(new AbortController().signal);
+  t.equal(most, 5, 'from two ranges in flight (one worker plus one) to five');
+  t.same(
+    [...memory.live('Block').values()].map((b) => b.hash),
+    Array.from({ length: 60 }, (_, i) => chain.hashAt(i + 1)),
+  );
+});

@@ -1,6 +1,7 @@
 import type { FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { BlockRef, ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 
+import { deepened, startFetchDepth } from '../../../domain/blocks/fetch-depth.ts';
 import { finalizedHeight } from '../../../domain/blocks/finality.ts';
 import { nextRange, type HeightRange } from '../../../domain/blocks/next-range.ts';
 import { brokenLink } from '../../../domain/blocks/unfinalized-blocks.ts';
@@ -56,8 +57,8 @@ function oneBranch<Fetched extends FetchedBlocks>(range: HeightRange, fetched: F
 }
 
 /**
- * Heights, finality and ranges fetched ahead: one range per fetch worker plus one in flight, so
- * processing never waits when the workers keep up. Fetch failures are retried here, under the
+ * Heights, finality and ranges fetched ahead: one range per fetch worker plus one in flight, deeper
+ * when processing waits for them (fetch-depth.ts), so processing never waits when the fetch can keep up. Fetch failures are retried here, under the
  * one policy of fetch-retry.ts (the RPC client only moves between endpoints).
  */
 export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: ChainFollowerDeps<Plan, Fetched>) {
@@ -67,7 +68,8 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
   let finalized = 0;
   let lastBest: number | undefined;
   let handedOut = 0;
-  let queue: { range: HeightRange; promise: Promise<FetchedWithRefs<Fetched>> }[] = [];
+  let queue: { range: HeightRange; promise: Promise<FetchedWithRefs<Fetched>>; settled: boolean; ahead: boolean }[] = [];
+  let ahead = startFetchDepth(deps.fetcher.parallelism);
 
   const retrying = <T>(range: HeightRange, attemptOnce: () => Promise<T>) =>
     withFetchRetry({ label: `fetching [${range.from},${range.to}]`, from: range.from, to: range.to }, attemptOnce, policy, log, deps.signal);
@@ -131,16 +133,25 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
     /** The range starting at `next`, with the ranges after it (up to `target`) set fetching ahead. */
     async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => Plan): Promise<FetchedWithRefs<Fetched>> {
       if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
-      const depth = deps.fetcher.parallelism + 1;
-      for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : next; queue.length < depth;) {
+      const first = queue.length === 0;
+      for (let from = first ? next : queue[queue.length - 1]!.range.to + 1; queue.length < ahead.depth;) {
         const r = nextRange(from, target, batchSize);
         if (r === undefined) break;
-        const promise = fetchWithRefs(planFor(r.from, r.to), r, finalized);
-        promise.catch(() => undefined);
-        queue.push({ range: r, promise });
+        const entry = { range: r, promise: fetchWithRefs(planFor(r.from, r.to), r, finalized), settled: false, ahead: !(first && queue.length === 0) };
+        entry.promise.then(
+          () => (entry.settled = true),
+          () => (entry.settled = true),
+        );
+        queue.push(entry);
         from = r.to + 1;
       }
-      return queue.shift()!.promise;
+      const taken = queue.shift()!;
+      // asked for ahead and still not here: fetching is slower than processing, so fetch further ahead
+      if (taken.ahead && !taken.settled && ahead.depth < ahead.max) {
+        ahead = deepened(ahead);
+        log.debug(`processing waits for [${taken.range.from},${taken.range.to}], fetched ahead: now fetching ${ahead.depth} ranges ahead`);
+      }
+      return taken.promise;
     },
 
     /** Forgets the ranges fetched ahead (a fork, or new data sources that need more data). */
