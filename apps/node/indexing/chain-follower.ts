@@ -134,23 +134,26 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
     async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => Plan): Promise<FetchedWithRefs<Fetched>> {
       if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
       const first = queue.length === 0;
-      for (let from = first ? next : queue[queue.length - 1]!.range.to + 1; queue.length < ahead.depth;) {
-        const r = nextRange(from, target, batchSize);
-        if (r === undefined) break;
-        const entry = { range: r, promise: fetchWithRefs(planFor(r.from, r.to), r, finalized), settled: false, ahead: !(first && queue.length === 0) };
-        entry.promise.then(
-          () => (entry.settled = true),
-          () => (entry.settled = true),
-        );
-        queue.push(entry);
-        from = r.to + 1;
-      }
+      const topUp = () => {
+        for (let from = queue.length === 0 ? next : queue[queue.length - 1]!.range.to + 1; queue.length < ahead.depth;) {
+          const r = nextRange(from, target, batchSize);
+          if (r === undefined) break;
+          const entry = { range: r, promise: fetchWithRefs(planFor(r.from, r.to), r, finalized), settled: false, ahead: !first || queue.length > 0 };
+          const settle = () => (entry.settled = true);
+          entry.promise.then(settle, settle);
+          queue.push(entry);
+          from = r.to + 1;
+        }
+      };
+      topUp();
       const taken = queue.shift()!;
       // asked for ahead and still not here: fetching is slower than processing, so fetch further ahead
       if (taken.ahead && !taken.settled && ahead.depth < ahead.max) {
         ahead = deepened(ahead);
         log.debug(`processing waits for [${taken.range.from},${taken.range.to}], fetched ahead: now fetching ${ahead.depth} ranges ahead`);
       }
+      // while this range is processed, `ahead.depth` ranges after it are fetched
+      topUp();
       return taken.promise;
     },
 
