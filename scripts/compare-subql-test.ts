@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { installedBin, subqlNodeBin, SUBQL_NODE_VERSION } from '../bench/subql-node.ts';
 import { teardowns, type Teardowns } from '../bench/teardowns.ts';
@@ -14,6 +14,7 @@ import { createSubstrateWorkload } from '../devchain/substrate-workload.ts';
 import { BIN, REPO } from '../test/support/idx-programs.ts';
 import { SUBSTRATE_FIXTURES } from '../test/support/substrate-fixtures.ts';
 import { prepareFixture, SUBSTRATE_PROJECTS } from '../test/support/substrate-projects.ts';
+import { keepRecording, RECORDED_STARTERS } from '../test/support/starter-recordings.ts';
 
 /**
  * Runs the mapping tests of public SubQuery starters (their own src/test files, unchanged) on idx
@@ -22,6 +23,12 @@ import { prepareFixture, SUBSTRATE_PROJECTS } from '../test/support/substrate-pr
  * chain, and prints a table: starter | idx | SubQuery | same pass/fail?
  *
  *   DB_HOST=127.0.0.1 DB_USER=postgres npm run test:subql-compare [-- starter…]
+ *   DB_HOST=127.0.0.1 DB_USER=postgres npm run test:subql-compare -- --record-fixtures [starter…]
+ *
+ * `--record-fixtures` runs only the starters test/substrate-starter-tests.test.ts replays
+ * (RECORDED_STARTERS, or those named), idx with `--record`, and keeps each recording as
+ * test/fixtures/substrate-starter-recordings/<starter>.json; the table then gives SubQuery's results
+ * that test's EXPECTED table must hold.
  *
  * SubQuery's nodes are installed on first use into cache folders outside the repository, as the
  * benchmarks install @subql/node (bench/subql-node.ts; SUBQL_NODE_DIR, SUBQL_NODE_ETHEREUM_DIR). Both
@@ -29,7 +36,8 @@ import { prepareFixture, SUBSTRATE_PROJECTS } from '../test/support/substrate-pr
  * those with src/test) run on one chopsticks chain of TEST_HEIGHT + 1 blocks, their manifests pointed
  * at it as prepareFixture does; the EVM starters (test/fixtures/evm-starters) on anvil. One chain and one
  * node run at a time. Each run's output is kept in a folder the script names at the end. Exits 1 when
- * a starter's pass/fail differs and the difference is not one docs/testing.md describes (KNOWN).
+ * a starter's pass/fail differs and the difference is not one docs/testing.md describes (KNOWN), or
+ * (`--record-fixtures`) when a recording could not be kept.
  */
 
 /** the block the starters' tests name */
@@ -56,17 +64,23 @@ interface Run {
 
 interface Row {
   starter: string;
+  /** the starter's built copy */
+  dir?: string;
+  /** `--record-fixtures`: where its recording was kept, or why it was not */
+  recorded?: string;
   idx?: Run;
   subql?: Run;
   /** a build or set-up failure instead of runs */
   error?: string;
 }
 
-const names = process.argv.slice(2);
-const known = [...SUBSTRATE_FIXTURES.map((f) => f.name), ...EVM_STARTER_NAMES];
+const RECORD_FLAG = '--record-fixtures';
+const recordFixtures = process.argv.includes(RECORD_FLAG);
+const names = process.argv.slice(2).filter((a) => a !== RECORD_FLAG);
+const known: readonly string[] = recordFixtures ? RECORDED_STARTERS : [...SUBSTRATE_FIXTURES.map((f) => f.name), ...EVM_STARTER_NAMES];
 if (names.some((n) => !known.includes(n))) throw new Error(`unknown starter among ${names.join(', ')}; known: ${known.join(', ')}`);
 if (!process.env.DB_HOST) throw new Error('set DB_HOST (and DB_USER, DB_PASS…): SubQuery’s node needs PostgreSQL; both nodes use it');
-const chosen = (name: string) => names.length === 0 || names.includes(name);
+const chosen = (name: string) => (names.length === 0 ? known.includes(name) : names.includes(name));
 const substrateStarters = SUBSTRATE_FIXTURES.filter(
   (f) => f.cannot === undefined && existsSync(join(SUBSTRATE_PROJECTS, f.name, 'src', 'test')) && chosen(f.name),
 );
@@ -93,6 +107,7 @@ try {
     try {
       for (const fixture of substrateStarters) {
         rows.push(await compare(fixture.name, subqlNode, 'idx-node', async () => (await prepareFixture(td, fixture, chain.wsUrl)).manifest));
+        if (recordFixtures) await keepFixture(rows.at(-1)!);
       }
     } finally {
       await chain.close();
@@ -108,10 +123,10 @@ try {
 } finally {
   await td.run();
 }
-const differing = printTable(rows);
+const failures = printTable(rows) + (recordFixtures ? printRecorded(rows) : 0);
 console.log(`\nidx: idx build && idx-node test; SubQuery: @subql/node ${SUBQL_NODE_VERSION} / @subql/node-ethereum ${SUBQL_NODE_ETHEREUM_VERSION} test`);
 console.log(`each run's output: ${logs}`);
-process.exit(differing > 0 ? 1 : 0);
+process.exit(failures > 0 ? 1 : 0);
 
 /**
  * chopsticks with TEST_HEIGHT + 1 blocks: empty ones, then a transfer in each of the three blocks up to
@@ -177,13 +192,36 @@ async function compare(starter: string, subqlBin: string, idxProgram: string, pr
   } catch (err) {
     return { starter, error: `idx build fails: ${(err as Error).message.split('\n')[0]}` };
   }
-  const idx = await timed(`${starter}: ${idxProgram} test`, () =>
-    runTest(`${starter}.idx`, dirname(manifest), [process.execPath, '--no-node-snapshot', BIN(idxProgram), 'test', '-f', manifest]),
+  const record = recordFixtures ? ['--record'] : [];
+  const idx = await timed(`${starter}: ${idxProgram} test${recordFixtures ? ' --record' : ''}`, () =>
+    runTest(`${starter}.idx`, dirname(manifest), [process.execPath, '--no-node-snapshot', BIN(idxProgram), 'test', '-f', manifest, ...record]),
   );
   const subql = await timed(`${starter}: SubQuery test`, () =>
     runTest(`${starter}.subql`, dirname(manifest), [process.execPath, subqlBin, 'test', '-f', manifest]),
   );
-  return { starter, idx, subql };
+  return { starter, dir: dirname(manifest), idx, subql };
+}
+
+/** `--record-fixtures`: the recording idx's run made in the starter's copy, kept as its fixture. */
+async function keepFixture(row: Row): Promise<void> {
+  if (row.dir === undefined) return;
+  try {
+    row.recorded = await keepRecording(row.starter, row.dir);
+  } catch (err) {
+    row.recorded = `not recorded: ${(err as Error).message}`;
+  }
+}
+
+/** `--record-fixtures`: each recording kept, its size, and SubQuery's result as EXPECTED holds it; the number not recorded. */
+function printRecorded(rows: readonly Row[]): number {
+  console.log('\nrecorded (test/substrate-starter-tests.test.ts replays them; its EXPECTED table must hold SubQuery’s results):');
+  for (const row of rows) {
+    const size = row.recorded !== undefined && existsSync(row.recorded) ? ` (${Math.round(statSync(row.recorded).size / 1024)} KB)` : '';
+    const subql = row.subql === undefined ? 'not run' : cell(row.subql);
+    const where = row.recorded?.startsWith(REPO) ? relative(REPO, row.recorded) : row.recorded;
+    console.log(`- ${row.starter}: ${where ?? 'not recorded'}${size}; SubQuery: ${subql}`);
+  }
+  return rows.filter((row) => row.recorded === undefined || !existsSync(row.recorded)).length;
 }
 
 /**

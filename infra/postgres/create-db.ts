@@ -7,7 +7,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { acquireAdvisoryLock, acquireFileLock, type WriterLock } from './acquire-writer-lock.ts';
 import { poolWithCopyIn } from './copy-in.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
-import { openPgliteDir, seedPgliteDir } from './pglite-template.ts';
+import { openPgliteDir, pgliteTemplateArchive, seedPgliteDir } from './pglite-template.ts';
 import { execute } from './sql.ts';
 import { utcTimestampTypes } from './utc-timestamps.ts';
 
@@ -120,7 +120,9 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
     });
   }
   try {
-    pglite = await openPgliteDir(database);
+    // in memory: from the template's archive, not initdb (seconds) each time; initdb when no archive can be made
+    const archive = dataDir.startsWith('memory://') ? await pgliteTemplateArchive().catch(() => undefined) : undefined;
+    pglite = await openPgliteDir(database, archive);
   } catch (err) {
     await lock?.release();
     throw new IdxError(

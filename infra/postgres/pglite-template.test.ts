@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { mountTmpfs, noTmpfs } from '../../test/support/tmpfs-mount.ts';
-import { openPgliteDir, pgliteTemplate, seedPgliteDir } from './pglite-template.ts';
+import { openPgliteDir, pgliteTemplate, pgliteTemplateArchive, seedPgliteDir } from './pglite-template.ts';
 
 const parent = await mkdtemp(join(tmpdir(), 'idx-seed-'));
 t.teardown(() => rm(parent, { recursive: true, force: true }));
@@ -101,4 +101,15 @@ t.test('a data folder that is a mount point (a Docker volume) gets its database,
   t.same((await again.query<{ n: number }>('select n from kept')).rows, [{ n: 3 }]);
   await again.close();
   t.same(await readdir(project), ['.idx-data'], 'no copy made beside the mount');
+});
+
+t.test('an in-memory database starts from the template’s archive: btree_gist there, writable, its own', async (t) => {
+  const archive = await pgliteTemplateArchive();
+  const [a, b] = [await openPgliteDir('memory://', archive), await openPgliteDir('memory://', archive)];
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  t.same((await a.query("select extname from pg_extension where extname = 'btree_gist'")).rows, [{ extname: 'btree_gist' }]);
+  await a.exec('create table kept (n int); insert into kept values (3)');
+  t.same((await a.query<{ n: number }>('select n from kept')).rows, [{ n: 3 }]);
+  t.same((await b.query("select to_regclass('kept') as t")).rows, [{ t: null }], 'another one opened from it holds nothing of the first');
+  t.ok(existsSync(`${await pgliteTemplate()}.tar`), 'kept beside the template for the next one');
 });
