@@ -76,9 +76,11 @@ t.test('a fetch slower than processing is fetched further ahead, up to two range
   const chain = createFakeChain(60);
   let inFlight = 0;
   let most = 0;
+  const asked: number[] = [];
   const fetcher: typeof chain.fetcher = {
     ...chain.fetcher,
     async fetch(plan, range) {
+      asked.push(range.from);
       most = Math.max(most, ++inFlight);
       try {
         // a remote endpoint: each range takes a while, many can be asked at once
@@ -96,6 +98,7 @@ t.test('a fetch slower than processing is fetched further ahead, up to two range
     settings: { batchSize: 2, stopAtHeight: 60 },
   }).indexer.run(new AbortController().signal);
   t.equal(most, 5, 'from the range processed and two ahead (one worker plus one) to the range processed and four ahead');
+  t.same(asked, Array.from({ length: 30 }, (_, i) => 1 + 2 * i), 'each range asked for once, in order');
   t.same(
     [...memory.live('Block').values()].map((b) => b.hash),
     Array.from({ length: 60 }, (_, i) => chain.hashAt(i + 1)),

@@ -117,11 +117,13 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
   return {
     /** The best height and the height indexing may go to (the best, or the final one). */
     async heads(): Promise<{ best: number; target: number }> {
+      // the first look asks both at once (one round trip less at start); later, finality moves with
+      // new blocks: while the head stands still (looked at often near the head), one request a look is enough
+      const first = lastBest === undefined ? source.finalizedHeight() : undefined;
+      first?.catch(() => undefined);
       const best = await source.bestHeight();
-      // Finality moves with new blocks: while the head stands still (looked at often near the
-      // head), one request a look is enough.
       if (best !== lastBest) {
-        const tag = await source.finalizedHeight();
+        const tag = await (first ?? source.finalizedHeight());
         finalized = Math.max(finalized, finalizedHeight(best, tag ?? undefined, settings.blockConfirmations));
         lastBest = best;
       }
@@ -134,8 +136,9 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
     async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => Plan): Promise<FetchedWithRefs<Fetched>> {
       if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
       const first = queue.length === 0;
-      const topUp = () => {
-        for (let from = queue.length === 0 ? next : queue[queue.length - 1]!.range.to + 1; queue.length < ahead.depth;) {
+      // `after`: the range before the first to queue when the queue is empty (none before the first take)
+      const topUp = (after?: HeightRange) => {
+        for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : after === undefined ? next : after.to + 1; queue.length < ahead.depth;) {
           const r = nextRange(from, target, batchSize);
           if (r === undefined) break;
           const entry = { range: r, promise: fetchWithRefs(planFor(r.from, r.to), r, finalized), settled: false, ahead: !first || queue.length > 0 };
@@ -153,7 +156,7 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
         log.debug(`processing waits for [${taken.range.from},${taken.range.to}], fetched ahead: now fetching ${ahead.depth} ranges ahead`);
       }
       // while this range is processed, `ahead.depth` ranges after it are fetched
-      topUp();
+      topUp(taken.range);
       return taken.promise;
     },
 
