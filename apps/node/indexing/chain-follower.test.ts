@@ -98,7 +98,11 @@ t.test('a fetch slower than processing is fetched further ahead, up to two range
     settings: { batchSize: 2, stopAtHeight: 60 },
   }).indexer.run(new AbortController().signal);
   t.equal(most, 5, 'from the range processed and two ahead (one worker plus one) to the range processed and four ahead');
-  t.same(asked, Array.from({ length: 30 }, (_, i) => 1 + 2 * i), 'each range asked for once, in order');
+  t.same(
+    asked,
+    Array.from({ length: 30 }, (_, i) => 1 + 2 * i),
+    'each range asked for once, in order',
+  );
   t.same(
     [...memory.live('Block').values()].map((b) => b.hash),
     Array.from({ length: 60 }, (_, i) => chain.hashAt(i + 1)),
