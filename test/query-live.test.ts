@@ -131,9 +131,10 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
   const dir = projectDir;
   const schema = uniqueSchemaName('idx_live');
   const env = envFor(kind);
-  const nodePort = freePortGuess();
-  const node = start('idx-node', ['-f', dir, '-p', String(nodePort), '--network-endpoint', anvil.url, '--db-schema', schema, '--subscription'], env);
+  const node = start('idx-node', ['-f', dir, '-p', String(freePortGuess()), '--network-endpoint', anvil.url, '--db-schema', schema, '--subscription'], env);
   t.teardown(() => node.stop());
+  // the port it serves on: the one asked for, or the next free one when another process held it
+  const nodePort = Number((await node.waitFor(/serving \/health.* on http:\/\/localhost:(\d+)/))[1]);
   if (kind === 'postgres') {
     // after the node stops (teardowns run in order): the suite's PostgreSQL keeps no schema of this test
     t.teardown(async () => {
