@@ -110,6 +110,37 @@ t.test('the Substrate starter: a subqlTest of handleTransfer and a subqlRangeTes
   t.ok(lines.includes('Total tests: 2') && lines.includes('Passing tests: 2') && lines.includes('Failing tests: 0'), 'the totals', { output });
 });
 
+t.test('a changed expected value fails naming entity, field, expected and actual; a changed mapping fails the snapshot', async (t) => {
+  const copy = await copyProject(t, dir);
+  const test = join(copy, 'src', 'test', 'transfer.test.ts');
+  await writeFile(test, (await readFile(test, 'utf8')).replace(`amount: BigInt("${AMOUNT}")`, `amount: BigInt("${AMOUNT + 1n}")`));
+  await rebuild(copy);
+  const wrong = await idxNodeTest(copy, chain.wsUrl, '--test-filter', 'transfer');
+  t.equal(wrong.code, 1, 'exit code 1', { output: wrong.output });
+  t.ok(
+    wrong.lines.includes(
+      `\n* substrate handleTransfer test\n\tEntity Transfer: ${height}-${ours.idx}\n\t\tattribute: "amount":\n\t\t\texpected: "${AMOUNT + 1n}"\n\t\t\tactual:   "${AMOUNT}"\n`,
+    ),
+    'the summary names test, entity, field, expected and actual',
+    { output: wrong.output },
+  );
+
+  const mapping = join(copy, 'src', 'mappings', 'mappingHandlers.ts');
+  await writeFile(mapping, (await readFile(mapping, 'utf8')).replace('amount: value,', 'amount: value + BigInt(1),'));
+  await rebuild(copy);
+  const changed = await idxNodeTest(copy, chain.wsUrl, '--test-filter', 'range');
+  t.equal(changed.code, 1, 'the range test fails', { output: changed.output });
+  t.ok(
+    changed.lines.some((l) => l.startsWith('Snapshot check FAILED')),
+    { output: changed.output },
+  );
+  t.ok(
+    changed.lines.some((l) => l.includes(`Transfer ${height}-${ours.idx}, version from block ${height}: "amount"`)),
+    'the snapshot difference names the entity, its version and the field',
+    { output: changed.output },
+  );
+});
+
 t.test('recorded, the test passes with the chain unreachable; a new storage read through api fails naming it', async (t) => {
   const copy = await copyProject(t, dir);
   const recorded = await idxNodeTest(copy, chain.wsUrl, '--record');
