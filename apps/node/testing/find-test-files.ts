@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 /**
  * The built test files of a project, as SubQuery's testing service finds them: every `*.test.js`
@@ -16,4 +16,16 @@ export async function findTestFiles(root: string, filter?: string): Promise<stri
     .sort();
   if (filter === undefined || filter === '') return files;
   return files.filter((f) => relative(dist, f).includes(filter) || basename(f).includes(filter));
+}
+
+/**
+ * A built test file as its source is named: the folder `idx build` took it from (`dist/test/x.test.js`
+ * → `test`) and its name (`x`), where the files kept beside the test's source (its recording, its
+ * snapshots) are named after it.
+ */
+export function builtTestSource(root: string, builtTestFile: string): { folder: string; name: string } {
+  return {
+    folder: relative(join(root, 'dist'), dirname(builtTestFile)),
+    name: basename(builtTestFile).replace(/(\.test)?\.[mc]?js$/, ''),
+  };
 }

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { IdxError } from '../../../domain/errors.ts';
 import { snapshotFileText } from '../../../domain/testing/snapshot-file-text.ts';
 import type { TestSnapshot } from '../../../domain/testing/entity-snapshot.ts';
+import { readFileIfPresent } from '../../../infra/files/read-file-if-present.ts';
+import { writeWholeFile } from '../../../infra/files/write-whole-file.ts';
+import { builtTestSource } from './find-test-files.ts';
 
 /**
  * Where a built test file's range-test snapshots live: beside its source, in `__snapshots__/` of
@@ -12,21 +15,15 @@ import type { TestSnapshot } from '../../../domain/testing/entity-snapshot.ts';
  * (`test/__snapshots__/transfers.snap.json`).
  */
 export function snapshotPath(root: string, testFile: string): string {
-  const folder = relative(join(root, 'dist'), dirname(testFile));
-  const name = basename(testFile).replace(/(\.test)?\.[mc]?js$/, '');
+  const { folder, name } = builtTestSource(root, testFile);
   const src = join(root, 'src');
   return join(existsSync(src) ? src : root, folder, '__snapshots__', `${name}.snap.json`);
 }
 
 /** The snapshot file's entries by test name; undefined when there is no file. */
 export async function readSnapshotFile(path: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = await readFileIfPresent(path);
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -46,7 +43,5 @@ export async function writeSnapshot(
   snapshot: TestSnapshot,
 ): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const aside = `${path}.${process.pid}.tmp`;
-  await writeFile(aside, snapshotFileText({ ...existing, [test]: snapshot }));
-  await rename(aside, path);
+  await writeWholeFile(path, snapshotFileText({ ...existing, [test]: snapshot }));
 }
