@@ -1,4 +1,6 @@
-import type { FieldDifference } from './entity-differences.ts';
+import { entityDifferences, type FieldDifference } from './entity-differences.ts';
+import { isRangeTest, type TestCase } from './range-test.ts';
+import type { TestEntity } from './subql-test.ts';
 import type { SnapshotDifference } from './snapshot-differences.ts';
 
 /** One expected entity checked against the store. */
@@ -48,4 +50,26 @@ export function checkCounts(o: TestOutcome): { passed: number; failed: number } 
   const snapshot = o.snapshot === undefined ? [] : [snapshotPassed(o.snapshot)];
   const passed = o.checks.filter(checkPassed).length + snapshot.filter(Boolean).length;
   return { passed, failed: o.checks.length + snapshot.length - passed };
+}
+
+/** What stopped a test, as its report shows it: the mapping's stack when there is one. */
+export function describedError(err: unknown): string {
+  const e = err as { message?: string; mappingStack?: string } | null | undefined;
+  return e?.mappingStack ?? e?.message ?? String(err);
+}
+
+/** A test stopped before its checks ran: each of its checks (expected entities, a range test's snapshot) counts as failed. */
+export function testFailed(test: TestCase, kind: Extract<TestOutcome, { error: unknown }>['error']['kind'], err: unknown): TestOutcome {
+  const snapshot = isRangeTest(test) && test.snapshot ? 1 : 0;
+  return { name: test.name, error: { kind, message: describedError(err) }, expectedCount: test.expectedEntities.length + snapshot };
+}
+
+/** Each expected entity of a test against what the store holds for it (`read`: its latest version). */
+export async function expectedChecks(
+  expected: readonly TestEntity[],
+  read: (entity: string, id: string) => Promise<Readonly<Record<string, unknown>> | undefined>,
+): Promise<EntityCheck[]> {
+  const checks: EntityCheck[] = [];
+  for (const e of expected) checks.push({ entity: e.entity, id: e.id, differences: entityDifferences(e, await read(e.entity, e.id)) });
+  return checks;
 }

@@ -1,12 +1,10 @@
 import { relative } from 'node:path';
 import type { EntityStore } from '../../../domain/entities/entity-store.ts';
-import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import { bypassedHeights } from '../../../domain/project/bypass-blocks.ts';
 import { readTestSnapshot, takeSnapshot, type StoredVersion } from '../../../domain/testing/entity-snapshot.ts';
-import { entityDifferences } from '../../../domain/testing/entity-differences.ts';
 import type { RangeTestCase } from '../../../domain/testing/range-test.ts';
 import { snapshotDifferences } from '../../../domain/testing/snapshot-differences.ts';
-import type { EntityCheck, SnapshotCheck, TestOutcome } from '../../../domain/testing/test-outcome.ts';
+import { expectedChecks, testFailed, type SnapshotCheck, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
 import { createIndexer, type IndexerSettings } from '../indexing/indexer.ts';
 import { createIndexerStatus } from '../indexing/indexer-status.ts';
 import { DEFAULT_BATCH_SIZE, type NodeOptions } from '../start-up/node-options.ts';
@@ -27,11 +25,6 @@ export interface RangeTestRun {
 
 type Mapping = Awaited<ReturnType<typeof startMapping>>;
 
-const described = (err: unknown): string => {
-  const e = err as { message?: string; mappingStack?: string };
-  return e?.mappingStack ?? e?.message ?? String(err);
-};
-
 /**
  * One `subqlRangeTest`: in a fresh store and sandbox, the dependent entities stored at `from`,
  * then blocks `from..to` indexed by the node's own indexer (every data source and handler of the
@@ -41,11 +34,7 @@ const described = (err: unknown): string => {
  * when it has none for the test, rewritten with --update-snapshots).
  */
 export async function runRangeTest(ctx: TestRunContext, test: RangeTestCase, run: RangeTestRun): Promise<TestOutcome> {
-  const failed = (kind: 'fetch' | 'runtime' | 'snapshot', err: unknown): TestOutcome => ({
-    name: test.name,
-    error: { kind, message: described(err) },
-    expectedCount: test.expectedEntities.length + (test.snapshot ? 1 : 0),
-  });
+  const failed = (kind: 'fetch' | 'runtime' | 'snapshot', err: unknown) => testFailed(test, kind, err);
   const fetchErrors = new WeakSet<object>();
   try {
     const best = await ctx.chain.source.bestHeight();
@@ -65,7 +54,7 @@ export async function runRangeTest(ctx: TestRunContext, test: RangeTestCase, run
       } catch (err) {
         return failed(err !== null && typeof err === 'object' && fetchErrors.has(err) ? 'fetch' : 'runtime', err);
       }
-      const checks = await expectedChecks(test, mapping.cache);
+      const checks = await expectedChecks(test.expectedEntities, (entity, id) => mapping.cache.get(entity, id));
       if (!test.snapshot) return { name: test.name, checks };
       try {
         return { name: test.name, checks, snapshot: await checkSnapshot(ctx.project.root, test, await opened.versions(), run) };
@@ -147,12 +136,6 @@ function rangeSettings(options: NodeOptions, test: RangeTestCase): IndexerSettin
     startHeight: test.from,
     stopAtHeight: test.to,
   };
-}
-
-async function expectedChecks(test: RangeTestCase, cache: StoreCache): Promise<EntityCheck[]> {
-  const checks: EntityCheck[] = [];
-  for (const e of test.expectedEntities) checks.push({ entity: e.entity, id: e.id, differences: entityDifferences(e, await cache.get(e.entity, e.id)) });
-  return checks;
 }
 
 /** The store's versions against the test's entry in the snapshot file: matched, written (none yet), updated (--update-snapshots) or differing. */

@@ -1,7 +1,6 @@
-import { entityDifferences } from '../../../domain/testing/entity-differences.ts';
 import { handlerDataSources } from '../../../domain/testing/handler-data-sources.ts';
 import type { SubqlTestCase } from '../../../domain/testing/subql-test.ts';
-import type { EntityCheck, TestOutcome } from '../../../domain/testing/test-outcome.ts';
+import { expectedChecks, testFailed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
@@ -22,12 +21,6 @@ export interface TestRunContext {
   logger: Logger;
 }
 
-/** What stopped a test, as its report shows it: the mapping's stack when there is one. */
-const described = (err: unknown): string => {
-  const e = err as { message?: string; mappingStack?: string; stack?: string };
-  return e?.mappingStack ?? e?.message ?? String(err);
-};
-
 /**
  * One `subqlTest`, as SubQuery's test runner does it: a fresh store and sandbox, the block at the
  * test's height fetched from the project's endpoint (or its recording), the dependent entities stored,
@@ -37,11 +30,7 @@ const described = (err: unknown): string => {
  */
 export async function runSubqlTest(ctx: TestRunContext, test: SubqlTestCase): Promise<TestOutcome> {
   const height = test.blockHeight;
-  const failed = (kind: 'fetch' | 'runtime', err: unknown): TestOutcome => ({
-    name: test.name,
-    error: { kind, message: described(err) },
-    expectedCount: test.expectedEntities.length,
-  });
+  const failed = (kind: 'fetch' | 'runtime', err: unknown) => testFailed(test, kind, err);
   const opened = await openTestStore({ options: ctx.options, model: ctx.files.model, schema: ctx.schema, env: ctx.env, logger: ctx.logger });
   try {
     const mapping = await startMapping({ ...ctx, store: opened.store });
@@ -60,10 +49,7 @@ export async function runSubqlTest(ctx: TestRunContext, test: SubqlTestCase): Pr
         if (block === undefined)
           ctx.logger.child('test').warn(`Test: ${test.name}: block ${height} holds nothing for the data sources of ${test.handler}; no handler ran`);
         else await mapping.runner.runBlock(height, block.content, block.calls);
-        const checks: EntityCheck[] = [];
-        for (const e of test.expectedEntities)
-          checks.push({ entity: e.entity, id: e.id, differences: entityDifferences(e, await mapping.cache.get(e.entity, e.id)) });
-        return { name: test.name, checks };
+        return { name: test.name, checks: await expectedChecks(test.expectedEntities, (entity, id) => mapping.cache.get(entity, id)) };
       } catch (err) {
         return failed('runtime', err);
       }

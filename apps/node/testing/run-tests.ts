@@ -3,7 +3,7 @@ import { familyOfKinds } from '../../../domain/chains/chain-family.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import { isRangeTest, type TestCase } from '../../../domain/testing/range-test.ts';
 import { snapshotLine } from '../../../domain/testing/snapshot-report.ts';
-import { checkPassed, snapshotPassed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
+import { checkPassed, snapshotPassed, testFailed, type TestOutcome } from '../../../domain/testing/test-outcome.ts';
 import { checkLine, failureDetails, testLine, totals } from '../../../domain/testing/test-report.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { findMultichain, loadProject } from '../../../infra/project/load-project.ts';
@@ -129,10 +129,7 @@ async function runOne(test: TestCase, run: () => Promise<TestOutcome>, tapes: Te
   const ran = await run();
   // a call the recording lacked fails the test even when the mapping caught the error
   const misses = tapes.takeMisses();
-  const outcome: TestOutcome =
-    misses.length === 0
-      ? ran
-      : { name: test.name, error: { kind: 'recording', message: misses.join('\n') }, expectedCount: test.expectedEntities?.length ?? 0 };
+  const outcome = misses.length === 0 ? ran : testFailed(test, 'recording', new Error(misses.join('\n')));
   if ('checks' in outcome) {
     for (const c of outcome.checks) {
       if (checkPassed(c)) log.info(checkLine(c));
