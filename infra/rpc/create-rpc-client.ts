@@ -4,7 +4,7 @@ import { createFailoverSender } from './failover-sender.ts';
 import { createRangeRouter } from './range-router.ts';
 import { rpcClientSettings, type RpcClientOptions } from './rpc-client-settings.ts';
 import { RpcError } from './rpc-error.ts';
-import type { EndpointAnswer, RpcSettled } from './rpc-settled.ts';
+import { settledCalls, type EndpointAnswer, type RpcSettled } from './rpc-settled.ts';
 
 export type { RpcCall } from './json-rpc-transport.ts';
 export type { RpcClientOptions } from './rpc-client-settings.ts';
@@ -56,18 +56,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       for (const e of pool.endpoints) if (e.label === label) pool.markFailed(e);
     },
     batchEach,
-    async request<T>(method: string, params: readonly unknown[] = []) {
-      const [settled] = await batchSettled([{ method, params }]);
-      if (!settled!.ok) throw settled!.error;
-      return settled!.value as T;
-    },
-    async batch<T>(calls: readonly RpcCall[]) {
-      const settled = await batchSettled(calls);
-      return settled.map((s) => {
-        if (!s.ok) throw s.error;
-        return s.value as T;
-      });
-    },
+    ...settledCalls(batchSettled),
     batchSettled,
   };
 }

@@ -1,7 +1,7 @@
 import type { RecordedAnswer, RecordedCall } from '../../domain/testing/chain-recording.ts';
 import type { RpcCall, RpcClient } from './create-rpc-client.ts';
 import { RpcError } from './rpc-error.ts';
-import type { RpcSettled } from './rpc-settled.ts';
+import { settledCalls, type RpcSettled } from './rpc-settled.ts';
 
 /**
  * What a taped client does with each call, asked afresh per call so that the test runner can turn
@@ -41,17 +41,7 @@ export function tapedClient(inner: RpcClient, mode: () => TapeMode): RpcClient {
       if (m.kind === 'record' && first !== undefined && 'settled' in first) first.settled.forEach((s, i) => m.keep(recordedCall(calls[i]!), answerOf(s)));
       return answers;
     },
-    async request<T>(method: string, params: readonly unknown[] = []) {
-      const [settled] = await batchSettled([{ method, params }]);
-      if (!settled!.ok) throw settled!.error;
-      return settled!.value as T;
-    },
-    async batch<T>(calls: readonly RpcCall[]) {
-      return (await batchSettled(calls)).map((s) => {
-        if (!s.ok) throw s.error;
-        return s.value as T;
-      });
-    },
+    ...settledCalls(batchSettled),
   };
 }
 
