@@ -135,20 +135,20 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
     /** The range starting at `next`, with the ranges after it (up to `target`) set fetching ahead. */
     async take(next: number, target: number, batchSize: number, planFor: (from: number, to: number) => Plan): Promise<FetchedWithRefs<Fetched>> {
       if (queue.length > 0 && queue[0]!.range.from !== next) queue = [];
-      const first = queue.length === 0;
-      // `after`: the range before the first to queue when the queue is empty (none before the first take)
-      const topUp = (after?: HeightRange) => {
-        for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : after === undefined ? next : after.to + 1; queue.length < ahead.depth;) {
+      // queues ranges from `start` (or after the last queued) until `ahead.depth` are queued; the one at
+      // `next`, queued by this take, is the only one not asked for ahead of time
+      const topUp = (start: number) => {
+        for (let from = queue.length > 0 ? queue[queue.length - 1]!.range.to + 1 : start; queue.length < ahead.depth;) {
           const r = nextRange(from, target, batchSize);
           if (r === undefined) break;
-          const entry = { range: r, promise: fetchWithRefs(planFor(r.from, r.to), r, finalized), settled: false, ahead: !first || queue.length > 0 };
+          const entry = { range: r, promise: fetchWithRefs(planFor(r.from, r.to), r, finalized), settled: false, ahead: r.from !== next };
           const settle = () => (entry.settled = true);
           entry.promise.then(settle, settle);
           queue.push(entry);
           from = r.to + 1;
         }
       };
-      topUp();
+      topUp(next);
       const taken = queue.shift()!;
       // asked for ahead and still not here: fetching is slower than processing, so fetch further ahead
       if (taken.ahead && !taken.settled && ahead.depth < ahead.max) {
@@ -156,7 +156,7 @@ export function createChainFollower<Plan, Fetched extends FetchedBlocks>(deps: C
         log.debug(`processing waits for [${taken.range.from},${taken.range.to}], fetched ahead: now fetching ${ahead.depth} ranges ahead`);
       }
       // while this range is processed, `ahead.depth` ranges after it are fetched
-      topUp(taken.range);
+      topUp(taken.range.to + 1);
       return taken.promise;
     },
 
