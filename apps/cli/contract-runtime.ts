@@ -2,6 +2,8 @@ import type { Abi, AbiFunction, AbiParameter } from 'viem';
 import { decodeFunctionResult, encodeFunctionData, toFunctionSignature } from 'viem/utils';
 // the sandbox's own class, so contract results behave exactly like decoded event arguments
 import { BigNumber } from '../../infra/sandbox/isolate/big-number.ts';
+import { tupleNames } from '../../domain/mapping/ethers-result-names.ts';
+import { positional } from '../../domain/mapping/positional-params.ts';
 
 /**
  * Bundled into a project by `idx build` when its mappings use the contract factories that
@@ -44,6 +46,8 @@ export function connectContract(abi: Abi, address: string, provider: Provider): 
 
   for (const [name, overloads] of byName) {
     for (const fn of overloads) {
+      // decoded by position: viem gives tuples of named components as objects, losing repeated names
+      const unnamed = { ...fn, outputs: positional(fn.outputs) };
       const raw = async (args: unknown[]): Promise<unknown[]> => {
         const params = args.slice(0, fn.inputs.length);
         const overrides = (args.length > fn.inputs.length ? args[fn.inputs.length] : undefined) as CallOverrides | undefined;
@@ -52,7 +56,7 @@ export function connectContract(abi: Abi, address: string, provider: Provider): 
         }
         const data = encodeFunctionData({ abi: [fn], functionName: fn.name, args: fn.inputs.map((p, i) => toViem(p, params[i])) } as never);
         const result = await provider.call({ to: address, data, ...(overrides?.from ? { from: overrides.from } : {}) }, overrides?.blockTag);
-        const decoded = decodeFunctionResult({ abi: [fn], functionName: fn.name, data: result as `0x${string}` } as never) as unknown;
+        const decoded = decodeFunctionResult({ abi: [unnamed], functionName: fn.name, data: result as `0x${string}` } as never) as unknown;
         // viem gives a single output bare and several as an array
         const values = fn.outputs.length === 1 ? [decoded] : ((decoded ?? []) as unknown[]);
         return fn.outputs.map((p, i) => toEthers(p, values[i]));
@@ -96,7 +100,7 @@ function toViem(param: AbiParameter, value: unknown): unknown {
 /** viem's decoded value → ethers v5's: BigNumber above 48 bits, Results for tuples. */
 function toEthers(param: AbiParameter, value: unknown): unknown {
   const array = /^(.*)\[(\d*)\]$/.exec(param.type);
-  if (array) return (value as unknown[]).map((v) => toEthers({ ...param, type: array[1]! } as AbiParameter, v));
+  if (array) return Object.freeze((value as unknown[]).map((v) => toEthers({ ...param, type: array[1]! } as AbiParameter, v)));
   if (param.type === 'tuple') {
     const components = (param as { components: readonly AbiParameter[] }).components;
     const source = value as Record<string, unknown> & unknown[];
@@ -109,11 +113,11 @@ function toEthers(param: AbiParameter, value: unknown): unknown {
   return value;
 }
 
-/** An ethers Result: the values in order, the named ones also as keys. */
-function result(params: readonly AbiParameter[], values: unknown[]): unknown[] {
-  const out = [...values];
-  params.forEach((p, i) => {
-    if (p.name && !(p.name in out)) Object.defineProperty(out, p.name, { value: values[i], enumerable: true });
+/** An ethers Result: the values in order, frozen, with the keys ethers gives (ethers-result-names.ts). */
+function result(params: readonly AbiParameter[], values: unknown[]): readonly unknown[] {
+  const out: unknown[] & Record<string, unknown> = [...values] as unknown[] & Record<string, unknown>;
+  tupleNames(params.map((p) => p.name)).forEach((name, i) => {
+    if (name !== null) out[name] = values[i];
   });
-  return out;
+  return Object.freeze(out);
 }

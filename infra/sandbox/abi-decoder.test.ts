@@ -68,22 +68,28 @@ t.test('dynamic, signed, small and tuple values decode to what ethers v5 gives',
     [-5n, 3000, 'a note', { token: B, weights: [1n, 2n] }],
   );
   const args = rebuildArgs(d.decodeLog(topics, data)!) as unknown as Record<string, unknown> & unknown[];
-  t.equal(args.sender, A);
-  t.same(args.tag, { hash: keccak256(toHex('hello')), _isIndexed: true }, 'an indexed string is only its hash');
-  t.ok(BigNumber.isBigNumber(args.amount0));
-  t.equal((args.amount0 as BigNumber).toString(), '-5');
-  t.equal((args.amount0 as BigNumber).toHexString(), '-0x05');
-  t.equal(args.fee, 3000, 'integers of 48 bits or less are numbers, as in ethers');
-  t.equal(args.note, 'a note');
-  const pair = args.pair as Record<string, unknown> & unknown[];
-  t.equal(pair.token, B);
+  // an indexed string makes ethers' LogDescription copy the arguments: by position only
+  t.equal(args[0], A);
+  t.equal(args.sender, undefined, 'no named keys when an indexed input is only a hash, as in ethers');
+  const tag = args[1] as Record<string, unknown>;
+  t.same(Object.keys(tag), ['_isIndexed', 'hash', 'constructor'], "ethers' copy of an Indexed");
+  t.equal(tag.hash, keccak256(toHex('hello')), 'an indexed string is only its hash');
+  t.equal(JSON.stringify(tag), JSON.stringify({ _isIndexed: true, hash: tag.hash }));
+  const amount0 = args[2] as BigNumber;
+  t.ok(BigNumber.isBigNumber(amount0));
+  t.equal(amount0.toString(), '-5');
+  t.equal(amount0.toHexString(), '-0x05');
+  t.equal(args[3], 3000, 'integers of 48 bits or less are numbers, as in ethers');
+  t.equal(args[4], 'a note');
+  const pair = args[5] as Record<string, unknown> & unknown[];
+  t.equal(pair.token, B, 'a tuple keeps its named keys');
   t.equal(pair[0], B);
   t.same(
     (pair.weights as BigNumber[]).map((w) => w.toBigInt()),
     [1n, 2n],
   );
   t.equal(args.length, 6);
-  t.equal(args[2], args.amount0);
+  t.ok(Object.isFrozen(args));
 });
 
 t.test('ERC20 and ERC721 Transfer share a topic0; the number of topics picks the event', async (t) => {
@@ -119,6 +125,6 @@ t.test('BigNumber behaves like ethers v5', async (t) => {
   t.same(JSON.parse(JSON.stringify(b)), { type: 'BigNumber', hex: '0x03e8' });
   t.equal(BigNumber.from({ _hex: '0x05', _isBigNumber: true }).toBigInt(), 5n);
   t.throws(() => BigNumber.from(2n ** 60n).toNumber(), /overflow/);
-  t.throws(() => b.div(0), /division by zero/);
-  t.throws(() => BigNumber.from(1.5), /fraction/);
+  t.throws(() => b.div(0), /division-by-zero/);
+  t.throws(() => BigNumber.from(1.5), /underflow/);
 });

@@ -2,6 +2,8 @@ import { decodeAbiParameters, getAddress, toEventSelector, toFunctionSelector } 
 import type { AbiEvent, AbiFunction, AbiParameter } from 'viem';
 import { memoRecent } from '../../domain/memo-recent.ts';
 import type { JsonAbi } from '../../domain/mapping/json-abi.ts';
+import { eventArgNames, tupleNames } from '../../domain/mapping/ethers-result-names.ts';
+import { positional } from '../../domain/mapping/positional-params.ts';
 import type { WireResult, WireValue } from './isolate/wire.ts';
 
 /**
@@ -30,6 +32,13 @@ export function createAbiDecoder(abi: JsonAbi): AbiDecoder {
       // a fragment viem cannot read never matches; the manifest validator reports bad ABIs
     }
   }
+  // per event, function or indexed input: its parameters without names (`positional`), made once
+  const unnamed = new WeakMap<object, AbiParameter[]>();
+  const positionalOf = (owner: object, make: () => AbiParameter[]) => {
+    let params = unnamed.get(owner);
+    if (params === undefined) unnamed.set(owner, (params = make()));
+    return params;
+  };
   return {
     decodeLog(topics, data) {
       const candidates = topics[0] === undefined ? undefined : events.get(topics[0].toLowerCase());
@@ -41,16 +50,31 @@ export function createAbiDecoder(abi: JsonAbi): AbiDecoder {
         const unindexed = event.inputs.filter((i) => !i.indexed);
         const values =
           decodeStatic(unindexed, data) ??
-          (decodeAbiParameters(unindexed, data as `0x${string}`) as readonly unknown[]).map((v, i) => toWire(unindexed[i]!, v));
+          (
+            decodeAbiParameters(
+              positionalOf(event, () => positional(unindexed)),
+              data as `0x${string}`,
+            ) as readonly unknown[]
+          ).map((v, i) => toWire(unindexed[i]!, v));
         let t = 1;
         let u = 0;
         const items = event.inputs.map((input) => {
           if (!input.indexed) return values[u++]!;
           const topic = topics[t++] as `0x${string}`;
           if (isDynamic(input)) return { $i: topic };
-          return decodeWord(input.type, topic.slice(2)) ?? toWire(input, decodeAbiParameters([input], topic)[0]);
+          return (
+            decodeWord(input.type, topic.slice(2)) ??
+            toWire(
+              input,
+              decodeAbiParameters(
+                positionalOf(input, () => positional([input])),
+                topic,
+              )[0],
+            )
+          );
         });
-        return { $r: items, n: event.inputs.map((i) => i.name || null) };
+        const names = eventArgNames(event.inputs.map((i) => i.name));
+        return event.inputs.some((i) => i.indexed && isDynamic(i)) ? { $r: items, n: names, c: 1 } : { $r: items, n: names };
       } catch {
         return undefined;
       }
@@ -62,8 +86,13 @@ export function createAbiDecoder(abi: JsonAbi): AbiDecoder {
         const data = `0x${input.slice(10)}`;
         const values =
           decodeStatic(fn.inputs, data) ??
-          (decodeAbiParameters(fn.inputs, data as `0x${string}`) as readonly unknown[]).map((v, i) => toWire(fn.inputs[i]!, v));
-        return { $r: values, n: fn.inputs.map((p) => p.name || null) };
+          (
+            decodeAbiParameters(
+              positionalOf(fn, () => positional(fn.inputs)),
+              data as `0x${string}`,
+            ) as readonly unknown[]
+          ).map((v, i) => toWire(fn.inputs[i]!, v));
+        return { $r: values, n: tupleNames(fn.inputs.map((p) => p.name)) };
       } catch {
         return undefined;
       }
@@ -111,7 +140,7 @@ function isDynamic(param: AbiParameter): boolean {
   return param.type === 'string' || param.type === 'bytes' || param.type.endsWith(']') || param.type.startsWith('tuple');
 }
 
-/** viem's value for one parameter → wire: tuples (viem objects or arrays) become `$r` with names. */
+/** viem's value for one parameter → wire: tuples (arrays, see `positional`) become `$r` with names. */
 function toWire(param: AbiParameter, value: unknown): WireValue {
   const array = /^(.*)\[(\d*)\]$/.exec(param.type);
   if (array) {
@@ -122,7 +151,7 @@ function toWire(param: AbiParameter, value: unknown): WireValue {
     const components = (param as { components: readonly AbiParameter[] }).components;
     const source = value as Record<string, unknown> & readonly unknown[];
     const items = components.map((c, i) => toWire(c, Array.isArray(source) ? source[i] : source[c.name ?? '']));
-    return { $r: items, n: components.map((c) => c.name || null) };
+    return { $r: items, n: tupleNames(components.map((c) => c.name)) };
   }
   return value as WireValue;
 }

@@ -12,8 +12,13 @@ import type { SandboxLimits } from './limits.ts';
 export type WireValue = bigint | number | string | boolean | null | WireValue[] | WireResult | WireIndexed;
 export interface WireResult {
   $r: WireValue[];
-  /** component names, null where unnamed */
+  /** per position, the key ethers also gives it (domain/mapping/ethers-result-names.ts), or null */
   n: (string | null)[];
+  /**
+   * 1 for an event's arguments with an indexed string, bytes, array or tuple: ethers'
+   * LogDescription then copies them (rebuild-args.ts says how), and SubQuery mappings see the copy
+   */
+  c?: 1;
 }
 export interface WireIndexed {
   $i: string;
