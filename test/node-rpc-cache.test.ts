@@ -45,7 +45,7 @@ t.test('a force-clean and re-run, and a second project, make no block data call 
   const expected = await tables(dir);
   t.ok(expected.transfers.length > 0);
 
-  await forceClean({ ...nodeOptions(dir, proxy.url, ['--db-schema', SCHEMA]), idx: dir }, createLogger({ level: 'silent' }), {});
+  await forceClean({ ...nodeOptions(dir, proxy.url, ['--db-schema', SCHEMA]), idx: dir }, createLogger({ level: 'silent', format: 'colored', colors: false, write: () => {} }), {});
   t.same(await indexAll(dir, cached), [], 'the re-run: every block, log and receipt from the cache');
   t.same(await tables(dir), expected, 'the same rows');
 

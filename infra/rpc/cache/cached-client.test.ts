@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ function chain() {
   return { client, asked, reorg: (to: string) => (branch = to) };
 }
 
-async function setup(t: Tap.Test) {
+async function setup(t: Test) {
   const root = await mkdtemp(join(tmpdir(), 'idx-cached-client-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));
   const store = await openRpcCacheStore({ root, chain: CHAIN, maxBytes: 2 ** 20 });

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtemp, readdir, readFile, rm, truncate, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { checkedBody, encodeSegment, segmentEntries, segmentLayout } from './cac
 import { chainDir, clearRpcCache, evict, openRpcCacheStore, rpcCacheUsage } from './rpc-cache-store.ts';
 
 const CHAIN = `0x${'12'.repeat(32)}`;
-const tempRoot = async (t: Tap.Test) => {
+const tempRoot = async (t: Test) => {
   const root = await mkdtemp(join(tmpdir(), 'idx-rpc-cache-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));
   return root;
