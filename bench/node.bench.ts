@@ -108,14 +108,17 @@ const bench: Benchmark = {
       const cacheRoot = await mkdtemp(join(tmpdir(), 'idx-bench-rpc-cache-'));
       td.teardown(() => rm(cacheRoot, { recursive: true, force: true }));
       const counting = await startCountingProxy(td, anvil.url);
-      for (const [label, project] of [
-        ['PGlite', built],
-        ['PGlite, tx.logs', reading],
+      const remote = await startSlowEndpoint(td, anvil.url, REMOTE);
+      for (const [label, project, fillFrom] of [
+        ['PGlite', built, anvil.url],
+        ['PGlite, tx.logs', reading, anvil.url],
+        // the first run behind the remote endpoint: what a reindex saves where fetching is the bottleneck
+        [`PGlite, remote (${REMOTE.latencyMs} ms)`, built, remote.url],
       ] as const) {
         const fill = await copyProject(td, project);
         const again = await copyProject(td, project);
-        const args = ['--rpc-cache', cacheRoot];
-        const first = await indexOnce(`${label}, filling the RPC cache`, fill, anvil.url, {}, 'erc20', w.toBlock, events, blocks, args);
+        const args = ['--rpc-cache', await mkdtemp(join(cacheRoot, 'run-'))];
+        const first = await indexOnce(`${label}, filling the RPC cache`, fill, fillFrom, {}, 'erc20', w.toBlock, events, blocks, args);
         counting.reset();
         const cached = await indexOnce(`${label}, reindex from the RPC cache`, again, counting.url, {}, 'erc20', w.toBlock, events, blocks, args);
         const calls = counting.calls();
