@@ -16,6 +16,8 @@ export async function indexOnce(
   toBlock: number,
   events: number,
   blocks: number,
+  /** more idx-node flags */
+  args: readonly string[] = [],
 ): Promise<IndexingRun> {
   // free now: /meta is polled on it, and the node would move to another if it were taken
   const port = await deadPort();
@@ -36,6 +38,7 @@ export async function indexOnce(
       String(port),
       '--log-level',
       'warn',
+      ...args,
     ],
     {
       env: programEnv(env),

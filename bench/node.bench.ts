@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
 import { startAnvil } from '../devchain/start-anvil.ts';
@@ -14,6 +15,7 @@ import type { Benchmark } from './run.ts';
 import { indexOnce, type IndexingRun } from './index-once.ts';
 import { startSlowEndpoint } from './slow-endpoint.ts';
 import { teardowns } from './teardowns.ts';
+import { blockDataCalls, startCountingProxy } from '../test/support/counting-proxy.ts';
 
 /**
  * Indexing the issue's ERC20 workload with the starter project, as a user runs it (the idx-node
@@ -101,6 +103,32 @@ const bench: Benchmark = {
         'PGlite, tx.logs',
         await indexOnce('PGlite, reading log.transaction and tx.logs', reading, anvil.url, {}, 'erc20', w.toBlock, events, blocks),
       ]);
+      // the RPC cache: a first run keeps what it reads (straight from anvil), a reindex (a new database) reads it back
+      // through a proxy that counts what still reaches the chain (the head, and start-up's check of the chain)
+      const cacheRoot = await mkdtemp(join(tmpdir(), 'idx-bench-rpc-cache-'));
+      td.teardown(() => rm(cacheRoot, { recursive: true, force: true }));
+      const counting = await startCountingProxy(td, anvil.url);
+      const remote = await startSlowEndpoint(td, anvil.url, REMOTE);
+      for (const [label, project, fillFrom] of [
+        ['PGlite', built, anvil.url],
+        ['PGlite, tx.logs', reading, anvil.url],
+        // the first run behind the remote endpoint: what a reindex saves where fetching is the bottleneck
+        [`PGlite, remote (${REMOTE.latencyMs} ms)`, built, remote.url],
+      ] as const) {
+        const fill = await copyProject(td, project);
+        const again = await copyProject(td, project);
+        const args = ['--rpc-cache', await mkdtemp(join(cacheRoot, 'run-'))];
+        const first = await indexOnce(`${label}, filling the RPC cache`, fill, fillFrom, {}, 'erc20', w.toBlock, events, blocks, args);
+        counting.reset();
+        const cached = await indexOnce(`${label}, reindex from the RPC cache`, again, counting.url, {}, 'erc20', w.toBlock, events, blocks, args);
+        const calls = counting.calls();
+        const data = blockDataCalls(calls);
+        console.log(
+          `  reindex from the RPC cache: ${data.length} block data calls (${calls.length} calls in all, the rest the head and the chain check), ` +
+            `${(cached.eventsPerSecond / first.eventsPerSecond).toFixed(2)}× the first run's events/s`,
+        );
+        runs.push([`${label}, cache fill`, first], [`${label}, from cache`, cached]);
+      }
       console.log(`  next to SubQuery's @subql/node-ethereum, ${SUBQUERY_EVENTS_PER_SECOND} events/s on this workload:`);
       for (const [label, r] of runs)
         console.log(

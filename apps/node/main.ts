@@ -23,6 +23,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
     return 1;
   }
   if (cmd.command === 'exit') return cmd.code;
+  if (cmd.command === 'rpc-cache') {
+    const { rpcCacheCommand } = await import('./start-up/rpc-cache-command.ts');
+    return rpcCacheCommand(cmd.action, cmd.options.rpcCache, process.env, (line) => void process.stdout.write(`${line}\n`));
+  }
 
   const { options } = cmd;
   // read by V8 at each full collection, so setting it now, before the heap has grown, is in time

@@ -2,7 +2,11 @@ import type { ChainFamilyName } from '../../../domain/chains/chain-family.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import type { NodeOptions } from '../start-up/node-options.ts';
+import type { CacheRules } from '../../../infra/rpc/cache/cacheable-call.ts';
+import { ETHEREUM_CACHE_RULES } from '../../../infra/chains/ethereum/rpc-cache-rules.ts';
+import { SUBSTRATE_CACHE_RULES } from '../../../infra/chains/substrate/rpc-cache-rules.ts';
 import type { ClientLayer } from './chain-clients.ts';
+import type { RpcCacheLayer } from './rpc-cache-layer.ts';
 import type { AnyNodeChain } from './node-chain.ts';
 
 /** What a family is given to reach its chain. */
@@ -17,12 +21,16 @@ export interface ConnectChainInput {
   version: string;
   /** put between every JSON-RPC client of the chain and its endpoints (`idx-node test`'s recordings) */
   clientLayer?: ClientLayer;
+  /** the RPC cache behind `clientLayer`, for clients made elsewhere (`--workers` threads) */
+  rpcCache?: RpcCacheLayer;
 }
 
 /** A chain family, as the node starts it: the rest of its parts come with the chain it connects. */
 export interface NodeFamily {
   /** `/meta`'s `specName` before the chain is reached, when the family knows it without asking (a Substrate chain's is its runtime's) */
   readonly specName?: string;
+  /** which of its chain's answers the RPC cache may keep */
+  readonly cacheRules: CacheRules;
   connect(input: ConnectChainInput): Promise<AnyNodeChain>;
 }
 
@@ -34,9 +42,12 @@ export interface NodeFamily {
 export const nodeFamilies: Record<ChainFamilyName, NodeFamily> = {
   ethereum: {
     specName: 'ethereum',
-    connect: async (c) => (await import('./ethereum/ethereum-chain.ts')).connectEthereumChain(c.network, c.options, c.log, c.signal, c.version, c.clientLayer),
+    cacheRules: ETHEREUM_CACHE_RULES,
+    connect: async (c) =>
+      (await import('./ethereum/ethereum-chain.ts')).connectEthereumChain(c.network, c.options, c.log, c.signal, c.version, c.clientLayer, c.rpcCache),
   },
   substrate: {
+    cacheRules: SUBSTRATE_CACHE_RULES,
     connect: async (c) =>
       (await import('./substrate/substrate-chain.ts')).connectSubstrateChain(c.network, c.project, c.options, c.log, c.signal, c.clientLayer),
   },

@@ -44,6 +44,10 @@ export interface NodeOptions {
   profiler: boolean;
   proofOfIndex: boolean;
   queryLimit: number;
+  /** `--rpc-cache`: the RPC cache's directory, `true` for the default one (rpc-cache-layer.ts), `false` for none */
+  rpcCache: string | boolean;
+  /** `--rpc-cache-size`, in MiB */
+  rpcCacheSize: number;
   scaleBatchSize: boolean;
   /** `--status-page`: an HTML page at `/` for browsers, and `/status` */
   statusPage: boolean;
@@ -72,6 +76,8 @@ export type NodeCommand =
    * replay; `updateSnapshots` rewrites range tests' snapshots that differ
    */
   | { command: 'test'; options: NodeOptions; testFilter?: string; record?: boolean; updateSnapshots?: boolean; warnings: string[] }
+  /** `rpc-cache clear|info`: empty the RPC cache (`options.rpcCache`), or say what it holds */
+  | { command: 'rpc-cache'; action: 'clear' | 'info'; options: NodeOptions; warnings: string[] }
   /** `--help` or `--version` was answered; exit with this code */
   | { command: 'exit'; code: number };
 
@@ -98,6 +104,12 @@ const url = (v: string): string => {
   }
   return v;
 };
+/** `--rpc-cache <dir>`, `--rpc-cache=false` (none), `--rpc-cache` or `=true` (the default directory) */
+const dirOrBool = (v: string): string | boolean => (v === 'true' ? true : v === 'false' ? false : v);
+const rpcCacheOption = () =>
+  new Option('--rpc-cache [dir]', 'keep final blocks, logs and receipts read from the chain in this folder (default: ~/.cache/idx/rpc); false: none')
+    .argParser(dirOrBool)
+    .default(true);
 const collect = (v: string, prev: string[] = []): string[] => [...prev, url(v)];
 // checked in checkCombinations: commander's own error would print the value, headers and all
 const collectRaw = (v: string, prev: string[] = []): string[] => [...prev, v];
@@ -145,6 +157,12 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--profiler', 'print profiler information', false))
     .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
     .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
+    .addOption(rpcCacheOption())
+    .addOption(
+      new Option('--rpc-cache-size <MiB>', 'the RPC cache bound, shared by all chains; the least recently used answers go')
+        .argParser(positiveInt)
+        .default(1024),
+    )
     .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
     .addOption(flag('--status-page', 'serve a status page to browsers at / (heights, progress, pace, ETA, last error), polling /status', false))
     .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
@@ -227,6 +245,14 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
         ...(updateSnapshots === true && { updateSnapshots }),
         warnings: [],
       };
+    });
+  subcommand('rpc-cache', 'the RPC cache shared by projects on this machine: `clear` empties it, `info` says what it holds per chain')
+    .argument('<action>', 'clear or info', (v: string) => {
+      if (v !== 'clear' && v !== 'info') throw new InvalidArgumentError('expected clear or info.');
+      return v;
+    })
+    .action(function (this: Command, action: 'clear' | 'info') {
+      result = { command: 'rpc-cache', action, options: optionsOf(this, this.opts<NodeOptions>()), warnings: [] };
     });
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: ctx.write, writeErr: () => undefined });
 

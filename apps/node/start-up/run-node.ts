@@ -24,6 +24,7 @@ import { progressLine } from '../indexing/progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
 import { serveNodeHttp, type NodeFacts } from '../http/serve-node-http.ts';
 import { startMapping } from './start-mapping.ts';
+import { createRpcCacheLayer, rpcCacheRoot } from '../families/rpc-cache-layer.ts';
 
 export interface RunNodeContext {
   options: NodeOptions;
@@ -153,8 +154,26 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     closers.push(close);
     ctx.onListening?.(port);
 
-    // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
-    const chain = await family.connect({ network, project, options, log, signal: ctx.signal, version: ctx.version });
+    // Phase 3: the chain, before the database: a wrong endpoint should fail at once. The RPC cache
+    // is opened for the chain the endpoint proves to serve; answers are kept once final as the indexer knows it.
+    const cacheRoot = rpcCacheRoot(options.rpcCache, ctx.env);
+    const rpcCache =
+      cacheRoot === undefined
+        ? undefined
+        : createRpcCacheLayer(cacheRoot, options.rpcCacheSize * 2 ** 20, family.cacheRules, () => status.finalizedHeight ?? -1, logger.child('rpc-cache'));
+    const chain = await family.connect({
+      network,
+      project,
+      options,
+      log,
+      signal: ctx.signal,
+      version: ctx.version,
+      ...(rpcCache && { clientLayer: rpcCache.layer, rpcCache }),
+    });
+    if (rpcCache !== undefined) {
+      await rpcCache.bind(chain.genesisHash);
+      closers.push(() => rpcCache.close());
+    }
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
     facts.chainSdkVersion = chain.chainSdkVersion;

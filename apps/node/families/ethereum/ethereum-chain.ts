@@ -17,6 +17,7 @@ import { createEthereumFamily, type EthereumSource } from './ethereum-family.ts'
 import type { NodeChain } from '../node-chain.ts';
 import { chainClients, chainUnreachable, type ClientLayer } from '../chain-clients.ts';
 import { createMappingHost } from './create-mapping-host.ts';
+import type { RpcCacheLayer } from '../rpc-cache-layer.ts';
 import type { FetchPlan } from '../../../../domain/chains/ethereum/compile-data-sources.ts';
 import type { BlockContent, HandlerCall } from '../../../../domain/chains/ethereum/handler-call.ts';
 import type { FetchedRange } from './fetch-range.ts';
@@ -36,6 +37,7 @@ export async function connectEthereumChain(
   signal: AbortSignal,
   version: string,
   clientLayer?: ClientLayer,
+  rpcCache?: RpcCacheLayer,
 ): Promise<NodeChain<EthereumSource, FetchPlan, FetchedRange, BlockContent, HandlerCall>> {
   // routeByRange: among several endpoints, idx-shard ones get the calls for the blocks they hold
   const { rpc, client, handlerClient } = chainClients(network, undefined, { routeByRange: ETHEREUM_RANGED_METHODS }, clientLayer);
@@ -71,7 +73,7 @@ export async function connectEthereumChain(
     // ranges fetched here or in --workers threads, through the first dictionary that answers
     fetcher(dictionaries, logger, onUseDictionary) {
       const fetchOptions = { verifyReceipts: options.verifyReceipts };
-      let fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc, fetchOptions) : createLocalFetcher(source, fetchOptions);
+      let fetcher = options.workers > 0 ? createWorkerFetcher(options.workers, rpc, fetchOptions, rpcCache) : createLocalFetcher(source, fetchOptions);
       if (options.workers > 0) log.info(`fetching with ${options.workers} worker thread${options.workers === 1 ? '' : 's'}`);
       if (dictionaries.length === 0) return fetcher;
       fetcher = createDictionaryFetcher(fetcher, {

@@ -6,11 +6,14 @@ import { siblingModule, startModuleWorker } from '../../../../infra/threads/star
 import { workerFor } from '../../../../domain/blocks/next-range.ts';
 import type { FetchedRange, FetchRangeOptions } from './fetch-range.ts';
 import type { EthereumRangeFetcher } from './local-fetcher.ts';
+import type { RpcCacheLayer, RpcCacheWorkerSettings } from '../rpc-cache-layer.ts';
 
 export interface FetchRequest {
   id: number;
   plan: FetchPlan;
   range: HeightRange;
+  /** the highest height final when the range was asked for: what of it the thread's RPC cache may keep */
+  finalized: number;
 }
 
 export type FetchResponse = { id: number; fetched: FetchedRange } | { id: number; error: { message: string; code: ErrorCode; retryable: boolean } };
@@ -24,15 +27,23 @@ export type FetchResponse = { id: number; fetched: FetchedRange } | { id: number
 export interface FetchWorkerData {
   rpc: Pick<RpcClientOptions, 'endpoints' | 'timeoutMs' | 'retries'>;
   fetch: FetchRangeOptions;
+  /** the RPC cache the thread opens too (each thread its own index over the same files) */
+  rpcCache?: RpcCacheWorkerSettings;
 }
 
-export function createWorkerFetcher(workers: number, rpc: FetchWorkerData['rpc'], fetch: FetchRangeOptions = {}): EthereumRangeFetcher {
+export function createWorkerFetcher(
+  workers: number,
+  rpc: FetchWorkerData['rpc'],
+  fetch: FetchRangeOptions = {},
+  rpcCache?: Pick<RpcCacheLayer, 'worker' | 'finalized'>,
+): EthereumRangeFetcher {
+  const cache = rpcCache?.worker();
   const worker = siblingModule('fetch-worker', import.meta.url);
   const pending = new Map<number, { worker: number; resolve: (f: FetchedRange) => void; reject: (e: Error) => void }>();
   const failed = new Map<number, IdxError>();
   let nextId = 0;
   const threads = Array.from({ length: workers }, (_, n) => {
-    const w = startModuleWorker(worker, { rpc, fetch } satisfies FetchWorkerData);
+    const w = startModuleWorker(worker, { rpc, fetch, ...(cache && { rpcCache: cache }) } satisfies FetchWorkerData);
     w.on('message', (res: FetchResponse) => {
       const p = pending.get(res.id);
       if (p === undefined) return;
@@ -60,7 +71,7 @@ export function createWorkerFetcher(workers: number, rpc: FetchWorkerData['rpc']
       if (dead !== undefined) return Promise.reject(dead);
       return new Promise<FetchedRange>((resolve, reject) => {
         pending.set(id, { worker, resolve, reject });
-        threads[worker]!.postMessage({ id, plan, range } satisfies FetchRequest);
+        threads[worker]!.postMessage({ id, plan, range, finalized: rpcCache?.finalized() ?? -1 } satisfies FetchRequest);
       });
     },
     async close() {
