@@ -98,7 +98,7 @@ function refusal(schema: string, verdict: RedeployVerdict, height: number | unde
   const firstBlocks = handlers.flatMap((r) => (r.from !== undefined ? [r.from] : []));
   const rewind =
     firstBlocks.length > 0 && Math.min(...firstBlocks) > 0 && verdict.reindex.length === handlers.length
-      ? `rewind below the first block the changed handlers ran on with idx-node reindex --target-height ${Math.min(...firstBlocks) - 1}, `
+      ? `rewind below the first block the changed handlers ran on with idx-node reindex --targetHeight ${Math.min(...firstBlocks) - 1}, `
       : '';
   const additive =
     verdict.additive.length > 0 ? `\nThese would apply in place:\n${verdict.additive.map((a) => `  - ${a.what} [rule ${a.rule}]`).join('\n')}` : '';
