@@ -78,7 +78,7 @@ t.test('a throwing handler stops with its name, the block and the source line; e
   t.equal(row?.value, failAt - 1, 'every block before the failing one was saved');
 });
 
-t.test('a changed schema.graphql is refused without --allow-schema-migration, naming the changes and the ways out', async (t) => {
+t.test('a schema.graphql change that needs a reindex is refused without --allow-schema-migration, naming it and the ways out', async (t) => {
   const dir = await copyProject(t, built);
   const schema = uniqueSchemaName('idx_e2e');
   const env = envFor(kind);
@@ -86,11 +86,11 @@ t.test('a changed schema.graphql is refused without --allow-schema-migration, na
   const first = await runNodeCli(dir, env, args, { until: workload.toBlock });
   t.equal(first.code, 0);
   const file = join(dir, 'schema.graphql');
-  await writeFile(file, (await readFile(file, 'utf8')).replace('transactionHash: String!', 'transactionHash: String!\n  memo: String'));
+  await writeFile(file, (await readFile(file, 'utf8')).replace('transactionHash: String!', 'transactionHash: String!\n  memo: String!'));
   const second = await runNodeCli(dir, env, args);
   t.equal(second.code, 1);
-  t.match(second.output, /schema\.graphql changed since schema "idx_e2e_\w+" was indexed/);
-  t.match(second.output, /Transfer: added field memo: String/);
+  t.match(second.output, /schema\.graphql changed since schema "idx_e2e_\w+" was indexed \(to block \d+\); these changes need a reindex/);
+  t.match(second.output, /Transfer: added field memo: String!: a required field: the rows already indexed have no value for it/);
   t.match(second.output, /--allow-schema-migration/);
   t.match(second.output, /--db-schema <name>/);
   t.match(second.output, /force-clean/);

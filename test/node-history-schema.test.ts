@@ -19,7 +19,7 @@ const { anvil, workload, built } = await setupErc20Chain(t, 10);
 const logger = createLogger({ level: 'silent', format: 'json' });
 
 for (const kind of BACKENDS) {
-  t.test(`${kind}: a changed schema.graphql is refused with the list of changes, and migrated in place with --allow-schema-migration`, async (t) => {
+  t.test(`${kind}: a changed schema.graphql is refused with what needs a reindex, and migrated in place with --allow-schema-migration`, async (t) => {
     const env = envFor(kind);
     const dir = await copyProject(t, built);
     const [migrated, fresh] = [uniqueSchemaName('idx_migr'), uniqueSchemaName('idx_migr')];
@@ -45,6 +45,7 @@ for (const kind of BACKENDS) {
       file,
       text
         .replace('transactionHash: String!', 'transactionHash: String!\n  memo: String')
+        .replace('timestamp: Date!', 'timestamp: Date')
         .replace('contractAddress: String! @index', 'contractAddress: String!')
         .replace('value: BigInt!', 'value: BigInt! @index') + '\ntype Note @entity {\n  id: ID!\n  text: String\n}\n',
     );
@@ -52,12 +53,14 @@ for (const kind of BACKENDS) {
       code: 'SCHEMA_CHANGED',
       message: new RegExp(
         [
-          'schema.graphql changed since schema "idx_migr_\\w+" was indexed:',
-          '  - Transfer: added field memo: String',
-          '  - Transfer: removed index on \\(contract_address\\)',
-          '  - Transfer: added index on \\(value\\)',
-          '  - added entity Note \\(table notes\\)',
-          'Start with --allow-schema-migration to migrate the tables in place',
+          `schema.graphql changed since schema "idx_migr_\\w+" was indexed \\(to block ${workload.fromBlock + 3}\\); these changes need a reindex:`,
+          '  - Transfer: field timestamp changed from Date! to Date: the rows already indexed hold values of the old type or nullability',
+          'These would apply in place:',
+          '  - Transfer: added field memo: String \\[rule new-nullable-field\\]',
+          '  - Transfer: removed index on \\(contract_address\\) \\[rule index-only\\]',
+          '  - Transfer: added index on \\(value\\) \\[rule index-only\\]',
+          '  - added entity Note \\(table notes\\) \\[rule new-entity\\]',
+          'Index the new version into a new schema with --db-schema <name> beside the one served \\(docs/deploy.md\\), run idx-node force-clean to start over, or start with --allow-schema-migration to migrate the tables in place',
         ].join('\\n'),
       ),
     });

@@ -10,6 +10,7 @@ import { createDiskSpaceGuard, type DiskSpaceGuard, type DiskSpaceGuardOptions }
 import { dropNotifyTriggers, installNotifyTriggers } from '../../../infra/postgres/notify-triggers.ts';
 import { publishPgliteSocket, type PublishedPgliteSocket } from '../../../infra/postgres/pglite-socket-endpoint.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
+import { projectDeployment } from '../../../infra/project/project-deployment.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import { projectStartHeight } from '../../../domain/project/project-model.ts';
 import type { NodeOptions } from './node-options.ts';
@@ -56,7 +57,8 @@ export async function openNodeStore(input: NodeStoreInput) {
       await guard.check();
     }
     const chainId = options.multiChain ? input.chain.chainId : undefined;
-    const prepared = await prepareProjectStore(db, { model: files.model, schema, historical, options, chainId, logger });
+    const deployment = projectDeployment(project, files);
+    const prepared = await prepareProjectStore(db, { model: files.model, schema, historical, options, chainId, logger, deployment });
     // --subscription: NOTIFY triggers for idx-query's subscriptions; without it, any left by an earlier run go
     if (options.subscription) await installNotifyTriggers(db.kysely, files.model, { schema, historical });
     else await dropNotifyTriggers(db.kysely, schema);
@@ -70,6 +72,7 @@ export async function openNodeStore(input: NodeStoreInput) {
       historicalStateEnabled: historical,
       indexerNodeVersion: input.version,
       schema: files.model,
+      idxDeployment: deployment,
     });
     // The entity tables are shared: their model also goes where a single-chain schema keeps it, for idx-query.
     if (chainId !== undefined)

@@ -1,4 +1,5 @@
 import { basename, join } from 'node:path';
+import type { DeploymentRecord } from '../../../domain/project/deployment-record.ts';
 import type { SchemaModel } from '../../../domain/entities/entity-model.ts';
 import { schemaNameProblem } from '../../../domain/entities/names.ts';
 import type { EntityStore } from '../../../domain/entities/entity-store.ts';
@@ -44,12 +45,13 @@ export async function openProjectDb(options: NodeOptions, project: LoadedProject
 
 /**
  * The project's store on an open database, for `idx-node` and `reindex` alike: a changed
- * schema.graphql refused (or migrated with --allow-schema-migration) before any table is touched,
+ * schema.graphql (and for `idx-node`, given `deployment`, changed handlers) applied in place when
+ * additive, else refused (or migrated with --allow-schema-migration) before any table is touched,
  * the entity tables made, and with `--multi-chain` this chain's own `_metadata`/`_poi` tables.
  */
 export async function prepareProjectStore(
   db: Db,
-  o: { model: SchemaModel; schema: string; historical: boolean; options: NodeOptions; chainId?: string; logger: Logger },
+  o: { model: SchemaModel; schema: string; historical: boolean; options: NodeOptions; chainId?: string; logger: Logger; deployment?: DeploymentRecord },
 ): Promise<EntityStore> {
   const { model, schema, historical, chainId } = o;
   const { timestampField, allowSchemaMigration, changesIndex } = o.options;
@@ -59,7 +61,15 @@ export async function prepareProjectStore(
       '--multi-chain needs PostgreSQL (set DB_HOST and the other DB_* variables): with the embedded database every project folder has a database of its own, so projects cannot share a schema',
     );
   }
-  await applySchemaChange(db.kysely, model, { schema, historical, timestampField, changesIndex, allowMigration: allowSchemaMigration, logger: o.logger });
+  await applySchemaChange(db.kysely, model, {
+    schema,
+    historical,
+    timestampField,
+    changesIndex,
+    allowMigration: allowSchemaMigration,
+    logger: o.logger,
+    ...(o.deployment !== undefined && { redeploy: { deployment: o.deployment, ...(chainId !== undefined && { chainId }) } }),
+  });
   await prepareProjectSchema(db.kysely, model, { schema, historical, timestampField, changesIndex });
   if (chainId !== undefined) await prepareChainTables(db.kysely, model, { schema, chainId });
   return createEntityStore({ db: db.kysely, schema, model, historical, timestampField, ...(chainId !== undefined && { chainId }) });

@@ -6,7 +6,10 @@ t.test('metadata by keys, and all of it but the model', async (t) => {
     text: 'select key, value from "app"."_metadata" where key = any($1::text[])',
     values: ['{"a","b"}'],
   });
-  t.same(metadataWithoutModel('"app"."_metadata_1"'), { text: `select key, value from "app"."_metadata_1" where key <> 'schema'`, values: [] });
+  t.same(metadataWithoutModel('"app"."_metadata_1"'), {
+    text: `select key, value from "app"."_metadata_1" where key not in ('schema', 'idxDeployment')`,
+    values: [],
+  });
 });
 
 t.test("the chains' tables of a schema, from the catalog", async (t) => {
