@@ -44,7 +44,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   try {
-    if (cmd.command === 'force-clean' || cmd.command === 'reindex') {
+    if (cmd.command === 'promote') {
+      const { promoteCommand } = await import('./start-up/promote-command.ts');
+      await promoteCommand(cmd.name, options, logger, process.env);
+    } else if (cmd.command === 'force-clean' || cmd.command === 'reindex') {
       const { forceClean, reindex } = await import('./start-up/history-commands.ts');
       const withProject = { ...options, idx: options.idx! };
       if (cmd.command === 'force-clean') await forceClean(withProject, logger, process.env);

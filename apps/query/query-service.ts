@@ -1,5 +1,6 @@
 import type { Db } from '../../infra/postgres/create-db.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
+import { readDeployment } from '../../infra/postgres/deployment-pointer.ts';
 import { readStoredProject } from '../../infra/postgres/read-stored-project.ts';
 import { PING } from '../../infra/postgres/read/ping.ts';
 import { execute } from '../../infra/postgres/sql.ts';
@@ -25,6 +26,11 @@ export interface QueryServiceOptions {
   hotSchema: boolean;
   /** how often to look for a changed model (default 5 s) */
   hotSchemaIntervalMs?: number;
+  /**
+   * hears promotions of a deployment at once (LISTEN on PostgreSQL); returns how to stop. Without it
+   * a promotion is seen at the next look of the timer.
+   */
+  deployments?: (name: string, heard: () => void) => Promise<() => Promise<void>>;
   version: string;
   logger: Logger;
   extensions?: readonly SchemaExtension[];
@@ -33,81 +39,153 @@ export interface QueryServiceOptions {
 export type Health = { healthy: true } | { healthy: false; error: string };
 
 /**
+ * What one request is answered from: the schema served and the GraphQL schema built from it. A
+ * deployment switch replaces the whole object, so a request that took one finishes on it.
+ */
+export interface ServedTarget {
+  /** the database schema read */
+  readonly schema: string;
+  readonly built: BuiltSchema;
+  /** a context for one request or subscription on this target */
+  createContext(): QueryContext;
+}
+
+/** A deployment switch: `-n` now serves `to.schema`; requests and subscriptions on `from` finish there. */
+export interface DeploymentSwitch {
+  from: ServedTarget;
+  to: ServedTarget;
+  /** ms from hearing of the new pointer to serving it */
+  tookMs: number;
+}
+
+/**
  * The query service without its HTTP server: the current GraphQL schema (rebuilt when the node
- * changes the model), per-request contexts, request execution, metadata and health. The server,
- * the playground and graphql-ws subscriptions all go through it.
+ * changes the model, or when `-n` names a deployment that is promoted to another schema),
+ * per-request contexts, request execution, metadata and health. The server, the playground and
+ * graphql-ws subscriptions all go through it.
  */
 export interface QueryService {
+  /** `-n/--name`: a schema, or a deployment pointing at one */
   readonly schemaName: string;
   readonly settings: QuerySettings;
   readonly db: Db;
   /** the schema now; it changes when the node's model changes */
   current(): BuiltSchema;
+  /** what requests are answered from now */
+  target(): ServedTarget;
   /** called after each schema swap; returns an unsubscribe function */
   onSchemaChange(listener: (built: BuiltSchema) => void): () => void;
+  /** called after `-n` moved to another schema (blue/green); returns an unsubscribe function */
+  onSwitch(listener: (s: DeploymentSwitch) => void): () => void;
   /** a context for one request or subscription */
   createContext(): QueryContext;
   /** one GraphQL request over HTTP */
   execute(request: GraphqlRequest): Promise<GraphqlResponse>;
   health(): Promise<Health>;
-  /** looks for a changed model now (the timer does this every few seconds) */
+  /** looks for a changed model, or a moved deployment, now (the timer does this every few seconds) */
   reload(): Promise<boolean>;
   close(): Promise<void>;
 }
 
 export async function createQueryService(options: QueryServiceOptions): Promise<QueryService> {
-  const { db, schema, settings, logger } = options;
+  const { db, settings, logger } = options;
+  const name = options.schema;
   const log = logger.child('query');
-  const build = async () => {
-    const project = await readStoredProject(db.kysely, schema, db.description);
-    return buildSchema({ project, settings, version: options.version, extensions: options.extensions });
-  };
-  let built = await build();
-  const listeners = new Set<(b: BuiltSchema) => void>();
   const cache = new DocumentCache();
-
   const place: DatabasePlace = { description: db.description, ...(options.embeddedProject !== undefined && { embeddedProject: options.embeddedProject }) };
-  const metadata = storedMetadata({ db, schema, place, ...(options.indexer !== undefined && { indexer: options.indexer }) });
+
+  const makeTarget = async (schema: string): Promise<ServedTarget> => {
+    const project = await readStoredProject(db.kysely, schema, db.description);
+    const built = buildSchema({ project, settings, version: options.version, extensions: options.extensions });
+    return withContexts(schema, built);
+  };
+  const withContexts = (schema: string, built: BuiltSchema): ServedTarget => {
+    const metadata = storedMetadata({ db, schema, place, ...(options.indexer !== undefined && { indexer: options.indexer }) });
+    return { schema, built, createContext: () => createQueryContext({ db: db.kysely, schema, tables: built.tables, settings, metadata, logger: log, place }) };
+  };
+  const pointed = async () => (await readDeployment(db.kysely, name)) ?? name;
+  const first = await pointed();
+  let live = await makeTarget(first);
+  if (first !== name) log.info(`"${name}" is a deployment: serving its live schema "${first}"`);
+  const listeners = new Set<(b: BuiltSchema) => void>();
+  const switchListeners = new Set<(s: DeploymentSwitch) => void>();
+
+  /** Builds the new target completely before one assignment swaps it in; nothing in between awaits. */
+  let moving: Promise<boolean> | undefined;
+  async function follow(heardAt = performance.now()): Promise<boolean> {
+    const schema = await pointed();
+    if (schema === live.schema) return false;
+    const to = await makeTarget(schema);
+    const from = live;
+    live = to;
+    const tookMs = Math.round(performance.now() - heardAt);
+    log.info(`the deployment "${name}" moved: now serving schema "${schema}" (was "${from.schema}"), switched in ${tookMs} ms`, {
+      event: 'deployment-switched',
+      deployment: name,
+      schema,
+      previous: from.schema,
+      tookMs,
+    });
+    for (const l of switchListeners) l({ from, to, tookMs });
+    return true;
+  }
+  // one look at a time: a notification and the timer must not build the same target twice
+  const followOnce = (heardAt?: number) => (moving ??= follow(heardAt).finally(() => (moving = undefined)));
 
   async function reload(): Promise<boolean> {
-    const project = await readStoredProject(db.kysely, schema, db.description);
-    if (project.fingerprint === built.project.fingerprint) return false;
-    built = buildSchema({ project, settings, version: options.version, extensions: options.extensions });
-    log.info(`the entity model of "${schema}" changed: GraphQL schema reloaded (${built.tables.size} entities)`);
+    if (await followOnce()) return true;
+    const current = live;
+    const project = await readStoredProject(db.kysely, current.schema, db.description);
+    if (project.fingerprint === current.built.project.fingerprint) return false;
+    const built = buildSchema({ project, settings, version: options.version, extensions: options.extensions });
+    // a switch while this was built wins: its target is newer
+    if (live !== current) return false;
+    live = withContexts(current.schema, built);
+    log.info(`the entity model of "${current.schema}" changed: GraphQL schema reloaded (${built.tables.size} entities)`);
     for (const l of listeners) l(built);
     return true;
   }
 
+  let failing = false;
+  const lookNow = (heardAt?: number) =>
+    (heardAt === undefined ? reload() : followOnce(heardAt)).then(
+      () => (failing = false),
+      (err: unknown) => {
+        // keep serving the last good schema; say so once per outage
+        if (!failing) log.warn(`cannot reload the schema, still serving the previous one: ${(err as Error).message}`);
+        failing = true;
+      },
+    );
   let timer: NodeJS.Timeout | undefined;
   if (options.hotSchema) {
-    let failing = false;
-    timer = setInterval(() => {
-      reload().then(
-        () => (failing = false),
-        (err: unknown) => {
-          // keep serving the last good schema; say so once per outage
-          if (!failing) log.warn(`cannot reload the schema, still serving the previous one: ${(err as Error).message}`);
-          failing = true;
-        },
-      );
-    }, options.hotSchemaIntervalMs ?? 5000);
+    timer = setInterval(() => void lookNow(), options.hotSchemaIntervalMs ?? 5000);
     timer.unref();
   }
+  // A promotion is heard at once where the database can LISTEN; the timer above is the fallback.
+  const unlisten = options.deployments === undefined ? undefined : await options.deployments(name, () => void lookNow(performance.now()));
 
   const service: QueryService = {
-    schemaName: schema,
+    schemaName: name,
     settings,
     db,
-    current: () => built,
+    current: () => live.built,
+    target: () => live,
     onSchemaChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    createContext: () => createQueryContext({ db: db.kysely, schema, tables: built.tables, settings, metadata, logger: log, place }),
+    onSwitch(listener) {
+      switchListeners.add(listener);
+      return () => switchListeners.delete(listener);
+    },
+    createContext: () => live.createContext(),
     execute(request) {
-      const current = built;
-      const context = createQueryContext({ db: db.kysely, schema, tables: current.tables, settings, metadata, logger: log, place });
-      return executeRequest(request, { schema: current.schema, context, queryComplexity: options.queryComplexity, logger: log }, cache);
+      const current = live;
+      return executeRequest(
+        request,
+        { schema: current.built.schema, context: current.createContext(), queryComplexity: options.queryComplexity, logger: log },
+        cache,
+      );
     },
     async health() {
       if (options.indexer !== undefined) return indexerHealthAt(options.indexer);
@@ -121,7 +199,9 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
     reload,
     async close() {
       clearInterval(timer);
+      await unlisten?.();
       listeners.clear();
+      switchListeners.clear();
     },
   };
   return service;

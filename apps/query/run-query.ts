@@ -10,7 +10,9 @@ import { openPgliteSocketDb } from '../../infra/postgres/pglite-socket-endpoint.
 import type { SchemaExtension } from './schema/schema-extension.ts';
 import { createQueryServer, type QueryServer, type QueryServerPlugin } from './create-query-server.ts';
 import type { QueryOptions } from './query-options.ts';
-import { createQueryService, type QueryService } from './query-service.ts';
+import { createQueryService, type QueryService, type QueryServiceOptions } from './query-service.ts';
+import { DEPLOYMENTS_CHANNEL } from '../../infra/postgres/deployment-pointer.ts';
+import { createNotifyListener } from '../../infra/postgres/notify-listener.ts';
 
 /**
  * What `--playground`, `--subscription` and `--subgraph` plug in: schema additions and server
@@ -104,6 +106,29 @@ export function readReplicaEnv(env: RunQueryContext['env']): RunQueryContext['en
   return { DB_HOST: env.DB_HOST_READ, DB_PORT: pick('DB_PORT'), DB_USER: pick('DB_USER'), DB_PASS: pick('DB_PASS'), DB_DATABASE: pick('DB_DATABASE') };
 }
 
+/**
+ * LISTENs for promotions of `-n` on the primary (where the node's NOTIFY happen), on a connection
+ * of its own opened at start; it reconnects by itself, and the hot-schema timer covers what a
+ * reconnect missed.
+ */
+function deploymentListener(db: Db, logger: Logger): NonNullable<QueryServiceOptions['deployments']> {
+  return async (name, heard) => {
+    const log = logger.child('deployments');
+    const listener = await createNotifyListener({
+      connection: { ...db.connection!, application_name: 'idx-query-deployments' },
+      onError: (err) => log.warn(`LISTEN connection for promotions: ${err.message}`),
+      onReconnect: (attempt) => log.info(`LISTEN connection for promotions: reconnecting (attempt ${attempt})`),
+    });
+    const stop = await listener.subscribe(DEPLOYMENTS_CHANNEL, (payload) => {
+      if ((payload as unknown as { name?: unknown }).name === name) heard();
+    });
+    return async () => {
+      await stop();
+      await listener.close();
+    };
+  };
+}
+
 /** `idx-query`: reads the model the node stored, builds the GraphQL schema and serves it until closed. */
 export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   const { options, logger } = ctx;
@@ -136,6 +161,8 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       ...(ctx.db === undefined && !ctx.env.DB_HOST && { embeddedProject: options.idx }),
       hotSchema: !options.disableHotSchema,
       hotSchemaIntervalMs: ctx.hotSchemaIntervalMs,
+      // PostgreSQL: a promotion is heard at once (the embedded database has one project per folder)
+      ...(ctx.env.DB_HOST && db.connection !== undefined && { deployments: deploymentListener(db, logger) }),
       version: ctx.version,
       logger,
       extensions: enabled.flatMap((f) => (f.extendSchema ? [f.extendSchema] : [])),
@@ -144,7 +171,8 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
     const port = await listenOnFreePort(server.server, options.port);
     const url = `http://localhost:${port}`;
     const { tables } = service.current();
-    log.info(`serving GraphQL for schema "${options.name}" of ${db.description} (${tables.size} entities) at ${url}/`);
+    const served = service.target().schema === options.name ? `schema "${options.name}"` : `deployment "${options.name}" (schema "${service.target().schema}")`;
+    log.info(`serving GraphQL for ${served} of ${db.description} (${tables.size} entities) at ${url}/`);
     if (port !== options.port) {
       log.warn(`port ${options.port} is ${await describePortHolder(options.port)}; serving on port ${port} instead (choose one with --port)`, {
         event: 'port-busy',

@@ -59,6 +59,11 @@ export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   settings: IndexerSettings;
   /** --csv-out-dir: writes a flush's rows before its commit; what it returns is committed as `_metadata.csvExport` */
   exporter?: { append(operations: readonly StoreOperation[]): Promise<unknown> };
+  /**
+   * called once, the first time the node has caught up with the chain head and committed every
+   * block up to it (`--promote`); a failure stops the node
+   */
+  onCaughtUp?: () => Promise<void>;
 }
 
 /**
@@ -69,6 +74,7 @@ export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Cont
  */
 export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call>(deps: IndexerDeps<Compiled, Plan, Fetched, Content, Call>) {
   const { store, cache, settings, status } = deps;
+  let onCaughtUp = deps.onCaughtUp;
   const log = deps.logger.child('indexer');
   const fetchLog = deps.logger.child('fetch');
   // One retry layer for every chain read of the loop; stopping the node cuts its waits short.
@@ -172,6 +178,14 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
           if (next > status.targetHeight) {
             status.caughtUp = true;
             if (flushes.pending()) await flushes.flush();
+            if (onCaughtUp !== undefined) {
+              // every block up to the head committed (a background flush included) before anyone is told
+              const once = onCaughtUp;
+              onCaughtUp = undefined;
+              await flushes.flush();
+              flushes.throwIfFailed();
+              await once();
+            }
             // Following the head: a reorganisation that keeps the height shows only in the hashes
             // (one that adds blocks shows when the next range is taken).
             let resumed = next;

@@ -5,6 +5,7 @@ import { createProgram } from '../../../infra/cli/create-program.ts';
 import { loadConfigFile } from '../../../infra/project/load-config-file.ts';
 import { namesMultichain } from '../../../infra/project/multichain-location.ts';
 import { UsageError } from '../../../infra/cli/usage-error.ts';
+import { schemaNameProblem } from '../../../domain/entities/names.ts';
 import { configFileOptions } from './node-config-file.ts';
 import { blockConfirmationPrograms, nodeVariants, type NodeVariant, type NodeVariantName } from '../families/registry.ts';
 import { RUNNER_FLAGS, type RunnerFlag } from './runner-options.ts';
@@ -43,6 +44,8 @@ export interface NodeOptions {
   pgKey?: string;
   profiler: boolean;
   proofOfIndex: boolean;
+  /** `--promote <name>`: once caught up, point the deployment `name` at this schema (blue/green) */
+  promote?: string;
   queryLimit: number;
   /** `--rpc-cache`: the RPC cache's directory, `true` for the default one (rpc-cache-layer.ts), `false` for none */
   rpcCache: string | boolean;
@@ -76,6 +79,8 @@ export type NodeCommand =
    * replay; `updateSnapshots` rewrites range tests' snapshots that differ
    */
   | { command: 'test'; options: NodeOptions; testFilter?: string; record?: boolean; updateSnapshots?: boolean; warnings: string[] }
+  /** `promote --name <name>`: point the deployment `name` at `--db-schema` now */
+  | { command: 'promote'; name: string; options: NodeOptions; warnings: string[] }
   /** `rpc-cache clear|info`: empty the RPC cache (`options.rpcCache`), or say what it holds */
   | { command: 'rpc-cache'; action: 'clear' | 'info'; options: NodeOptions; warnings: string[] }
   /** `--help` or `--version` was answered; exit with this code */
@@ -110,6 +115,11 @@ const rpcCacheOption = () =>
   new Option('--rpc-cache [dir]', 'keep final blocks, logs and receipts read from the chain in this folder (default: ~/.cache/idx/rpc); false: none')
     .argParser(dirOrBool)
     .default(true);
+const schemaName = (v: string): string => {
+  const problem = schemaNameProblem(v);
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
+  return v;
+};
 const collect = (v: string, prev: string[] = []): string[] => [...prev, url(v)];
 // checked in checkCombinations: commander's own error would print the value, headers and all
 const collectRaw = (v: string, prev: string[] = []): string[] => [...prev, v];
@@ -156,6 +166,12 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .option('--pg-key <file>', 'client key file (.key)')
     .addOption(flag('--profiler', 'print profiler information', false))
     .addOption(flag('--proof-of-index', 'enable proof of indexing', false))
+    .addOption(
+      new Option(
+        '--promote <name>',
+        'once caught up with the chain head, point the deployment <name> at this schema: idx-query -n <name> switches to it (blue/green)',
+      ).argParser(schemaName),
+    )
     .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
     .addOption(rpcCacheOption())
     .addOption(
@@ -246,6 +262,12 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
         warnings: [],
       };
     });
+  subcommand('promote', 'point a deployment name at --db-schema now, for idx-query -n <name> (blue/green); the old schema is kept')
+    .requiredOption('--name <name>', 'the deployment name idx-query serves (-n)', schemaName)
+    .action(function (this: Command) {
+      const { name, ...options } = this.opts<NodeOptions & { name: string }>();
+      result = { command: 'promote', name, options: optionsOf(this, options), warnings: [] };
+    });
   subcommand('rpc-cache', 'the RPC cache shared by projects on this machine: `clear` empties it, `info` says what it holds per chain')
     .argument('<action>', 'clear or info', (v: string) => {
       if (v !== 'clear' && v !== 'info') throw new InvalidArgumentError('expected clear or info.');
@@ -278,6 +300,11 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   if ((cmd.command === 'force-clean' || cmd.command === 'reindex' || cmd.command === 'test') && o.idx === undefined && o.config === undefined) {
     errors.push(`${cmd.command} needs the project: -f, --idx <path>`);
   }
+  if (cmd.command === 'promote' && o.dbSchema === undefined && o.idx === undefined && o.config === undefined)
+    errors.push("promote needs the schema to serve: --db-schema <name> (or -f, --idx <path> for the project's own)");
+  if (o.promote !== undefined && cmd.command !== 'run') errors.push(`--promote applies to indexing; to promote now use idx-node promote --name ${o.promote}`);
+  if (o.promote !== undefined && o.multiChain)
+    errors.push('--promote: a --multi-chain schema is caught up chain by chain; promote it with idx-node promote once every chain is');
   if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');
   if (o.unfinalizedBlocks && o.disableHistorical) errors.push('--unfinalized-blocks needs historical tracking; remove --disable-historical');
   if (o.changesIndex && o.disableHistorical) errors.push('--changes-index needs historical tracking; remove --disable-historical');

@@ -112,7 +112,7 @@ export async function openNodeStore(input: NodeStoreInput) {
                 .catch((err: unknown) => log.warn(`could not update the tables' statistics: ${(err as Error).message}`));
             },
           };
-    return { store, exporter, historical, close };
+    return { store, exporter, historical, db, close };
   } catch (err) {
     await close();
     throw err;

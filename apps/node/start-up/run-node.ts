@@ -19,6 +19,7 @@ import { recordingProblems, type LoggedProblem } from '../http/last-problem.ts';
 import { createNodeStatusPage } from '../http/node-status-page.ts';
 import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
+import { promote, requirePostgres } from './promote-command.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from '../indexing/progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
@@ -97,6 +98,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
   if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
   const { network, files, schema } = await loadNodeProject(options, project);
+  // --promote: the pointer is in PostgreSQL
+  if (options.promote !== undefined) requirePostgres(ctx.env, '--promote');
   // the family's name is the kinds' (a refusal here comes before a port is taken)
   const variant = nodeVariants[ctx.variant ?? 'base'] as NodeVariant;
   const familyName = familyOfKinds(
@@ -228,6 +231,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       logger,
       status,
       ...(opened.exporter !== undefined && { exporter: opened.exporter }),
+      ...(options.promote !== undefined && { onCaughtUp: () => promote(opened.db, options.promote!, schema, logger).then(() => undefined) }),
       settings: { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings },
     });
     facts.health = { healthy: true };

@@ -10,7 +10,7 @@ import { complexityError, queryComplexity } from '../query-complexity.ts';
 import type { QueryService } from '../query-service.ts';
 import { checkSelections, checkVariables, jsonSizeOver, parseBounded, REQUEST_LIMITS, responseTooLargeError } from '../request-limits.ts';
 import type { QueryFeature } from '../run-query.ts';
-import { REFRESH_CONTEXT, subscriptionFields } from './subscription-fields.ts';
+import { REFRESH_CONTEXT, subscriptionFields, type OpenSubscriptions } from './subscription-fields.ts';
 
 export interface SubscriptionFeatureOptions {
   /** `--query-complexity`, applied to subscriptions and to queries sent over the socket */
@@ -35,13 +35,22 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
   };
   let dispose: (() => void | Promise<void>) | undefined;
   let wss: WebSocketServer | undefined;
+  let stopEnding: (() => void) | undefined;
+  const open = openSubscriptions();
   return {
     flag: '--subscription',
     name: 'subscriptions',
-    extendSchema: subscriptionFields(lazy),
+    extendSchema: subscriptionFields(lazy, open),
     async attach({ server, service, logger }) {
       const log = logger.child('subscriptions');
-      const { db, schemaName } = service;
+      // blue/green: a subscription reads the schema it began on; when -n moves, it ends saying so
+      stopEnding = service.onSwitch(({ from, to }) => {
+        const ended = open.end(from.schema, () => deploymentSwitched(service.schemaName, from.schema, to.schema));
+        if (ended > 0) log.info(`ended ${ended} subscription(s) on schema "${from.schema}" with DEPLOYMENT_SWITCHED: their clients subscribe again`);
+      });
+      const { db } = service;
+      const schemaName = service.target().schema;
+      open.watch(service);
       if (db.connection === undefined) throw new IdxError('OPTION_NOT_AVAILABLE', `--subscription: ${db.description} offers no connection to LISTEN on`);
       listener = await createNotifyListener({
         connection: { ...db.connection, application_name: 'idx-query-listen' },
@@ -79,6 +88,7 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
       log.info('GraphQL subscriptions (graphql-ws) on the same port');
     },
     async close() {
+      stopEnding?.();
       await dispose?.();
       await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
       await listener?.close();
@@ -92,7 +102,9 @@ function prepare(
   payload: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
   limit: number,
 ): ExecutionArgs | readonly GraphQLError[] {
-  const { schema } = service.current();
+  // one target for the whole subscription: its schema, types and every event's reads
+  const target = service.target();
+  const { schema } = target.built;
   const variables = payload.variables ?? {};
   const deep = checkVariables(variables);
   if (deep !== undefined) return [deep];
@@ -109,7 +121,7 @@ function prepare(
     document,
     operationName: payload.operationName ?? null,
     variableValues: variables,
-    contextValue: renewableContext(() => service.createContext()),
+    contextValue: renewableContext(() => target.createContext()),
   };
 }
 
@@ -121,4 +133,48 @@ function renewableContext(make: () => QueryContext): QueryContext {
     get: (_target, key) => (key === REFRESH_CONTEXT ? refresh : Reflect.get(current, key)),
     has: (_target, key) => key === REFRESH_CONTEXT || Reflect.has(current, key),
   });
+}
+
+/** The open subscriptions by schema, to end those on a schema no longer served. */
+function openSubscriptions(): OpenSubscriptions & { watch(service: QueryService): void; end(schema: string, error: () => Error): number } {
+  const bySchema = new Map<string, Set<(err: Error) => void>>();
+  let service: QueryService | undefined;
+  return {
+    watch(s) {
+      service = s;
+    },
+    add(schema, end) {
+      // begun on a target that was switched away before it got here: ends at once
+      const live = service?.target().schema;
+      if (live !== undefined && live !== schema) {
+        end(deploymentSwitched(service!.schemaName, schema, live));
+        return () => undefined;
+      }
+      let set = bySchema.get(schema);
+      if (set === undefined) bySchema.set(schema, (set = new Set()));
+      set.add(end);
+      return () => void set.delete(end);
+    },
+    end(schema, error) {
+      const set = bySchema.get(schema);
+      if (set === undefined) return 0;
+      bySchema.delete(schema);
+      for (const end of set) end(error());
+      return set.size;
+    },
+  };
+}
+
+/**
+ * The error a subscription ends with when its deployment moves to another schema (docs/graphql.md):
+ * its events came from the old version, and the new one may have other types, so the client
+ * subscribes again. graphql-ws sends it as an `error` message carrying these extensions.
+ */
+export function deploymentSwitched(deployment: string, from: string, to: string): Error {
+  return Object.assign(
+    new Error(
+      `the deployment "${deployment}" now serves schema "${to}" (was "${from}"): this subscription ended; subscribe again to receive the new version's changes`,
+    ),
+    { extensions: { code: 'DEPLOYMENT_SWITCHED', deployment, schema: to, previous: from } },
+  );
 }

@@ -22,10 +22,19 @@ interface SubscriptionArgs {
 }
 
 /**
+ * The open subscriptions by the schema they read: a deployment switch ends those on the schema no
+ * longer served (docs/graphql.md "Subscriptions").
+ */
+export interface OpenSubscriptions {
+  /** registers one; `end` finishes it after the events already queued. Returns how to forget it. */
+  add(schema: string, end: (err: Error) => void): () => void;
+}
+
+/**
  * The Subscription type (docs/graphql.md "Subscriptions"): per entity `transfers(id: [ID!], mutation:
  * [MutationType!]): TransferPayload`, fed by the node's NOTIFY triggers through `listener`.
  */
-export function subscriptionFields(listener: NotifyListener): SchemaExtension {
+export function subscriptionFields(listener: NotifyListener, open?: OpenSubscriptions): SchemaExtension {
   return {
     name: 'subscriptions',
     finish({ composer: sc, tables }) {
@@ -58,7 +67,12 @@ export function subscriptionFields(listener: NotifyListener): SchemaExtension {
                 (p) => (ids === undefined || ids.has(p.id)) && (kinds === undefined || kinds.has(p.mutation_type)),
                 () => ctx[REFRESH_CONTEXT]?.(),
               );
-              stream.attach(await listener.subscribe(notifyChannel(ctx.schema, t.entity.table), stream.push));
+              const forget = open?.add(ctx.schema, (err) => stream.end(err));
+              const unsubscribe = await listener.subscribe(notifyChannel(ctx.schema, t.entity.table), stream.push);
+              stream.attach(async () => {
+                forget?.();
+                await unsubscribe();
+              });
               return stream;
             },
             resolve: (p: NotifyPayload) => p,
@@ -88,6 +102,8 @@ export function notifiedRow(t: EntityTable, entity: Record<string, unknown>): En
 
 interface EventStream extends AsyncIterableIterator<NotifyPayload> {
   push(p: NotifyPayload): void;
+  /** no more events: the queued ones are delivered, then the subscription ends with `err` */
+  end(err: Error): void;
   attach(unsubscribe: () => Promise<void>): void;
 }
 
@@ -96,6 +112,7 @@ function createEventStream(accept: (p: NotifyPayload) => boolean, beforeEach: ()
   let wake: (() => void) | undefined;
   let done = false;
   let failure: Error | undefined;
+  let ending: Error | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
   const finish = async () => {
     done = true;
@@ -114,6 +131,11 @@ function createEventStream(accept: (p: NotifyPayload) => boolean, beforeEach: ()
       queue.push(p);
       wake?.();
     },
+    end(err) {
+      if (done) return;
+      ending = err;
+      void finish();
+    },
     attach(fn) {
       unsubscribe = fn;
       if (done) void finish();
@@ -126,7 +148,12 @@ function createEventStream(accept: (p: NotifyPayload) => boolean, beforeEach: ()
         failure = undefined;
         throw err;
       }
-      if (queue.length === 0) return { done: true, value: undefined };
+      if (queue.length === 0) {
+        const err = ending;
+        ending = undefined;
+        if (err !== undefined) throw err;
+        return { done: true, value: undefined };
+      }
       beforeEach();
       return { done: false, value: queue.shift()! };
     },
