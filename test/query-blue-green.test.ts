@@ -193,6 +193,7 @@ t.test('PostgreSQL: blue/green under load, zero failed queries', { skip: process
 
   // the old schema stays until dropped; the live one cannot be
   t.equal(await v1.stop(), 0, 'version 1’s node stops');
+  t.equal(await v2.stop(), 0, 'version 2’s node stops (the data stays served)');
   const cleanLive = startProgram('idx-node', ['force-clean', '-f', v2Dir, '--db-schema', v2Schema], env);
   t.equal(await cleanLive.exited, 1);
   t.match(cleanLive.output(), /DEPLOYMENT_LIVE|is served as the deployment/);
@@ -202,7 +203,6 @@ t.test('PostgreSQL: blue/green under load, zero failed queries', { skip: process
   t.equal(classify(after).kind, 'v2', 'still serving version 2 after the old schema is dropped');
   await ws.dispose();
   t.equal(await query.stop(), 0);
-  t.equal(await v2.stop(), 0);
 });
 
 async function post(url: string): Promise<{ status: number; body: unknown }> {

@@ -41,7 +41,9 @@ export async function promoteDeployment(db: Db, name: string, schema: string): P
     );
     const [row] = await execute<{ live_schema: string; previous_schema: string | null; promoted_at: Date }>(
       tx,
-      `insert into ${table()} as d (name, live_schema) values ($1, $2)
+      // a name never promoted served the schema of that name, if there is one: that is what it replaces
+      `insert into ${table()} as d (name, live_schema, previous_schema)
+       values ($1, $2, case when $1::text <> $2::text and to_regclass(format('%I._metadata', $1::text)) is not null then $1::text end)
        on conflict (name) do update set
          previous_schema = case when d.live_schema = excluded.live_schema then d.previous_schema else d.live_schema end,
          live_schema = excluded.live_schema, promoted_at = now()
