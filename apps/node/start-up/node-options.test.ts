@@ -178,6 +178,18 @@ t.test('rules between options', async (t) => {
   t.match(many.warnings, [/more than the 2 CPU cores/]);
 });
 
+t.test('blue/green: --promote on a run, and the promote subcommand', async (t) => {
+  t.equal(run(['-f', 'proj', '--db-schema', 'app-v2', '--promote', 'app']).options.promote, 'app');
+  const r = run(['promote', '--name', 'app', '--db-schema', 'app-v2']) as Extract<NodeCommand, { command: 'promote' }>;
+  t.match(r, { command: 'promote', name: 'app', options: { dbSchema: 'app-v2' } });
+  t.equal((run(['promote', '--name', 'app', '-f', 'proj']) as Extract<NodeCommand, { command: 'promote' }>).options.idx, 'proj', "or the project's own schema");
+  t.match(usage(['promote', '--db-schema', 'x']), /required option '--name <name>' not specified/);
+  t.match(usage(['promote', '--name', 'app']), /promote needs the schema to serve: --db-schema <name>/);
+  t.match(usage(['promote', '--name', 'x'.repeat(64), '--db-schema', 's']), /has 64 bytes/);
+  t.match(usage(['force-clean', '-f', 'p', '--promote', 'app']), /--promote applies to indexing; to promote now use idx-node promote --name app/);
+  t.match(usage(['-f', 'p', '--db-schema', 's', '--multi-chain', '--promote', 'app']), /--promote: a --multi-chain schema is caught up chain by chain/);
+});
+
 t.test('subcommands force-clean and reindex', async (t) => {
   t.match(run(['force-clean', '-f', 'proj']), { command: 'force-clean', options: { idx: 'proj' } });
   const r = run(['reindex', '-f', 'proj', '--targetHeight=42']) as Extract<NodeCommand, { command: 'reindex' }>;
