@@ -156,11 +156,10 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
         failing = true;
       },
     );
-  let timer: NodeJS.Timeout | undefined;
-  if (options.hotSchema) {
-    timer = setInterval(() => void lookNow(), options.hotSchemaIntervalMs ?? 5000);
-    timer.unref();
-  }
+  // With --disable-hot-schema the model stays as it is, but a promotion is still followed: the
+  // timer then looks at the pointer only (for a missed notification, or a lagging read replica).
+  const timer = setInterval(() => void (options.hotSchema ? lookNow() : lookNow(performance.now())), options.hotSchemaIntervalMs ?? 5000);
+  timer.unref();
   // A promotion is heard at once where the database can LISTEN; the timer above is the fallback.
   const unlisten = options.deployments === undefined ? undefined : await options.deployments(name, () => void lookNow(performance.now()));
 
