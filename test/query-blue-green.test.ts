@@ -191,9 +191,27 @@ t.test('PostgreSQL: blue/green under load, zero failed queries', { skip: process
   t.pass('a new subscription delivers version 2’s changes');
   t.same(again.errors, []);
 
+  // a rollback by hand; version 2's node restarted with --promote does not undo it
+  const back = startProgram('idx-node', ['promote', '--name', name, '--db-schema', name], env);
+  t.equal(await back.exited, 0, back.output());
+  await until(async () => classify((await post(url)).body).kind === 'v1');
+  t.pass('idx-node promote rolls back to version 1');
+  t.equal(await v2.stop(), 0, 'version 2’s node stops');
+  const v2Again = startProgram(
+    'idx-node',
+    ['-f', v2Dir, '-p', String(freePortGuess()), '--network-endpoint', anvil.url, '--db-schema', v2Schema, '--subscription', '--promote', name],
+    env,
+  );
+  t.teardown(() => v2Again.stop());
+  await v2Again.waitFor(/was promoted to "[^"]+" at an earlier start; not again/, 60_000);
+  t.equal(classify((await post(url)).body).kind, 'v1', 'a restarted node does not promote twice');
+  t.equal(await v2Again.stop(), 0);
+  const forward = startProgram('idx-node', ['promote', '--name', name, '--db-schema', v2Schema], env);
+  t.equal(await forward.exited, 0, forward.output());
+  await until(async () => classify((await post(url)).body).kind === 'v2');
+
   // the old schema stays until dropped; the live one cannot be
   t.equal(await v1.stop(), 0, 'version 1’s node stops');
-  t.equal(await v2.stop(), 0, 'version 2’s node stops (the data stays served)');
   const cleanLive = startProgram('idx-node', ['force-clean', '-f', v2Dir, '--db-schema', v2Schema], env);
   t.equal(await cleanLive.exited, 1);
   t.match(cleanLive.output(), /DEPLOYMENT_LIVE|is served as the deployment/);

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { EntityStore } from '../../../domain/entities/entity-store.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { createDb, type Db } from '../../../infra/postgres/create-db.ts';
@@ -23,6 +24,34 @@ export async function promote(db: Db, name: string, schema: string, logger: Logg
     ...(pointer.previous !== null && { previous: pointer.previous }),
   });
   return pointer;
+}
+
+/** Where a schema records that `--promote` did its work: `{ name, at }`. */
+const PROMOTED_KEY = 'idxPromoted';
+
+/**
+ * `--promote <name>`, once caught up: promotes, and records it in the schema's `_metadata`, so a
+ * later start of the same node (a restart, a rescheduled pod) does not undo a rollback an operator
+ * made with `idx-node promote` in the meantime.
+ */
+export async function promoteOnce(
+  db: Db,
+  store: Pick<EntityStore, 'getMetadata' | 'setMetadata'>,
+  name: string,
+  schema: string,
+  logger: Logger,
+): Promise<void> {
+  const done = (await store.getMetadata(PROMOTED_KEY)) as { name?: unknown } | undefined;
+  if (done?.name === name) {
+    logger
+      .child('deploy')
+      .info(
+        `--promote: schema "${schema}" was promoted to "${name}" at an earlier start; not again (idx-node promote --name ${name} --db-schema ${schema} does it by hand)`,
+      );
+    return;
+  }
+  await promote(db, name, schema, logger);
+  await store.setMetadata({ [PROMOTED_KEY]: { name, at: new Date().toISOString() } });
 }
 
 /**

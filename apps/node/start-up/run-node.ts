@@ -19,7 +19,7 @@ import { recordingProblems, type LoggedProblem } from '../http/last-problem.ts';
 import { createNodeStatusPage } from '../http/node-status-page.ts';
 import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
-import { promote, requirePostgres } from './promote-command.ts';
+import { promoteOnce, requirePostgres } from './promote-command.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from '../indexing/progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
@@ -231,7 +231,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       logger,
       status,
       ...(opened.exporter !== undefined && { exporter: opened.exporter }),
-      ...(options.promote !== undefined && { onCaughtUp: () => promote(opened.db, options.promote!, schema, logger).then(() => undefined) }),
+      ...(options.promote !== undefined && { onCaughtUp: () => promoteOnce(opened.db, opened.store, options.promote!, schema, logger) }),
       settings: { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings },
     });
     facts.health = { healthy: true };
