@@ -12,7 +12,7 @@ import { findMultichain, loadProject, type LoadedProject } from '../../../infra/
 import { readProjectFiles } from '../../../infra/project/read-project-files.ts';
 import { dictionaryUrls } from './dictionary-urls.ts';
 import { familyOfKinds } from '../../../domain/chains/chain-family.ts';
-import { nodeFamilies, nodeVariants, type NodeVariant, type NodeVariantName } from '../families/registry.ts';
+import { nodeFamilies, nodeVariants, type ConnectChainInput, type NodeFamily, type NodeVariant, type NodeVariantName } from '../families/registry.ts';
 import { createIndexer, type IndexerSettings } from '../indexing/indexer.ts';
 import { createIndexerStatus, type IndexerStatus } from '../indexing/indexer-status.ts';
 import { recordingProblems, type LoggedProblem } from '../http/last-problem.ts';
@@ -157,26 +157,20 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     closers.push(close);
     ctx.onListening?.(port);
 
-    // Phase 3: the chain, before the database: a wrong endpoint should fail at once. The RPC cache
-    // is opened for the chain the endpoint proves to serve; answers are kept once final as the indexer knows it.
-    const cacheRoot = rpcCacheRoot(options.rpcCache, ctx.env);
-    const rpcCache =
-      cacheRoot === undefined
-        ? undefined
-        : createRpcCacheLayer(cacheRoot, options.rpcCacheSize * 2 ** 20, family.cacheRules, () => status.finalizedHeight ?? -1, logger.child('rpc-cache'));
-    const chain = await family.connect({
+    // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
+    const chain = await connectChain({
+      family,
       network,
       project,
       options,
       log,
+      logger,
+      status,
+      closers,
       signal: ctx.signal,
       version: ctx.version,
-      ...(rpcCache && { clientLayer: rpcCache.layer, rpcCache }),
+      env: ctx.env,
     });
-    if (rpcCache !== undefined) {
-      await rpcCache.bind(chain.genesisHash);
-      closers.push(() => rpcCache.close());
-    }
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
     facts.chainSdkVersion = chain.chainSdkVersion;
@@ -244,6 +238,34 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   } finally {
     for (const close of closers.reverse()) await close();
   }
+}
+
+/**
+ * The family's chain over the manifest's endpoints, behind the RPC cache when one is set: the cache is
+ * opened for the chain the endpoint proves to serve, and keeps answers once final as the indexer knows it.
+ */
+async function connectChain(
+  input: Omit<ConnectChainInput, 'clientLayer' | 'rpcCache'> & {
+    family: NodeFamily;
+    logger: Logger;
+    status: IndexerStatus;
+    closers: (() => unknown)[];
+    env: RunNodeContext['env'];
+  },
+) {
+  const { family, options, status, closers } = input;
+  const cacheRoot = rpcCacheRoot(options.rpcCache, input.env);
+  const rpcCache =
+    cacheRoot === undefined
+      ? undefined
+      : createRpcCacheLayer(cacheRoot, options.rpcCacheSize * 2 ** 20, family.cacheRules, () => status.finalizedHeight ?? -1, input.logger.child('rpc-cache'));
+  const { network, project, log, signal, version } = input;
+  const chain = await family.connect({ network, project, options, log, signal, version, ...(rpcCache && { clientLayer: rpcCache.layer, rpcCache }) });
+  if (rpcCache !== undefined) {
+    await rpcCache.bind(chain.genesisHash);
+    closers.push(() => rpcCache.close());
+  }
+  return chain;
 }
 
 /** Runs `work` with a progress line (blocks/s, height, ETA) logged every `everyMs`. */
