@@ -15,6 +15,7 @@ import type { ProjectFiles } from '../../../infra/project/read-project-files.ts'
 import { projectStartHeight } from '../../../domain/project/project-model.ts';
 import type { NodeOptions } from './node-options.ts';
 import { openProjectDb, prepareProjectStore } from './open-project-store.ts';
+import { promoteOnce } from './promote-command.ts';
 
 export interface NodeStoreInput {
   options: NodeOptions;
@@ -112,7 +113,14 @@ export async function openNodeStore(input: NodeStoreInput) {
                 .catch((err: unknown) => log.warn(`could not update the tables' statistics: ${(err as Error).message}`));
             },
           };
-    return { store, exporter, historical, db, close };
+    // what the indexing loop calls: the CSV files before each commit, --promote once caught up
+    const { promote } = options;
+    const written = db;
+    const hooks = {
+      ...(exporter !== undefined && { exporter }),
+      ...(promote !== undefined && { onCaughtUp: () => promoteOnce(written, store, promote, schema, logger) }),
+    };
+    return { store, exporter, historical, hooks, close };
   } catch (err) {
     await close();
     throw err;

@@ -19,7 +19,7 @@ import { recordingProblems, type LoggedProblem } from '../http/last-problem.ts';
 import { createNodeStatusPage } from '../http/node-status-page.ts';
 import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
-import { promoteOnce, requirePostgres } from './promote-command.ts';
+import { requirePostgres } from './promote-command.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from '../indexing/progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
@@ -56,7 +56,9 @@ const memoryPressure = () => {
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
 
 /** Start-up phase 1: the project, its network and its built files; nothing is opened yet. */
-async function loadNodeProject(options: NodeOptions, project: LoadedProject) {
+async function loadNodeProject(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env']) {
+  // --promote: the deployment pointer is in PostgreSQL
+  if (options.promote !== undefined) requirePostgres(env, '--promote');
   const network = project.manifest.network;
   if (network === undefined || network.endpoints.length === 0) {
     throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);
@@ -97,9 +99,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   const project = await loadProject(ctx.options.idx, { networkEndpoints: networkEndpoints(ctx.options) });
   const { options, applied } = withRunnerOptions(ctx.options, project.manifest, project.manifestPath);
   if (applied.length > 0) log.info(`the manifest's runner.node.options set ${applied.join(', ')} (a flag on the command line would win)`);
-  const { network, files, schema } = await loadNodeProject(options, project);
-  // --promote: the pointer is in PostgreSQL
-  if (options.promote !== undefined) requirePostgres(ctx.env, '--promote');
+  const { network, files, schema } = await loadNodeProject(options, project, ctx.env);
   // the family's name is the kinds' (a refusal here comes before a port is taken)
   const variant = nodeVariants[ctx.variant ?? 'base'] as NodeVariant;
   const familyName = familyOfKinds(
@@ -224,8 +224,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       family: chain.family(files, mapping.processors),
       logger,
       status,
-      ...(opened.exporter !== undefined && { exporter: opened.exporter }),
-      ...(options.promote !== undefined && { onCaughtUp: () => promoteOnce(opened.db, opened.store, options.promote!, schema, logger) }),
+      ...opened.hooks,
       settings: { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings },
     });
     facts.health = { healthy: true };
