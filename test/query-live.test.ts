@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
@@ -12,7 +11,7 @@ import { uniqueSchemaName, type BackendKind } from './support/test-backends.ts';
 import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
 import { setupErc20Chain } from './support/erc20-chain.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
-import { BIN, programEnv } from './support/idx-programs.ts';
+import { startProgram } from './support/program-process.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { freePortGuess } from './support/node-ports.ts';
 import { gqlData } from './support/query-client.ts';
@@ -25,59 +24,8 @@ import { gqlData } from './support/query-client.ts';
  */
 const { anvil, client, workload, built } = await setupErc20Chain(t, 6);
 
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-  /** resolves with the first match of `re` in the output */
-  waitFor(re: RegExp, ms?: number): Promise<RegExpExecArray>;
-  stop(): Promise<number | null>;
-  /** the exit code, once it exits by itself */
-  exited: Promise<number | null>;
-}
-
-function start(bin: string, args: readonly string[], env: Record<string, string | undefined>): Proc {
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN(bin), ...args], {
-    env: programEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const waiters = new Set<() => void>();
-  const onData = (d: Buffer) => {
-    output += d;
-    for (const w of waiters) w();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => output,
-    waitFor(re, ms = 120_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const m = re.exec(output);
-          if (m) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            resolve(m);
-          }
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`${bin} did not print ${re} within ${ms} ms; output:\n${output}`));
-        }, ms);
-        waiters.add(check);
-        child.once('exit', () => setTimeout(check, 10));
-        check();
-      });
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-    exited,
-  };
-}
+// the compiled programs, run as a user runs them
+const start = startProgram;
 
 async function metaHeight(port: number): Promise<number | undefined> {
   const meta = (await fetch(`http://127.0.0.1:${port}/meta`)
