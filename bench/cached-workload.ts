@@ -42,8 +42,13 @@ export async function cachedErc20Workload(td: Teardowns, options: Erc20WorkloadO
   }
   await mkdir(dir, { recursive: true });
   const partial = join(dir, `state.json.${process.pid}`);
-  // once, on exit: with --dump-state alone anvil also dumps every few seconds, rewriting a growing file while the chain is built
-  const building = await startAnvil({ args: ['--dump-state', partial, '--state-interval', String(WEEK_S)], stopTimeoutMs: DUMP_TIMEOUT_MS });
+  // dumped once, on exit: with --dump-state alone anvil also dumps every few seconds, rewriting a growing file while the
+  // chain is built; and no account states of past blocks (--prune-history): the indexer reads only blocks, receipts
+  // and logs, which are kept
+  const building = await startAnvil({
+    args: ['--dump-state', partial, '--state-interval', String(WEEK_S), '--prune-history'],
+    stopTimeoutMs: DUMP_TIMEOUT_MS,
+  });
   let workload: Erc20Workload;
   try {
     workload = await build(building, options);
