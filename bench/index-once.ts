@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
+import type { ProgressSample } from './tenths.ts';
 
 /**
  * Runs the idx-node CLI on a project until `toBlock` is committed; prints events/s and blocks/s
@@ -39,6 +40,8 @@ export async function indexOnce(
       '--log-level',
       'warn',
       ...args,
+      // BENCH_IDX_ARGS: more idx-node flags, to compare settings (e.g. --batch-size 50)
+      ...(process.env.BENCH_IDX_ARGS ?? '').split(' ').filter(Boolean),
     ],
     {
       env: programEnv(env),
@@ -50,6 +53,8 @@ export async function indexOnce(
 
 export interface IndexingRun {
   seconds: number;
+  /** every look at `/meta`, for the pace over the run (tenths.ts) */
+  progress: ProgressSample[];
   eventsPerSecond: number;
   peakRssMiB: number;
   startupSeconds: number;
@@ -75,6 +80,7 @@ export async function measureIndexing(run: {
   let started: number | undefined;
   let peakRss = 0;
   let startRss = 0;
+  const progress: ProgressSample[] = [];
   await new Promise<void>((resolve, reject) => {
     const early = (code: number | null) => reject(new Error(`${label}: the indexer exited with ${code} before finishing`));
     child.on('exit', early);
@@ -92,6 +98,7 @@ export async function measureIndexing(run: {
         startRss = peakRss;
       }
       const committed = run.committed ? await run.committed().catch(() => undefined) : meta?.lastProcessedHeight;
+      progress.push({ at: performance.now(), processing: meta?.currentProcessingHeight, committed });
       if (committed !== undefined && committed >= toBlock) {
         clearInterval(poll);
         // only our own listener: Node's child_process keeps listeners of its own on 'exit'
@@ -104,7 +111,13 @@ export async function measureIndexing(run: {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const seconds = (done - (started ?? spawned)) / 1000;
-  const result = { seconds, eventsPerSecond: events / seconds, peakRssMiB: peakRss / 2 ** 20, startupSeconds: ((started ?? spawned) - spawned) / 1000 };
+  const result = {
+    seconds,
+    progress,
+    eventsPerSecond: events / seconds,
+    peakRssMiB: peakRss / 2 ** 20,
+    startupSeconds: ((started ?? spawned) - spawned) / 1000,
+  };
   console.log(
     `${label}: ${events} events in ${blocks} blocks in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toFixed(0)} events/s, ${(blocks / seconds).toFixed(0)} blocks/s; ` +
       `peak RSS ${result.peakRssMiB.toFixed(0)} MiB (${(startRss / 2 ** 20).toFixed(0)} MiB when indexing began); start-up ${result.startupSeconds.toFixed(1)} s`,

@@ -15,6 +15,7 @@ import { atTransferStart, patchStarterMapping } from '../test/support/starter-ma
 import { runNodeCli } from '../test/support/watched-node.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
+import { percentile, sequentialTimes } from './query-p50.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 
 /**
@@ -37,17 +38,11 @@ async function measure(label: string, url: string, query: string): Promise<void>
   const first = await post();
   if (first.errors !== undefined) throw new Error(`${label}: ${JSON.stringify(first.errors)}`);
   const r = await postLoad(url, body, CONNECTIONS, SECONDS);
-  const times: number[] = [];
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const t0 = performance.now();
-    await post();
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
+  const times = await sequentialTimes(post, SEQUENTIAL);
   const failed = failures(r);
   console.log(
     `  ${label}: ${r.requests.average.toFixed(0)} requests/s with ${CONNECTIONS} connections, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${failed}; ` +
-      `sequential p50 ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms, p99 ${times[Math.floor(times.length * 0.99)]!.toFixed(2)} ms`,
+      `sequential p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms`,
   );
 }
 

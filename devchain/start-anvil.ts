@@ -23,6 +23,8 @@ export interface AnvilOptions {
   host?: string;
   /** port to listen on; absent = a free one */
   port?: number;
+  /** how long `stop()` lets anvil exit before killing it (default 3 s); longer when it dumps a large state on exit (--dump-state) */
+  stopTimeoutMs?: number;
 }
 
 export interface Anvil {
@@ -73,7 +75,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   let lastError = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = options.port ?? (await freePort());
-    const started = await launch(bin, [...args, '--port', String(port)], port, options.startTimeoutMs ?? 15_000);
+    const started = await launch(bin, [...args, '--port', String(port)], port, options.startTimeoutMs ?? 15_000, options.stopTimeoutMs ?? 3_000);
     if ('anvil' in started) return started.anvil;
     lastError = started.error;
     if (options.port !== undefined || !/address already in use|os error 98/i.test(started.error)) break;
@@ -89,7 +91,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
 export const WATCHDOG =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; (read _ <&3; kill $pid 2>/dev/null) & watcher=$!; wait $pid; code=$?; kill $watcher 2>/dev/null; exit $code';
 
-async function launch(bin: string, args: string[], port: number, timeoutMs: number): Promise<{ anvil: Anvil } | { error: string }> {
+async function launch(bin: string, args: string[], port: number, timeoutMs: number, stopTimeoutMs: number): Promise<{ anvil: Anvil } | { error: string }> {
   const child = spawn('sh', ['-c', WATCHDOG, bin, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -111,14 +113,14 @@ async function launch(bin: string, args: string[], port: number, timeoutMs: numb
           url,
           port,
           stop() {
-            stopping ??= stop(child, exited);
+            stopping ??= stop(child, exited, stopTimeoutMs);
             return stopping;
           },
         },
       };
     }
     if (Date.now() > deadline) {
-      await stop(child, exited);
+      await stop(child, exited, stopTimeoutMs);
       return { error: `no answer on ${url} within ${timeoutMs} ms${stderr ? `: ${stderr.trim()}` : ''}` };
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -127,10 +129,10 @@ async function launch(bin: string, args: string[], port: number, timeoutMs: numb
   return { error: stderr.trim() || `anvil exited with code ${code}` };
 }
 
-async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+async function stop(child: ChildProcess, exited: Promise<unknown>, timeoutMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.stdin?.end();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   await exited;
   clearTimeout(timer);
 }

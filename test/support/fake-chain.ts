@@ -117,6 +117,7 @@ export const FAKE_INDEXER_SETTINGS: IndexerSettings = {
   flushAsync: false,
   flushIntervalMs: 0,
   flushThreshold: 1000,
+  flushUpperLimit: 20000,
   unfinalizedBlocks: false,
   blockConfirmations: 0,
   pollIntervalMs: 5,

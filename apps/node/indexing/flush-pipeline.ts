@@ -2,11 +2,9 @@ import type { VerifiableBlock } from '../../../domain/blocks/indexed-history.ts'
 import type { EntityStore, PoiRow, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import { poiRow, type Sha256 } from '../../../domain/entities/proof-of-index.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
+import { flushStep, type FlushStep } from '../../../domain/entities/flush-step.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { IndexerStatus } from './indexer-status.ts';
-
-/** Async mode has no threshold of its own (--store-cache-threshold is sync mode's): this bound keeps memory flat. */
-const ASYNC_FLUSH_RECORDS = 10_000;
 
 export interface FlushSettings {
   /** --store-cache-async */
@@ -15,6 +13,8 @@ export interface FlushSettings {
   flushIntervalMs: number;
   /** --store-cache-threshold (sync mode) */
   flushThreshold: number;
+  /** --store-cache-upper-limit (async mode): records held before processing waits for the flush committing */
+  flushUpperLimit: number;
   /** --proof-of-index: the project id the hashes cover */
   proofOfIndex?: { projectId: string; sha256: Sha256 };
 }
@@ -58,6 +58,8 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
   let lastPoiHash: Uint8Array | null = null;
   let lastFlushAt = Date.now();
   let chain: Promise<void> = Promise.resolve();
+  // flushes scheduled and not yet committed (or failed)
+  let inFlight = 0;
   let failure: unknown;
 
   function schedule(): Promise<void> {
@@ -77,6 +79,7 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
     height = undefined;
     verifiable = undefined;
     lastFlushAt = Date.now();
+    inFlight++;
     chain = chain.then(async () => {
       const started = Date.now();
       if (deps.exporter !== undefined) metadata.csvExport = await deps.exporter.append(batch.operations);
@@ -86,6 +89,7 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
       status.lastProcessedTimestamp = metadata.lastProcessedTimestamp as number;
       deps.logger.profile('StoreService', `flush ${batch.operations.length} operations`, Date.now() - started);
     });
+    chain = chain.finally(() => inFlight--);
     chain.catch((err: unknown) => {
       failure ??= err;
     });
@@ -126,19 +130,28 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
       await schedule();
     },
 
-    /** Flushes without waiting in async mode (ordering still holds); waits otherwise. */
-    async flushInBackgroundOrWait(background: boolean): Promise<void> {
-      if (background) void schedule().catch(() => undefined);
-      else await schedule();
+    /**
+     * Flushes without waiting in async mode (ordering still holds), unless `step` says memory is at
+     * its bound: then waits for the flush before this one. Waits for this one otherwise.
+     */
+    async flushInBackgroundOrWait(background: boolean, step: FlushStep = 'flush'): Promise<void> {
+      if (!background) return schedule();
+      const previous = chain;
+      void schedule().catch(() => undefined);
+      // a failure is kept in `failure` and raised by throwIfFailed
+      if (step === 'flush-after-previous') await previous.catch(() => undefined);
     },
 
-    /** A crash loses at most --store-flush-interval of work, however long the range. */
-    intervalDue: () => Date.now() - lastFlushAt >= settings.flushIntervalMs,
-
-    shouldFlush(caughtUp: boolean): boolean {
-      if (height === undefined) return false;
-      if (caughtUp || Date.now() - lastFlushAt >= settings.flushIntervalMs) return true;
-      return cache.pendingCount() >= (settings.flushAsync ? ASYNC_FLUSH_RECORDS : settings.flushThreshold);
+    /**
+     * What to do now (flush-step.ts), after a range or, `withinRange`, between two of its blocks (a
+     * crash loses at most --store-flush-interval of work, however long the range).
+     */
+    step(caughtUp: boolean, withinRange = false): FlushStep {
+      if (height === undefined) return 'collect';
+      return flushStep(
+        { caughtUp, inFlight: inFlight > 0, pending: cache.pendingCount(), sinceLastFlushMs: Date.now() - lastFlushAt, withinRange },
+        { async: settings.flushAsync, intervalMs: settings.flushIntervalMs, threshold: settings.flushThreshold, upperLimit: settings.flushUpperLimit },
+      );
     },
 
     throwIfFailed() {

@@ -24,7 +24,13 @@ t.test('--scale-batch-size halves batches under memory pressure and grows them b
 });
 
 /** An indexer over 30 blocks of a fake chain, each block's handler taking `blockMs`, with a store recording each commit. */
-async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flushIntervalMs: number }, blockMs: number, flushMs: number) {
+async function fakeRun(
+  settings: { batchSize: number; flushAsync: boolean; flushIntervalMs: number; flushUpperLimit?: number },
+  blockMs: number,
+  flushMs: number,
+  /** the entity each block writes (one that every block updates, by default) */
+  idOf: (height: number) => string = () => 'a',
+) {
   const { createIndexer } = await import('./indexer.ts');
   const { createStoreCache } = await import('../../../domain/entities/store-cache.ts');
   const { createLogger } = await import('../../../infra/logging/create-logger.ts');
@@ -33,6 +39,7 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
 
   let inFlight = 0;
   let maxInFlight = 0;
+  let maxPending = 0;
   const committed: number[] = [];
   const store = {
     async flush(batch: FlushBatch) {
@@ -56,7 +63,8 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
     runner: {
       runBlock: async (height) => {
         await new Promise((r) => setTimeout(r, blockMs));
-        cache.set('Account', 'a', { id: 'a', n: height }, height);
+        cache.set('Account', idOf(height), { id: idOf(height), n: height }, height);
+        maxPending = Math.max(maxPending, cache.pendingCount());
         return { created: [] };
       },
     },
@@ -65,7 +73,7 @@ async function fakeRun(settings: { batchSize: number; flushAsync: boolean; flush
     settings: { ...FAKE_INDEXER_SETTINGS, ...settings, pollIntervalMs: 10, stopAtHeight: 30 },
   });
   await indexer.run(new AbortController().signal);
-  return { committed, maxInFlight };
+  return { committed, maxInFlight, maxPending };
 }
 
 t.test('flushes never overlap and commit in order, even when they are scheduled faster than they finish', async (t) => {
@@ -79,6 +87,20 @@ t.test('flushes never overlap and commit in order, even when they are scheduled 
   );
   t.equal(committed[committed.length - 1], 30);
   t.ok(committed.length > 1, 'several flushes were scheduled');
+});
+
+t.test('a database slower than the handlers: indexing waits at --store-cache-upper-limit records, so memory does not grow with the run', async (t) => {
+  // a new entity every block; a flush takes as long as 5 blocks; at most 6 records held
+  const { committed, maxInFlight, maxPending } = await fakeRun(
+    { batchSize: 1, flushAsync: true, flushIntervalMs: 0, flushUpperLimit: 6 },
+    4,
+    20,
+    (h) => `a${h}`,
+  );
+  t.ok(maxPending <= 7, `at most the upper limit and the block being written: ${maxPending} records held`);
+  t.equal(maxInFlight, 1);
+  t.equal(committed[committed.length - 1], 30);
+  t.ok(committed.length < 30, `flushes collect behind the one committing: ${committed.length} flushes for 30 blocks`);
 });
 
 t.test('slow handlers in a long range: blocks commit every --store-flush-interval, not only at the end of the range', async (t) => {

@@ -208,7 +208,8 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
           }
           next = await processRange(rangeDeps, taken, signal);
           status.caughtUp = next > status.targetHeight;
-          if (flushes.shouldFlush(status.caughtUp)) await flushes.flushInBackgroundOrWait(settings.flushAsync && !status.caughtUp);
+          const step = flushes.step(status.caughtUp);
+          if (step !== 'collect') await flushes.flushInBackgroundOrWait(settings.flushAsync && !status.caughtUp, step);
           flushes.throwIfFailed();
         }
       } catch (err) {

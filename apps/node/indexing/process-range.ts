@@ -40,8 +40,9 @@ export async function processRange<Fetched extends FetchedBlocks>(
     if (h >= keepFrom) deps.forks.keep(ref);
     flushes.complete({ height: h, hash: block?.hash ?? ref?.hash, timestamp: block?.timestamp ?? ref?.timestamp });
     status.blocksProcessed++;
-    if (flushes.intervalDue() && h < range.to) {
-      await flushes.flushInBackgroundOrWait(deps.flushAsync);
+    const step = h < range.to ? flushes.step(false, true) : 'collect';
+    if (step !== 'collect') {
+      await flushes.flushInBackgroundOrWait(deps.flushAsync, step);
       flushes.throwIfFailed();
     }
     if (created) {

@@ -44,6 +44,7 @@ t.test('defaults are those documented in docs/usage.md', async (t) => {
     queryLimit: 100,
     scaleBatchSize: false,
     storeCacheThreshold: 1000,
+    storeCacheUpperLimit: 20000,
     storeGetCacheSize: 500,
     storeCacheAsync: true,
     storeFlushInterval: 5,
@@ -173,6 +174,9 @@ t.test('rules between options', async (t) => {
   t.same(run(['--block-confirmations', '5']).warnings, []);
   t.match(run(['--store-cache-threshold', '5']).warnings, [/only with --store-cache-async=false/]);
   t.same(run(['--store-cache-threshold', '5', '--store-cache-async=false']).warnings, []);
+  t.match(run(['--store-cache-upper-limit', '5', '--store-cache-async=false']).warnings, [/--store-cache-upper-limit applies only with --store-cache-async/]);
+  t.same(run(['--store-cache-upper-limit', '5']).warnings, []);
+  t.equal(run(['--store-cache-upper-limit', '5']).options.storeCacheUpperLimit, 5);
   const many = run(['--workers', '8']);
   t.equal(many.options.workers, 2, 'workers are limited by CPU cores');
   t.match(many.warnings, [/more than the 2 CPU cores/]);

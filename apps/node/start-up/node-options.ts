@@ -55,6 +55,8 @@ export interface NodeOptions {
   /** `--status-page`: an HTML page at `/` for browsers, and `/status` */
   statusPage: boolean;
   storeCacheThreshold: number;
+  /** with --store-cache-async: records held in memory before indexing waits for the flush committing */
+  storeCacheUpperLimit: number;
   storeGetCacheSize: number;
   storeCacheAsync: boolean;
   storeFlushInterval: number;
@@ -182,6 +184,14 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
     .addOption(flag('--scale-batch-size', 'scale fetch batch size with memory usage', false))
     .addOption(flag('--status-page', 'serve a status page to browsers at / (heights, progress, pace, ETA, last error), polling /status', false))
     .addOption(new Option('--store-cache-threshold <n>', 'with --store-cache-async=false: flush when records exceed this').argParser(positiveInt).default(1000))
+    .addOption(
+      new Option(
+        '--store-cache-upper-limit <n>',
+        'with --store-cache-async: records held in memory before indexing waits for the flush in progress; flushes start at half of it',
+      )
+        .argParser(positiveInt)
+        .default(20000),
+    )
     .addOption(new Option('--store-get-cache-size <n>', 'with --store-cache-async=false: recent reads kept in memory').argParser(positiveInt).default(500))
     .addOption(flag('--store-cache-async', 'flush the store cache asynchronously to indexing', true))
     .addOption(new Option('--store-flush-interval <s>', 'seconds between cache flushes').argParser(positiveInt).default(5))
@@ -322,6 +332,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   if (o.storeCacheAsync && (o.storeCacheThreshold !== 1000 || o.storeGetCacheSize !== 500)) {
     warnings.push('--store-cache-threshold and --store-get-cache-size apply only with --store-cache-async=false');
   }
+  if (!o.storeCacheAsync && o.storeCacheUpperLimit !== 20000) warnings.push('--store-cache-upper-limit applies only with --store-cache-async');
   if (o.workers > ctx.cores) {
     warnings.push(`--workers=${o.workers} is more than the ${ctx.cores} CPU cores; using ${ctx.cores}`);
     o.workers = ctx.cores;

@@ -74,6 +74,7 @@ function indexerSettings(options: NodeOptions, variant: NodeVariant, projectId: 
     flushAsync: options.storeCacheAsync,
     flushIntervalMs: options.storeFlushInterval * 1000,
     flushThreshold: options.storeCacheThreshold,
+    flushUpperLimit: options.storeCacheUpperLimit,
     // The project's identity, not where it is stored: two runs into different schemas agree.
     ...(options.proofOfIndex && { proofOfIndex: { projectId, sha256 } }),
     unfinalizedBlocks: options.unfinalizedBlocks,

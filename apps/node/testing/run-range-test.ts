@@ -130,6 +130,7 @@ function rangeSettings(options: NodeOptions, test: RangeTestCase): IndexerSettin
     flushAsync: false,
     flushIntervalMs: options.storeFlushInterval * 1000,
     flushThreshold: options.storeCacheThreshold,
+    flushUpperLimit: options.storeCacheUpperLimit,
     unfinalizedBlocks: true,
     blockConfirmations: options.blockConfirmations,
     pollIntervalMs: 1000,
