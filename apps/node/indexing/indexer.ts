@@ -66,6 +66,13 @@ export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   onCaughtUp?: () => Promise<void>;
 }
 
+/** Where indexing stops: at the last end block when every data source (and no template) has one, or `stopAtHeight`. */
+function endHeight(dataSources: readonly DataSource[], templates: readonly Template[], stopAtHeight: number | undefined): number | undefined {
+  if (templates.length > 0 || dataSources.some((d) => d.endBlock === undefined)) return stopAtHeight;
+  const end = Math.max(...dataSources.map((d) => d.endBlock!));
+  return stopAtHeight === undefined ? end : Math.min(end, stopAtHeight);
+}
+
 /**
  * The indexing loop over its stages: the chain follower hands out fetched ranges, the fork watch
  * checks they continue what is indexed, the block processor runs each block's handlers in order,
@@ -84,13 +91,6 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
   const follower = createChainFollower({ ...deps, source, watchingForks: forks.watching, signal: stopping.signal });
   const blocks = createBlockProcessor({ ...deps, fetch: follower.fetch });
   const flushes = createFlushPipeline({ ...deps, metadataOf: (height) => ({ ...blocks.metadata(), ...forks.metadata(follower.finalized(), height) }) });
-
-  // Stop at the last end block when every data source (and no template) has one.
-  const endHeight = (): number | undefined => {
-    if (deps.templates.length > 0 || deps.dataSources.some((d) => d.endBlock === undefined)) return settings.stopAtHeight;
-    const end = Math.max(...deps.dataSources.map((d) => d.endBlock!));
-    return settings.stopAtHeight === undefined ? end : Math.min(end, settings.stopAtHeight);
-  };
 
   const history = createHistoryCheck({ source, forks, log, rollBack: (ancestor) => rollBack(ancestor) });
   const rangeDeps = {
@@ -154,7 +154,7 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
       if (signal.aborted) stopping.abort();
       else signal.addEventListener('abort', () => stopping.abort(), { once: true });
       let next = await load();
-      const end = endHeight();
+      const end = endHeight(deps.dataSources, deps.templates, settings.stopAtHeight);
       const headPoll = createHeadPoll({ maxMs: settings.pollIntervalMs });
       const lookAtHeads = async () => {
         const h = await follower.heads();
