@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeErc20Workload } from '../devchain/make-erc20-workload.ts';
@@ -8,15 +7,15 @@ import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { envFor } from '../test/support/node-backends.ts';
 import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
-import { BIN, idxCli, programEnv } from '../test/support/idx-programs.ts';
+import { idxCli } from '../test/support/idx-programs.ts';
 import { buildErc20Project } from '../test/support/erc20-starter.ts';
 import { copyProject } from '../test/support/project-copies.ts';
 import { atTransferStart, patchStarterMapping } from '../test/support/starter-mapping.ts';
 import { runNodeCli } from '../test/support/watched-node.ts';
 import type { Benchmark } from './run.ts';
 import { failures, postLoad } from './post-load.ts';
-import { percentile, sequentialTimes } from './query-p50.ts';
-import { deadPort } from '../test/support/local-rpc-server.ts';
+import { percentile, sequentialTimes, startIdxQuery } from './query-p50.ts';
+import { teardowns } from './teardowns.ts';
 
 /**
  * idx-query on ~40,000 transfers indexed historically into PostgreSQL by the starter project
@@ -79,25 +78,10 @@ async function run(): Promise<void> {
       `indexed ${counts!.transfers} transfers (${counts!.versions} account versions) historically in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
 
-    const port = await deadPort();
-    const child = spawn(process.execPath, [BIN('idx-query'), '-n', schema, '--port', String(port), '--log-level', 'warn'], {
-      env: programEnv(env),
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    const exited = new Promise((r) => child.once('exit', r));
+    // idx-query stops before the schema is dropped
+    const queryTd = teardowns();
     try {
-      const url = `http://127.0.0.1:${port}/`;
-      for (
-        let i = 0;
-        (await fetch(`${url}health`).then(
-          (r) => r.status,
-          () => 0,
-        )) !== 200;
-        i++
-      ) {
-        if (i > 600) throw new Error('idx-query did not start');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const url = await startIdxQuery(queryTd, schema, env);
       // ids as the mapping stored them (checksummed addresses)
       const [pick] = await execute<{ account: string; sender: string; n: string }>(
         db.kysely,
@@ -137,8 +121,7 @@ async function run(): Promise<void> {
         `{ accountChanges(fromHeight: 0, first: 100, filter: { id: { equalTo: "${sender}" } }) { nodes { height after { balance } } } }`,
       );
     } finally {
-      child.kill('SIGTERM');
-      await exited;
+      await queryTd.run();
     }
   } finally {
     await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`).catch(() => {});
