@@ -1,6 +1,6 @@
 import type { RpcCall, RpcClient, RpcSettled } from '../create-rpc-client.ts';
 import { settledCalls } from '../rpc-settled.ts';
-import { cacheLookup, cacheSlot, type CacheRules, type CacheSlot } from './cacheable-call.ts';
+import { cacheLookup, cacheSlot, type CacheLookup, type CacheRules, type CacheSlot } from './cacheable-call.ts';
 import { coveringSpans, logsWithin } from './log-coverage.ts';
 import type { RpcCacheStore } from './rpc-cache-store.ts';
 
@@ -36,8 +36,7 @@ export function cachedClient(inner: RpcClient, deps: CachedClientDeps): RpcClien
   let distrusted = false;
 
   /** A call's answer from the cache, or undefined. */
-  async function fromCache(store: RpcCacheStore, call: RpcCall): Promise<unknown> {
-    const lookup = cacheLookup(deps.rules, call);
+  async function fromCache(store: RpcCacheStore, lookup: CacheLookup | undefined): Promise<unknown> {
     if (lookup === undefined) return undefined;
     const exact = await store.get(lookup.key);
     if (exact !== undefined || lookup.span === undefined) return exact;
@@ -52,7 +51,8 @@ export function cachedClient(inner: RpcClient, deps: CachedClientDeps): RpcClien
   const batchSettled = async (calls: readonly RpcCall[]): Promise<RpcSettled[]> => {
     const store = distrusted ? undefined : deps.store();
     if (store === undefined) return inner.batchSettled(calls);
-    const cached = await Promise.all(calls.map((c) => fromCache(store, c)));
+    const lookups = calls.map((c) => cacheLookup(deps.rules, c));
+    const cached = await Promise.all(lookups.map((l) => fromCache(store, l)));
     const missing = calls.flatMap((c, i) => (cached[i] === undefined ? [i] : []));
     const settled: RpcSettled[] = cached.map((value) => ({ ok: true, value, endpoint: RPC_CACHE_ENDPOINT }));
     counts.served += calls.length - missing.length;
@@ -63,7 +63,7 @@ export function cachedClient(inner: RpcClient, deps: CachedClientDeps): RpcClien
     answers.forEach((answer, j) => {
       const call = calls[missing[j]!]!;
       settled[missing[j]!] = answer;
-      if (cacheLookup(deps.rules, call) !== undefined) counts.fetched++;
+      if (lookups[missing[j]!] !== undefined) counts.fetched++;
       if (!answer.ok) return;
       const slot = cacheSlot(deps.rules, call, answer.value, finalized);
       if (slot !== undefined) kept.push({ ...slot, value: answer.value });
