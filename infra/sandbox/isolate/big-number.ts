@@ -89,8 +89,8 @@ export class BigNumber {
   /** BN.js's `umod`: never negative */
   mod(other: BigNumberish): BigNumber {
     const d = toBigInt(other);
-    if (d < 0n) fault('division-by-zero', 'mod');
-    if (d === 0n) fault('division-by-zero', 'mod');
+    // ethers refuses a negative modulus under this name; zero fails in BN.js
+    if (d <= 0n) fault('division-by-zero', 'mod');
     const r = this.v % d;
     return new BigNumber(r < 0n ? r + d : r);
   }
