@@ -1,7 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
-import pg from 'pg';
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
 import { notifyChannel } from '../domain/entities/names.ts';
@@ -15,6 +14,7 @@ import { startProgram } from './support/program-process.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { freePortGuess } from './support/node-ports.ts';
 import { gqlData } from './support/query-client.ts';
+import { notifierFor } from './support/notify-client.ts';
 
 /**
  * The live side of idx-query as a user runs it: `idx-node --subscription` (a CLI process) indexes
@@ -190,26 +190,4 @@ async function live(t: Test, kind: BackendKind): Promise<void> {
   t.equal(await query.stop(), 0, 'idx-query stops cleanly');
   t.equal(await node.stop(), 0, 'idx-node stops cleanly');
   if (kind === 'pglite') await t.rejects(findPgliteSocket(join(dir, '.idx-data')), { code: 'EMBEDDED_NODE_NOT_RUNNING' }, 'the socket goes with the node');
-}
-
-/** A connection to send probe notifications: the node's socket on PGlite, the server on PostgreSQL. */
-async function notifierFor(kind: BackendKind, dir: string): Promise<pg.Client> {
-  let config: pg.ClientConfig;
-  if (kind === 'pglite') {
-    const e = await findPgliteSocket(join(dir, '.idx-data'));
-    config = { host: e.host, port: e.port, user: e.owner.user, password: e.owner.password, database: 'postgres' };
-  } else {
-    const env = envFor('postgres');
-    config = {
-      host: env.DB_HOST,
-      port: Number(env.DB_PORT || 5432),
-      user: env.DB_USER || 'postgres',
-      password: env.DB_PASS,
-      database: env.DB_DATABASE || 'postgres',
-    };
-  }
-  const c = new pg.Client(config);
-  c.on('error', () => undefined); // the node going away at the end
-  await c.connect();
-  return c;
 }

@@ -27,10 +27,11 @@ export interface QueryServiceOptions {
   /** how often to look for a changed model (default 5 s) */
   hotSchemaIntervalMs?: number;
   /**
-   * hears promotions of a deployment at once (LISTEN on PostgreSQL); returns how to stop. Without it
-   * a promotion is seen at the next look of the timer.
+   * where `-n` is served from, when it names a deployment: by default a pointer row in `db`
+   * (PostgreSQL), looked at by the timer; run-query adds LISTEN, or a pointer file on the embedded
+   * database, whose versions are in other folders' databases
    */
-  deployments?: (name: string, heard: () => void) => Promise<() => Promise<void>>;
+  follower?: DeploymentFollower;
   version: string;
   logger: Logger;
   extensions?: readonly SchemaExtension[];
@@ -38,13 +39,41 @@ export interface QueryServiceOptions {
 
 export type Health = { healthy: true } | { healthy: false; error: string };
 
+/** Where requests are answered from: a schema in a database. */
+export interface Placement {
+  readonly schema: string;
+  readonly db: Db;
+  /** the embedded database's project folder, for the error when its node is stopped */
+  readonly embeddedProject?: string;
+}
+
+/** How `-n` is followed when a deployment of that name moves (blue/green, docs/deploy.md). */
+export interface DeploymentFollower {
+  /** where the name points now; `current` is reused when the answer is the same place */
+  locate(current: Placement | undefined): Promise<Placement>;
+  /** hears a move at once; returns how to stop. Without it, the timer looks. */
+  listen?(heard: () => void): Promise<() => Promise<void>>;
+  /** a placement no longer served: requests still running on it have had `grace` ms to end */
+  release?(placement: Placement): Promise<void>;
+}
+
+/** PostgreSQL: the pointer row of `name` in the database served, else the schema of that name. */
+export function pointerRowFollower(db: Db, name: string, embeddedProject?: string): DeploymentFollower {
+  return {
+    async locate(current) {
+      const schema = (await readDeployment(db.kysely, name)) ?? name;
+      return current?.schema === schema && current.db === db ? current : { schema, db, ...(embeddedProject !== undefined && { embeddedProject }) };
+    },
+  };
+}
+
+const samePlacement = (a: Placement, b: Placement) => a.schema === b.schema && a.db === b.db;
+
 /**
  * What one request is answered from: the schema served and the GraphQL schema built from it. A
  * deployment switch replaces the whole object, so a request that took one finishes on it.
  */
-export interface ServedTarget {
-  /** the database schema read */
-  readonly schema: string;
+export interface ServedTarget extends Placement {
   readonly built: BuiltSchema;
   /** a context for one request or subscription on this target */
   createContext(): QueryContext;
@@ -68,7 +97,6 @@ export interface QueryService {
   /** `-n/--name`: a schema, or a deployment pointing at one */
   readonly schemaName: string;
   readonly settings: QuerySettings;
-  readonly db: Db;
   /** the schema now; it changes when the node's model changes */
   current(): BuiltSchema;
   /** what requests are answered from now */
@@ -88,59 +116,79 @@ export interface QueryService {
 }
 
 export async function createQueryService(options: QueryServiceOptions): Promise<QueryService> {
-  const { db, settings, logger } = options;
+  const { settings, logger } = options;
   const name = options.schema;
   const log = logger.child('query');
   const cache = new DocumentCache();
-  const place: DatabasePlace = { description: db.description, ...(options.embeddedProject !== undefined && { embeddedProject: options.embeddedProject }) };
+  const follower = options.follower ?? pointerRowFollower(options.db, name, options.embeddedProject);
 
-  const makeTarget = async (schema: string): Promise<ServedTarget> => {
-    const project = await readStoredProject(db.kysely, schema, db.description);
+  const makeTarget = async (at: Placement): Promise<ServedTarget> => {
+    const project = await readStoredProject(at.db.kysely, at.schema, at.db.description);
     const built = buildSchema({ project, settings, version: options.version, extensions: options.extensions });
-    return withContexts(schema, built);
+    return withContexts(at, built);
   };
-  const withContexts = (schema: string, built: BuiltSchema): ServedTarget => {
+  const withContexts = (at: Placement, built: BuiltSchema): ServedTarget => {
+    const { schema, db } = at;
+    const place: DatabasePlace = { description: db.description, ...(at.embeddedProject !== undefined && { embeddedProject: at.embeddedProject }) };
     const metadata = storedMetadata({ db, schema, place, ...(options.indexer !== undefined && { indexer: options.indexer }) });
-    return { schema, built, createContext: () => createQueryContext({ db: db.kysely, schema, tables: built.tables, settings, metadata, logger: log, place }) };
+    return {
+      ...at,
+      built,
+      createContext: () => createQueryContext({ db: db.kysely, schema, tables: built.tables, settings, metadata, logger: log, place }),
+    };
   };
-  const pointed = async () => (await readDeployment(db.kysely, name)) ?? name;
-  const first = await pointed();
-  let live = await makeTarget(first);
-  if (first !== name) log.info(`"${name}" is a deployment: serving its live schema "${first}"`);
+  let live = await makeTarget(await follower.locate(undefined));
+  if (live.schema !== name || live.db !== options.db) log.info(`"${name}" is a deployment: serving its live schema "${live.schema}" of ${live.db.description}`);
   const listeners = new Set<(b: BuiltSchema) => void>();
   const switchListeners = new Set<(s: DeploymentSwitch) => void>();
 
   /** Builds the new target completely before one assignment swaps it in; nothing in between awaits. */
   let moving: Promise<boolean> | undefined;
   async function follow(heardAt = performance.now()): Promise<boolean> {
-    const schema = await pointed();
-    if (schema === live.schema) return false;
-    const to = await makeTarget(schema);
+    const at = await follower.locate(live);
+    if (samePlacement(at, live)) return false;
+    const to = await makeTarget(at).catch(async (err: unknown) => {
+      if (at.db !== live.db) await follower.release?.(at);
+      throw err;
+    });
     const from = live;
     live = to;
     const tookMs = Math.round(performance.now() - heardAt);
-    log.info(`the deployment "${name}" moved: now serving schema "${schema}" (was "${from.schema}"), switched in ${tookMs} ms`, {
+    const where = to.db === from.db ? '' : ` of ${to.db.description}`;
+    log.info(`the deployment "${name}" moved: now serving schema "${to.schema}"${where} (was "${from.schema}"), switched in ${tookMs} ms`, {
       event: 'deployment-switched',
       deployment: name,
-      schema,
+      schema: to.schema,
       previous: from.schema,
       tookMs,
     });
     for (const l of switchListeners) l({ from, to, tookMs });
+    if (from.db !== to.db) releaseLater(from);
     return true;
   }
+  // requests that took the old target finish on it: its database goes once they have had their time
+  const releasing = new Map<NodeJS.Timeout, Placement>();
+  const release = (at: Placement) => follower.release?.(at).catch((err: unknown) => log.warn(`closing ${at.db.description}: ${(err as Error).message}`));
+  const releaseLater = (from: Placement) => {
+    const timer = setTimeout(() => {
+      releasing.delete(timer);
+      void release(from);
+    }, settings.queryTimeoutMs + 1000);
+    timer.unref();
+    releasing.set(timer, from);
+  };
   // one look at a time: a notification and the timer must not build the same target twice
   const followOnce = (heardAt?: number) => (moving ??= follow(heardAt).finally(() => (moving = undefined)));
 
   async function reload(): Promise<boolean> {
     if (await followOnce()) return true;
     const current = live;
-    const project = await readStoredProject(db.kysely, current.schema, db.description);
+    const project = await readStoredProject(current.db.kysely, current.schema, current.db.description);
     if (project.fingerprint === current.built.project.fingerprint) return false;
     const built = buildSchema({ project, settings, version: options.version, extensions: options.extensions });
     // a switch while this was built wins: its target is newer
     if (live !== current) return false;
-    live = withContexts(current.schema, built);
+    live = withContexts(current, built);
     log.info(`the entity model of "${current.schema}" changed: GraphQL schema reloaded (${built.tables.size} entities)`);
     for (const l of listeners) l(built);
     return true;
@@ -161,12 +209,11 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
   const timer = setInterval(() => void (options.hotSchema ? lookNow() : lookNow(performance.now())), options.hotSchemaIntervalMs ?? 5000);
   timer.unref();
   // A promotion is heard at once where the database can LISTEN; the timer above is the fallback.
-  const unlisten = options.deployments === undefined ? undefined : await options.deployments(name, () => void lookNow(performance.now()));
+  const unlisten = await follower.listen?.(() => void lookNow(performance.now()));
 
   const service: QueryService = {
     schemaName: name,
     settings,
-    db,
     current: () => live.built,
     target: () => live,
     onSchemaChange(listener) {
@@ -189,16 +236,22 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
     async health() {
       if (options.indexer !== undefined) return indexerHealthAt(options.indexer);
       try {
-        await execute(db.kysely, PING.text, PING.values);
+        await execute(live.db.kysely, PING.text, PING.values);
         return { healthy: true };
       } catch (err) {
-        return { healthy: false, error: `the database (${db.description}) does not answer: ${(err as Error).message}` };
+        return { healthy: false, error: `the database (${live.db.description}) does not answer: ${(err as Error).message}` };
       }
     },
     reload,
     async close() {
       clearInterval(timer);
       await unlisten?.();
+      for (const [t, at] of releasing) {
+        clearTimeout(t);
+        await release(at);
+      }
+      releasing.clear();
+      if (live.db !== options.db) await release(live);
       listeners.clear();
       switchListeners.clear();
     },

@@ -6,13 +6,11 @@ import { publishServiceUrl } from '../../infra/http/service-url-file.ts';
 import type { Logger } from '../../infra/logging/create-logger.ts';
 import { join } from 'node:path';
 import { createDb, type Db } from '../../infra/postgres/create-db.ts';
-import { openPgliteSocketDb } from '../../infra/postgres/pglite-socket-endpoint.ts';
 import type { SchemaExtension } from './schema/schema-extension.ts';
 import { createQueryServer, type QueryServer, type QueryServerPlugin } from './create-query-server.ts';
 import type { QueryOptions } from './query-options.ts';
 import { createQueryService, type QueryService, type QueryServiceOptions } from './query-service.ts';
-import { DEPLOYMENTS_CHANNEL } from '../../infra/postgres/deployment-pointer.ts';
-import { createNotifyListener } from '../../infra/postgres/notify-listener.ts';
+import { firstFolder, folderFollower, listenedPointerFollower, openFolderDb } from './deployment-followers.ts';
 
 /**
  * What `--playground`, `--subscription` and `--subgraph` plug in: schema additions and server
@@ -58,15 +56,11 @@ export interface RunningQuery {
  * statement timeout of --query-timeout. With DB_HOST_READ the queries go to that server (a read
  * replica), and only subscriptions' LISTEN connects to DB_HOST, where the node's NOTIFY happen.
  */
-export async function openQueryDb(options: QueryOptions, env: RunQueryContext['env'], logger: Logger): Promise<Db> {
+export async function openQueryDb(options: QueryOptions, env: RunQueryContext['env'], logger: Logger, folder = options.idx): Promise<Db> {
   if (!env.DB_HOST) {
     if (env.DB_HOST_READ) throw new IdxError('DB_CONFIG_INVALID', 'DB_HOST_READ names a read replica of the PostgreSQL at DB_HOST; set DB_HOST too');
     // embedded: the node owns its PGlite and serves it on a socket in its data folder (DECISIONS.md)
-    return openPgliteSocketDb(join(options.idx, '.idx-data'), {
-      maxConnections: options.maxConnection,
-      applicationName: 'idx-query',
-      onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
-    });
+    return openFolderDb(options.maxConnection, logger)(folder);
   }
   const open = (dbEnv: RunQueryContext['env'], maxConnections: number) =>
     createDb({
@@ -107,26 +101,17 @@ export function readReplicaEnv(env: RunQueryContext['env']): RunQueryContext['en
 }
 
 /**
- * LISTENs for promotions of `-n` on the primary (where the node's NOTIFY happen), on a connection
- * of its own opened at start; it reconnects by itself, and the hot-schema timer covers what a
- * reconnect missed.
+ * How `-n` follows a deployment: on PostgreSQL the pointer row, heard at once by LISTEN; on the
+ * embedded database the served folder's pointer file, heard by a watch on its data folder.
  */
-function deploymentListener(db: Db, logger: Logger): NonNullable<QueryServiceOptions['deployments']> {
-  return async (name, heard) => {
-    const log = logger.child('deployments');
-    const listener = await createNotifyListener({
-      connection: { ...db.connection!, application_name: 'idx-query-deployments' },
-      onError: (err) => log.warn(`LISTEN connection for promotions: ${err.message}`),
-      onReconnect: (attempt) => log.info(`LISTEN connection for promotions: reconnecting (attempt ${attempt})`),
-    });
-    const stop = await listener.subscribe(DEPLOYMENTS_CHANNEL, (payload) => {
-      if ((payload as unknown as { name?: unknown }).name === name) heard();
-    });
-    return async () => {
-      await stop();
-      await listener.close();
-    };
-  };
+function followerOf(ctx: RunQueryContext, db: Db, home: string): Pick<QueryServiceOptions, 'follower'> {
+  const { options, logger } = ctx;
+  if (ctx.db !== undefined) return {};
+  if (!ctx.env.DB_HOST) {
+    const open = openFolderDb(options.maxConnection, logger);
+    return { follower: folderFollower({ folder: options.idx, name: options.name, db, home, open, logger }) };
+  }
+  return db.connection === undefined ? {} : { follower: listenedPointerFollower(db, options.name, logger) };
 }
 
 /** `idx-query`: reads the model the node stored, builds the GraphQL schema and serves it until closed. */
@@ -143,7 +128,10 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   // features whose flag is off stay out
   const enabled = features.filter((f) => FEATURE_FLAGS[f.flag](options));
 
-  const db = ctx.db ?? (await openQueryDb(options, ctx.env, logger));
+  // embedded: the served folder's pointer may name another folder's database (blue/green)
+  const embedded = ctx.db === undefined && !ctx.env.DB_HOST;
+  const home = embedded ? await firstFolder(options.idx) : options.idx;
+  const db = ctx.db ?? (await openQueryDb(options, ctx.env, logger, home));
   const ownsDb = ctx.db === undefined;
   let service: QueryService | undefined;
   try {
@@ -158,11 +146,10 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       settings: { aggregate: options.aggregate, unsafe: options.unsafe, queryLimit: options.queryLimit, queryTimeoutMs: options.queryTimeout },
       queryComplexity: options.queryComplexity,
       indexer: options.indexer,
-      ...(ctx.db === undefined && !ctx.env.DB_HOST && { embeddedProject: options.idx }),
+      ...(embedded && { embeddedProject: home }),
       hotSchema: !options.disableHotSchema,
       hotSchemaIntervalMs: ctx.hotSchemaIntervalMs,
-      // PostgreSQL: a promotion is heard at once (the embedded database has one project per folder)
-      ...(ctx.env.DB_HOST && db.connection !== undefined && { deployments: deploymentListener(db, logger) }),
+      ...followerOf(ctx, db, home),
       version: ctx.version,
       logger,
       extensions: enabled.flatMap((f) => (f.extendSchema ? [f.extendSchema] : [])),

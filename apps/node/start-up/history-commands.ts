@@ -2,6 +2,7 @@ import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { dropChainData } from '../../../infra/postgres/chain-tables-ddl.ts';
 import { dropProjectSchema } from '../../../infra/postgres/prepare-project-schema.ts';
 import { deploymentsServing } from '../../../infra/postgres/deployment-pointer.ts';
+import { foldersServing } from '../../../infra/postgres/deployment-file.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import { findMultichain, loadProject } from '../../../infra/project/load-project.ts';
 import { withRunnerOptions } from './runner-options.ts';
@@ -36,11 +37,12 @@ export async function forceClean(options: NodeOptions & { idx: string }, logger:
       return;
     }
     // blue/green: the schema a deployment serves stays until another is promoted in its place
-    const serving = await deploymentsServing(db.kysely, schema);
+    const embedded = db.pglite !== undefined;
+    const serving = embedded ? await foldersServing({ folder: project.root, schema }) : await deploymentsServing(db.kysely, schema);
     if (serving.length > 0)
       throw new IdxError(
         'DEPLOYMENT_LIVE',
-        `force-clean: schema "${schema}" is served as the deployment ${serving.map((n) => `"${n}"`).join(', ')}; promote another schema first (idx-node promote --name ${serving[0]} --db-schema <schema>)`,
+        `force-clean: schema "${schema}" is served as the deployment ${serving.map((n) => `"${n}"`).join(', ')}; promote another ${embedded ? 'version' : 'schema'} first (idx-node promote --name ${serving[0]} ${embedded ? '-f <folder>' : '--db-schema <schema>'})`,
       );
     await dropProjectSchema(db.kysely, schema);
     logger.child('node').info(`force-clean: dropped schema "${schema}" and all its data from ${db.description}`);

@@ -15,7 +15,7 @@ import type { ProjectFiles } from '../../../infra/project/read-project-files.ts'
 import { projectStartHeight } from '../../../domain/project/project-model.ts';
 import type { NodeOptions } from './node-options.ts';
 import { openProjectDb, prepareProjectStore } from './open-project-store.ts';
-import { promoteOnce } from './promote-command.ts';
+import { deploymentName, promoteOnce, type PromotionTarget } from './promote-command.ts';
 
 export interface NodeStoreInput {
   options: NodeOptions;
@@ -115,10 +115,11 @@ export async function openNodeStore(input: NodeStoreInput) {
           };
     // what the indexing loop calls: the CSV files before each commit, --promote once caught up
     const { promote } = options;
-    const written = db;
+    // the pointer: a row beside the schemas on PostgreSQL, a file in the served folder on the embedded database
+    const target: PromotionTarget = db.pglite !== undefined ? { kind: 'folder', folder: project.root, schema } : { kind: 'postgres', db, schema };
     const hooks = {
       ...(exporter !== undefined && { exporter }),
-      ...(promote !== undefined && { onCaughtUp: () => promoteOnce(written, store, promote, schema, logger) }),
+      ...(promote !== undefined && { onCaughtUp: async () => promoteOnce(target, store, await deploymentName(promote, input.env), logger) }),
     };
     return { store, exporter, historical, hooks, close };
   } catch (err) {

@@ -19,7 +19,7 @@ import { recordingProblems, type LoggedProblem } from '../http/last-problem.ts';
 import { createNodeStatusPage } from '../http/node-status-page.ts';
 import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
-import { requirePostgres } from './promote-command.ts';
+import { deploymentName } from './promote-command.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from '../indexing/progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
@@ -57,8 +57,8 @@ const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(
 
 /** Start-up phase 1: the project, its network and its built files; nothing is opened yet. */
 async function loadNodeProject(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env']) {
-  // --promote: the deployment pointer is in PostgreSQL
-  if (options.promote !== undefined) requirePostgres(env, '--promote');
+  // --promote: on the embedded database the deployment is a folder, which must be there before indexing starts
+  if (options.promote !== undefined) await deploymentName(options.promote, env);
   const network = project.manifest.network;
   if (network === undefined || network.endpoints.length === 0) {
     throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);

@@ -7,7 +7,7 @@ import { tablesWithNotifyTriggers } from '../../../infra/postgres/notify-trigger
 import { executeWithin } from '../execute-request.ts';
 import type { QueryContext } from '../query-context.ts';
 import { complexityError, queryComplexity } from '../query-complexity.ts';
-import type { QueryService } from '../query-service.ts';
+import type { Placement, QueryService } from '../query-service.ts';
 import { checkSelections, checkVariables, jsonSizeOver, parseBounded, REQUEST_LIMITS, responseTooLargeError } from '../request-limits.ts';
 import type { QueryFeature } from '../run-query.ts';
 import { REFRESH_CONTEXT, subscriptionFields, type OpenSubscriptions } from './subscription-fields.ts';
@@ -27,7 +27,9 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
   let listener: NotifyListener | undefined;
   // The schema is built before the server exists; subscribing waits for attach().
   const lazy: NotifyListener = {
-    subscribe(channel, handler) {
+    async subscribe(channel, handler) {
+      // while -n moves to another database, a new subscription waits for the listener there
+      await moving;
       if (listener === undefined) throw new IdxError('STORE_INTERNAL', 'subscriptions are not connected yet');
       return listener.subscribe(channel, handler);
     },
@@ -36,6 +38,7 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
   let dispose: (() => void | Promise<void>) | undefined;
   let wss: WebSocketServer | undefined;
   let stopEnding: (() => void) | undefined;
+  let moving: Promise<void> | undefined;
   const open = openSubscriptions();
   return {
     flag: '--subscription',
@@ -43,24 +46,39 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
     extendSchema: subscriptionFields(lazy, open),
     async attach({ server, service, logger }) {
       const log = logger.child('subscriptions');
-      // blue/green: a subscription reads the schema it began on; when -n moves, it ends saying so
+      const listenOn = async (target: Placement) => {
+        const { db } = target;
+        if (db.connection === undefined) throw new IdxError('OPTION_NOT_AVAILABLE', `--subscription: ${db.description} offers no connection to LISTEN on`);
+        const opened = await createNotifyListener({
+          connection: { ...db.connection, application_name: 'idx-query-listen' },
+          onError: (err) => log.warn(`LISTEN connection: ${err.message}`),
+          onReconnect: (attempt) => log.info(`LISTEN connection: reconnecting (attempt ${attempt})`),
+        });
+        const triggered = await tablesWithNotifyTriggers(db.kysely, target.schema).catch(() => []);
+        if (triggered.length === 0) {
+          log.warn(`no notification triggers in schema "${target.schema}": subscriptions stay silent until idx-node runs with --subscription`);
+        }
+        return opened;
+      };
+      // blue/green: a subscription reads the schema it began on; when -n moves, it ends saying so,
+      // and the notifications come from the new version's database (another one on the embedded database)
       stopEnding = service.onSwitch(({ from, to }) => {
         const ended = open.end(from.schema, () => deploymentSwitched(service.schemaName, from.schema, to.schema));
         if (ended > 0) log.info(`ended ${ended} subscription(s) on schema "${from.schema}" with DEPLOYMENT_SWITCHED: their clients subscribe again`);
+        if (to.db !== from.db) moving = moveListener(to);
       });
-      const { db } = service;
-      const schemaName = service.target().schema;
+      const moveListener = async (to: Placement) => {
+        await moving;
+        const next = await listenOn(to).catch((err: unknown) => {
+          log.warn(`subscriptions cannot listen on ${to.db.description}: ${(err as Error).message}`);
+          return undefined;
+        });
+        const old = listener;
+        if (next !== undefined) listener = next;
+        await old?.close();
+      };
       open.watch(service);
-      if (db.connection === undefined) throw new IdxError('OPTION_NOT_AVAILABLE', `--subscription: ${db.description} offers no connection to LISTEN on`);
-      listener = await createNotifyListener({
-        connection: { ...db.connection, application_name: 'idx-query-listen' },
-        onError: (err) => log.warn(`LISTEN connection: ${err.message}`),
-        onReconnect: (attempt) => log.info(`LISTEN connection: reconnecting (attempt ${attempt})`),
-      });
-      const triggered = await tablesWithNotifyTriggers(db.kysely, schemaName).catch(() => []);
-      if (triggered.length === 0) {
-        log.warn(`no notification triggers in schema "${schemaName}": subscriptions stay silent until idx-node runs with --subscription`);
-      }
+      listener = await listenOn(service.target());
       // ws accepts 100 MiB messages by default: hold them to the HTTP body limit (a larger one closes the socket with 1009)
       wss = new WebSocketServer({ server, maxPayload: REQUEST_LIMITS.maxMessageBytes });
       const handle = useServer(
@@ -89,6 +107,7 @@ export function subscriptionFeature(options: SubscriptionFeatureOptions): QueryF
     },
     async close() {
       stopEnding?.();
+      await moving;
       await dispose?.();
       await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
       await listener?.close();
