@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --no-node-snapshot
 // `idx-node`: indexes a chain with a project's mappings (--no-node-snapshot: isolated-vm needs it on Node 20).
-import { load } from './launch.js';
+import { exitWhenIdle, load } from './launch.js';
 
 const { main } = await load('apps/node/main');
-process.exit(await main(process.argv.slice(2), 'base'));
+exitWhenIdle(await main(process.argv.slice(2), 'base'));

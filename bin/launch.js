@@ -33,3 +33,17 @@ export async function load(program) {
   ignoreClosedOutput();
   return importModule(program);
 }
+
+/**
+ * Ends the program with `code` once its event loop is empty, rather than at once: isolated-vm tears a
+ * disposed isolate down on a thread of its own, holding the loop open meanwhile, and a process.exit()
+ * that races it crashes in the teardown (SIGSEGV in ivm::PlatformDelegate::UnregisterIsolate). Then
+ * still process.exit(): Node's own teardown of the environment can trip isolated-vm's weak callbacks
+ * (test/support/exit-when-done.ts). A handle left open must not keep the program alive: past
+ * `graceMs` it exits anyway.
+ */
+export function exitWhenIdle(code, graceMs = 3000) {
+  process.exitCode = code;
+  process.once('beforeExit', () => process.exit(code));
+  setTimeout(() => process.exit(code), graceMs).unref();
+}
