@@ -20,6 +20,7 @@ import { createNodeStatusPage } from '../http/node-status-page.ts';
 import { DEFAULT_BATCH_SIZE, networkEndpoints, type NodeOptions } from './node-options.ts';
 import { openNodeStore } from './open-node-store.ts';
 import { deploymentName } from './promote-command.ts';
+import { withWarmHeads } from '../indexing/warm-heads.ts';
 import { projectSchemaName } from './open-project-store.ts';
 import { progressLine } from '../indexing/progress-line.ts';
 import { runMultichain } from './run-multichain.ts';
@@ -172,6 +173,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       version: ctx.version,
       env: ctx.env,
     });
+    // asked now, answered while the database and the sandbox are prepared
+    const heads = withWarmHeads(chain.source);
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
     facts.chainSdkVersion = chain.chainSdkVersion;
@@ -214,7 +217,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     const bypassed = bypassedHeights(bypassList);
     if (bypassed !== undefined) log.info(`network.bypassBlocks: the handlers of ${bypassList!.join(', ')} do not run`);
     const indexer = createIndexer({
-      source: chain.source,
+      source: heads,
       fetcher,
       store: opened.store,
       cache: mapping.cache,
