@@ -160,7 +160,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     ctx.onListening?.(port);
 
     // Phase 3: the chain, before the database: a wrong endpoint should fail at once.
-    const chain = await connectChain({
+    const { chain, heads } = await connectChain({
       family,
       network,
       project,
@@ -173,8 +173,6 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
       version: ctx.version,
       env: ctx.env,
     });
-    // asked now, answered while the database and the sandbox are prepared
-    const heads = withWarmHeads(chain.source);
     facts.genesisHash = chain.genesisHash;
     facts.specName = chain.specName;
     facts.chainSdkVersion = chain.chainSdkVersion;
@@ -246,6 +244,7 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
 /**
  * The family's chain over the manifest's endpoints, behind the RPC cache when one is set: the cache is
  * opened for the chain the endpoint proves to serve, and keeps answers once final as the indexer knows it.
+ * With it, the chain's heads for the indexer, already asked for (warm-heads.ts).
  */
 async function connectChain(
   input: Omit<ConnectChainInput, 'clientLayer' | 'rpcCache'> & {
@@ -268,7 +267,8 @@ async function connectChain(
     await rpcCache.bind(chain.genesisHash);
     closers.push(() => rpcCache.close());
   }
-  return chain;
+  // the heads asked now, answered while the database and the sandbox are prepared
+  return { chain, heads: withWarmHeads(chain.source) };
 }
 
 /** Runs `work` with a progress line (blocks/s, height, ETA) logged every `everyMs`. */
