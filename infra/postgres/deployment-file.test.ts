@@ -43,6 +43,15 @@ t.test('a pointer file without a target is refused by name', async (t) => {
   await writeFile(join(broken, '.idx-data', DEPLOYMENT_FILE), '{"live":{}}');
   await t.rejects(readDeploymentFile(broken), { code: 'DEPLOYMENT_FILE_INVALID', message: /idx-deployment\.json names no folder and schema/ });
   t.same(await foldersServing({ folder: broken, schema: 'x' }), [], 'a folder never promoted to serves nothing');
+  await writeFile(join(broken, '.idx-data', DEPLOYMENT_FILE), '{"live": {"fold');
+  await t.rejects(readDeploymentFile(broken), { code: 'DEPLOYMENT_FILE_INVALID' }, 'a file cut short too');
+  const mended = await promoteFolder(broken, { folder: v2, schema: 'app-v2' });
+  t.same(
+    { live: mended.live, previous: mended.previous },
+    { live: { folder: v2, schema: 'app-v2' }, previous: null },
+    'promoting again mends it, as the error says',
+  );
+  t.same(await readDeploymentFile(broken), mended);
 });
 
 t.test('the watch hears a promotion written over the file', async (t) => {

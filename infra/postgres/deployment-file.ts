@@ -52,11 +52,17 @@ export async function servedFolder(name: string, cwd = process.cwd()): Promise<s
 
 /** The pointer of a served folder, or undefined when it serves its own schema. */
 export async function readDeploymentFile(folder: string): Promise<FileDeployment | undefined> {
-  const text = await readFileIfPresent(join(folder, DATA_DIR, DEPLOYMENT_FILE));
+  const file = join(folder, DATA_DIR, DEPLOYMENT_FILE);
+  const text = await readFileIfPresent(file);
   if (text === undefined) return undefined;
-  const parsed = JSON.parse(text) as Partial<FileDeployment>;
-  if (typeof parsed.live?.folder !== 'string' || typeof parsed.live.schema !== 'string')
-    throw new IdxError('DEPLOYMENT_FILE_INVALID', `${join(folder, DATA_DIR, DEPLOYMENT_FILE)} names no folder and schema: promote again (idx-node promote)`);
+  let parsed: Partial<FileDeployment> | undefined;
+  try {
+    parsed = JSON.parse(text) as Partial<FileDeployment>;
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed?.live?.folder !== 'string' || typeof parsed.live.schema !== 'string')
+    throw new IdxError('DEPLOYMENT_FILE_INVALID', `${file} names no folder and schema: promote again (idx-node promote)`);
   return parsed as FileDeployment;
 }
 
@@ -65,7 +71,11 @@ export async function readDeploymentFile(folder: string): Promise<FileDeployment
  * it), and the target folder notes that it is served, so force-clean there can refuse.
  */
 export async function promoteFolder(name: string, target: FolderTarget): Promise<FileDeployment> {
-  const was = await readDeploymentFile(name);
+  // a pointer that cannot be read is what a promotion mends: it is written anew, with no previous version
+  const was = await readDeploymentFile(name).catch((err: unknown) => {
+    if ((err as IdxError).code === 'DEPLOYMENT_FILE_INVALID') return undefined;
+    throw err;
+  });
   const current = was?.live ?? null;
   const pointer: FileDeployment = {
     name,
