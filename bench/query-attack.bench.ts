@@ -14,6 +14,7 @@ import { uniqueSchemaName } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
 import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import type { Benchmark } from './run.ts';
+import { untilHealthy } from './query-p50.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import { HUGE_SEARCHES } from '../test/support/hostile-searches.ts';
 
@@ -102,17 +103,7 @@ async function run(): Promise<void> {
     const exited = new Promise<void>((r) => child.once('exit', (code, signal) => ((exit = `exit ${code ?? signal}`), r())));
     const url = `http://127.0.0.1:${port}/`;
     try {
-      for (
-        let i = 0;
-        (await fetch(`${url}health`).then(
-          (r) => r.status,
-          () => 0,
-        )) !== 200;
-        i++
-      ) {
-        if (i > 600) throw new Error('idx-query did not start');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await untilHealthy(url, child);
       const status = async (key: string) =>
         Number(/(\d+)/.exec((await readFile(`/proc/${child.pid}/status`, 'utf8')).split('\n').find((l) => l.startsWith(key)) ?? '')?.[1] ?? 0) / 1024;
       console.log(`idx-query started: RSS ${(await status('VmRSS:')).toFixed(0)} MB; ${CLIENTS} attacking clients for ${SECONDS} s`);

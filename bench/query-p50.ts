@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, programEnv } from '../test/support/idx-programs.ts';
 import { deadPort } from '../test/support/local-rpc-server.ts';
 import type { Teardowns } from './teardowns.ts';
@@ -16,6 +16,12 @@ export async function startIdxQuery(td: Pick<Teardowns, 'teardown'>, schema: str
     await exited;
   });
   const url = `http://127.0.0.1:${port}/`;
+  await untilHealthy(url, child);
+  return url;
+}
+
+/** Resolves once idx-query at `url` answers /health with 200; fails when it exits first or after 30 s. */
+export async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
   for (
     let i = 0;
     (await fetch(`${url}health`).then(
@@ -27,7 +33,6 @@ export async function startIdxQuery(td: Pick<Teardowns, 'teardown'>, schema: str
     if (i > 600 || child.exitCode !== null) throw new Error('idx-query did not start');
     await new Promise((r) => setTimeout(r, 50));
   }
-  return url;
 }
 
 /** POSTs a GraphQL query; throws on GraphQL errors. */

@@ -64,10 +64,10 @@ export function folderFollower(options: FolderFollowerOptions): DeploymentFollow
       if (where === home) return at(target.schema, homeDb, where);
       return at(target.schema, await options.open(where), where);
     },
-    listen(heard) {
+    async listen(heard) {
       const log = options.logger.child('deployments');
       const stop = watchDeploymentFile(folder, heard, (err) => log.warn(`watching ${join(folder, '.idx-data')} for promotions: ${err.message}`));
-      return Promise.resolve(() => Promise.resolve(stop()));
+      return async () => stop();
     },
     async release(placement) {
       if (placement.db !== homeDb) await placement.db.close();

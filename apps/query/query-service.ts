@@ -49,20 +49,20 @@ export interface Placement {
 
 /** How `-n` is followed when a deployment of that name moves (blue/green, docs/deploy.md). */
 export interface DeploymentFollower {
-  /** where the name points now; `current` is reused when the answer is the same place */
+  /** where the name points now; `current`, the placement served, lets a follower keep using its database */
   locate(current: Placement | undefined): Promise<Placement>;
   /** hears a move at once; returns how to stop. Without it, the timer looks. */
   listen?(heard: () => void): Promise<() => Promise<void>>;
-  /** a placement no longer served: requests still running on it have had `grace` ms to end */
+  /** a placement no longer served (requests that took it have had --query-timeout to end): closes what the follower opened for it */
   release?(placement: Placement): Promise<void>;
 }
 
 /** PostgreSQL: the pointer row of `name` in the database served, else the schema of that name. */
 export function pointerRowFollower(db: Db, name: string, embeddedProject?: string): DeploymentFollower {
   return {
-    async locate(current) {
+    async locate() {
       const schema = (await readDeployment(db.kysely, name)) ?? name;
-      return current?.schema === schema && current.db === db ? current : { schema, db, ...(embeddedProject !== undefined && { embeddedProject }) };
+      return { schema, db, ...(embeddedProject !== undefined && { embeddedProject }) };
     },
   };
 }
@@ -251,7 +251,7 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
         await release(at);
       }
       releasing.clear();
-      if (live.db !== options.db) await release(live);
+      await release(live);
       listeners.clear();
       switchListeners.clear();
     },

@@ -1,4 +1,4 @@
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { EntityStore } from '../../../domain/entities/entity-store.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
@@ -9,7 +9,7 @@ import { openPgliteSocketDb } from '../../../infra/postgres/pglite-socket-endpoi
 import { execute, qualified } from '../../../infra/postgres/sql.ts';
 import { loadProject } from '../../../infra/project/load-project.ts';
 import type { NodeOptions } from './node-options.ts';
-import { checkedSchemaName } from './open-project-store.ts';
+import { projectSchemaName } from './open-project-store.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -25,22 +25,25 @@ export type PromotionTarget = { kind: 'postgres'; db: Db; schema: string } | { k
  */
 export async function promote(target: PromotionTarget, name: string, logger: Logger): Promise<void> {
   const { schema } = target;
-  let previous: string | undefined;
+  // the schema served before, and how the log line names it when it is another version
+  let previous: string | null;
+  let named: string | undefined;
   let where = '';
   if (target.kind === 'postgres') {
-    const pointer = await promoteDeployment(target.db, name, schema);
-    if (pointer.previous !== null && pointer.previous !== schema) previous = `"${pointer.previous}"`;
+    previous = (await promoteDeployment(target.db, name, schema)).previous;
+    if (previous !== null && previous !== schema) named = `"${previous}"`;
   } else {
-    const pointer = await promoteFolder(name, { folder: target.folder, schema });
-    const was = pointer.previous;
+    const was = (await promoteFolder(name, { folder: target.folder, schema })).previous;
+    previous = was?.schema ?? null;
     where = ` in ${target.folder}`;
-    if (was !== null && (was.folder !== target.folder || was.schema !== schema)) previous = `"${was.schema}" in ${was.folder}`;
+    if (was !== null && (was.folder !== target.folder || was.schema !== schema)) named = `"${was.schema}" in ${was.folder}`;
   }
-  const was = previous === undefined ? '' : ` (was ${previous}, kept until idx-node force-clean drops it)`;
+  const was = named === undefined ? '' : ` (was ${named}, kept until idx-node force-clean drops it)`;
   logger.child('deploy').info(`promoted: the deployment "${name}" now serves schema "${schema}"${where}${was}`, {
     event: 'promoted',
     deployment: name,
     schema,
+    ...(previous !== null && { previous }),
     ...(target.kind === 'folder' && { folder: target.folder }),
   });
 }
@@ -87,9 +90,8 @@ export async function deploymentName(name: string, env: Env): Promise<string> {
  * folder, whose node must be running (its database is read through it, as idx-query will).
  */
 export async function promoteCommand(name: string, options: NodeOptions, logger: Logger, env: Env): Promise<void> {
-  let schema = options.dbSchema;
-  const project = schema === undefined || !env.DB_HOST ? await loadProject(options.idx ?? process.cwd()) : undefined;
-  if (schema === undefined) schema = checkedSchemaName(options, options.idxName ?? basename(project!.root), `the project folder ${project!.root}`);
+  const project = options.dbSchema === undefined || !env.DB_HOST ? await loadProject(options.idx ?? process.cwd()) : undefined;
+  const schema = project !== undefined ? projectSchemaName(options, project) : options.dbSchema!;
   if (!env.DB_HOST) {
     const served = await servedFolder(name);
     await requireIndexed(project!.root, schema);
