@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startSubstrateChain } from '../devchain/start-substrate-chain.ts';
-import { ApiPromise, HttpProvider } from '@polkadot/api';
+import { ApiPromise } from '@polkadot/api';
+import { RetryingHttpProvider } from './support/retrying-http-provider.ts';
 import { compileSubstrateSource, matchSubstrateHandlers, type SubstrateHandlerCall } from '../domain/chains/substrate/match-substrate-handlers.ts';
 import { createSubstrateSource } from '../infra/chains/substrate/create-substrate-source.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
@@ -76,7 +77,7 @@ t.test('every handler argument of every block reads as @polkadot/api gives it, a
   }
 
   // the same walk, in the same order, over @polkadot/api's objects (made anew for each pass, as the sandbox makes its own)
-  const api = await ApiPromise.create({ provider: new HttpProvider(chain.httpUrl), noInitWarn: true });
+  const api = await ApiPromise.create({ provider: new RetryingHttpProvider(chain.httpUrl), noInitWarn: true });
   t.teardown(() => api.disconnect());
   const walker = createWalker();
   const reference = new Map<string, WalkPairs>();

@@ -1,4 +1,5 @@
-import { ApiPromise, HttpProvider } from '@polkadot/api';
+import { ApiPromise } from '@polkadot/api';
+import { RetryingHttpProvider } from './retrying-http-provider.ts';
 import { Keyring } from '@polkadot/keyring';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import { createKeyMulti, cryptoWaitReady, encodeAddress, sortAddresses } from '@polkadot/util-crypto';
@@ -14,7 +15,7 @@ import type { SubstrateDevChain } from '../../devchain/start-substrate-chain.ts'
  */
 export async function buildVariedBlocks(chain: SubstrateDevChain): Promise<number> {
   await cryptoWaitReady();
-  const api = await ApiPromise.create({ provider: new HttpProvider(chain.httpUrl), noInitWarn: true });
+  const api = await ApiPromise.create({ provider: new RetryingHttpProvider(chain.httpUrl), noInitWarn: true });
   try {
     const keyring = new Keyring({ type: 'sr25519', ss58Format: api.registry.chainSS58 });
     const [alice, bob, charlie] = ['//Alice', '//Bob', '//Charlie'].map((uri) => keyring.addFromUri(uri));
