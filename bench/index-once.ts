@@ -19,6 +19,8 @@ export async function indexOnce(
   blocks: number,
   /** more idx-node flags */
   args: readonly string[] = [],
+  /** the last height committed, where `/meta` does not tell all of it (measureIndexing) */
+  committed?: () => Promise<number | undefined>,
 ): Promise<IndexingRun> {
   // free now: /meta is polled on it, and the node would move to another if it were taken
   const port = await deadPort();
@@ -48,7 +50,7 @@ export async function indexOnce(
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
-  return measureIndexing({ label, child, port, toBlock, events, blocks });
+  return measureIndexing({ label, child, port, toBlock, events, blocks, ...(committed !== undefined && { committed }) });
 }
 
 export interface IndexingRun {

@@ -674,3 +674,41 @@ t.test('a Date, bigint and bytes written by a mapping reach the host as values o
     t.ok(data.bytes instanceof Uint8Array, `${label}: a Uint8Array`);
   }
 });
+
+t.test(
+  "each handler's first reads and writes of an entity type reach the host once, a read the sandbox's cache answers included; a failed block's are told again",
+  async (t) => {
+    const told: (readonly [string, string, number])[] = [];
+    const { sb } = await sandbox(
+      `
+    module.exports.write = async function () { await store.set('Account', 'a', { id: 'a' }); await store.set('Transfer', 't', { id: 't' }); };
+    module.exports.read = async function () {
+      const a = await store.get('Account', 'a');
+      if (a === undefined) throw new Error('the cached write is seen');
+      await store.getByField('Note', 'text', 'x');
+      if (globalThis.mode !== undefined) await store.remove('Gone', 'x');
+      if (globalThis.mode === 'fail') { globalThis.mode = undefined; throw new Error('fails once'); }
+    };
+    module.exports.arm = async function () { globalThis.mode = 'fail'; };
+    module.exports.heal = async function () { globalThis.mode = 'ok'; };
+  `,
+      { onAccess: (entries) => void told.push(...entries) },
+    );
+    await sb.runBlock(oneTransfer(), [logCall('write'), logCall('read')]);
+    t.same(told, [
+      ['write', 'Account', 2],
+      ['write', 'Transfer', 2],
+      ['read', 'Account', 1],
+      ['read', 'Note', 1],
+    ]);
+    told.length = 0;
+    await sb.runBlock(oneTransfer(), [logCall('write'), logCall('read')]);
+    t.same(told, [], 'nothing new: nothing told');
+    await sb.runBlock(oneTransfer(), [logCall('arm')]);
+    await t.rejects(sb.runBlock(oneTransfer(), [logCall('read')]), /fails once/);
+    await sb.runBlock(oneTransfer(), [logCall('write')]);
+    t.same(told, [], 'a failed block tells nothing, nor does the next that does not make its notes');
+    await sb.runBlock(oneTransfer(), [logCall('heal'), logCall('read')]);
+    t.same(told, [['read', 'Gone', 2]], "the failed block's notes were forgotten with it: told when a block that completes makes them");
+  },
+);

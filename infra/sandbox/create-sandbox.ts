@@ -7,7 +7,7 @@ import { createNodeVmRuntime } from './create-node-vm-runtime.ts';
 import { createPreludeCache, type PreludeCache } from './create-prelude-cache.ts';
 import { defaultSandboxFamily, sandboxFamilies, type FamilySandboxMethods, type LoadedProcessor } from './families/registry.ts';
 import type { SandboxLimits } from './isolate/limits.ts';
-import type { ChainTypesSource, CustomSourcesInstall, InstallOptions } from './isolate/wire.ts';
+import type { AccessEntry, ChainTypesSource, CustomSourcesInstall, InstallOptions } from './isolate/wire.ts';
 import type { MappingRuntime } from './mapping-runtime.ts';
 import { readSourceMap } from './read-source-map.ts';
 import { createRunState, readyRuntime, runInRuntime, type RuntimeRun } from './run-in-runtime.ts';
@@ -48,6 +48,8 @@ export interface SandboxOptions {
   custom?: CustomSourcesInstall;
   /** the project's chain types, as the node loaded them (infra/chains/<family>/load-chain-types.ts) */
   chainTypes?: ChainTypesSource;
+  /** told, after a block's writes are applied, which entity types a handler read (1) or wrote (2) for the first time */
+  onAccess?: (entries: readonly AccessEntry[]) => void;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
     memoryLimitMb: options.memoryLimitMb ?? DEFAULTS.memoryLimitMb,
     state,
+    ...(options.onAccess !== undefined && { onAccess: options.onAccess }),
   };
   const loaded = await readyRuntime(r);
   return {

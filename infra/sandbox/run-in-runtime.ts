@@ -1,7 +1,7 @@
 import type { SourceMap } from 'node:module';
 import { blockRunFailure, handlerFailure } from './block-failures.ts';
 import type { HostBridge, WriteFailed } from './create-host-bridge.ts';
-import type { BlockOutcome, BlockPayload, LoadOutcome } from './isolate/wire.ts';
+import type { AccessEntry, BlockOutcome, BlockPayload, LoadOutcome } from './isolate/wire.ts';
 import { mapStack } from './map-stack.ts';
 import type { MappingRuntime } from './mapping-runtime.ts';
 import { SandboxError } from './sandbox-error.ts';
@@ -15,6 +15,8 @@ export interface RuntimeRun {
   timeoutMs: number;
   memoryLimitMb: number;
   state: RunState;
+  /** which entity types a handler read or wrote for the first time, once the block's writes are applied */
+  onAccess?: (entries: readonly AccessEntry[]) => void;
 }
 
 export interface RunState {
@@ -68,7 +70,10 @@ export async function runInRuntime(
       state.writeFailure = undefined;
       const outcome = await runtime.runBlock(payload);
       if (state.writeFailure !== undefined) throw state.writeFailure;
-      if (outcome.ok) await r.bridge.applyWrites(outcome.writes);
+      if (outcome.ok) {
+        await r.bridge.applyWrites(outcome.writes);
+        if (outcome.access !== undefined) r.onAccess?.(outcome.access);
+      }
       return outcome;
     })();
     const expired = new Promise<'timeout'>((resolve) => {

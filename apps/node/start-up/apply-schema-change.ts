@@ -83,6 +83,9 @@ export async function applySchemaChange(
     );
   }
   if (verdict.reindex.length > 0) {
+    // the rows already indexed are no longer what the handlers now run would write: no partial reindex may copy them
+    const table = options.redeploy?.chainId === undefined ? '_metadata' : chainMetadataTable(options.redeploy.chainId);
+    await execute(db, `update ${qualified(schema, table)} set value = jsonb_set(value, '{complete}', 'false') where key = 'idxHandlerAccess'`);
     log.warn(
       `--allow-schema-migration: applied in place to schema "${schema}" in ${took} ms what a fresh index of this version would write differently ` +
         `(the rows already indexed stay as the earlier version wrote them; the new code runs from the next block):\n${reindexLines(verdict)}`,

@@ -194,6 +194,17 @@ t.test('blue/green: --promote on a run, and the promote subcommand', async (t) =
   t.match(usage(['-f', 'p', '--db-schema', 's', '--multi-chain', '--promote', 'app']), /--promote: a --multi-chain schema is caught up chain by chain/);
 });
 
+t.test('--reuse: a schema name, on a run, not with what a partial reindex cannot give', async (t) => {
+  t.equal(run(['-f', 'proj', '--db-schema', 'app-v2', '--reuse', 'app']).options.reuse, 'app');
+  t.match(usage(['-f', 'p', '--reuse', 'x'.repeat(64)]), /has 64 bytes/);
+  t.match(usage(['force-clean', '-f', 'p', '--reuse', 'app']), /--reuse applies to indexing/);
+  t.match(usage(['-f', 'p', '--db-schema', 'app', '--reuse', 'app']), /--reuse app: the schema reused must be another than --db-schema/);
+  t.match(usage(['-f', 'p', '--db-schema', 's', '--multi-chain', '--reuse', 'app']), /--reuse: a --multi-chain schema cannot be reused/);
+  t.match(usage(['-f', 'p', '--disable-historical', '--reuse', 'app']), /--reuse copies rows by height and needs historical tracking/);
+  t.match(usage(['-f', 'p', '--proof-of-index', '--reuse', 'app']), /--reuse: the proof of indexing covers every handler's writes/);
+  t.match(usage(['-f', 'p', '--csv-out-dir', 'csv', '--reuse', 'app']), /--reuse: the CSV files would lack the copied rows/);
+});
+
 t.test('subcommands force-clean and reindex', async (t) => {
   t.match(run(['force-clean', '-f', 'proj']), { command: 'force-clean', options: { idx: 'proj' } });
   const r = run(['reindex', '-f', 'proj', '--targetHeight=42']) as Extract<NodeCommand, { command: 'reindex' }>;

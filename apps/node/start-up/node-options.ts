@@ -46,6 +46,8 @@ export interface NodeOptions {
   proofOfIndex: boolean;
   /** `--promote <name>`: once caught up, point the deployment `name` at this schema (blue/green) */
   promote?: string;
+  /** `--reuse <schema>`: a partial reindex: copy what the unchanged handlers wrote into `schema`, run only the changed ones */
+  reuse?: string;
   queryLimit: number;
   /** `--rpc-cache`: the RPC cache's directory, `true` for the default one (rpc-cache-layer.ts), `false` for none */
   rpcCache: string | boolean;
@@ -175,6 +177,12 @@ function addNodeOptions(cmd: Command, variant: NodeVariant): Command {
       ).argParser(schemaName),
     )
     .addOption(new Option('--query-limit <n>', 'maximum items one store operation returns in mappings').argParser(positiveInt).default(100))
+    .addOption(
+      new Option(
+        '--reuse <schema>',
+        "index a new --db-schema from <schema>, an earlier version's: the rows of handlers whose code did not change are copied, only the changed handlers run over its blocks",
+      ).argParser(schemaName),
+    )
     .addOption(rpcCacheOption())
     .addOption(
       new Option('--rpc-cache-size <MiB>', 'the RPC cache bound, shared by all chains; the least recently used answers go')
@@ -302,6 +310,19 @@ export function parseNodeArgs(argv: readonly string[], ctx: ParseNodeArgsContext
   return result;
 }
 
+/** `--reuse`: what a partial reindex cannot be combined with (docs/deploy.md) */
+function reuseProblems(command: NodeCommand['command'], o: NodeOptions): string[] {
+  const problems: string[] = [];
+  if (command !== 'run') problems.push('--reuse applies to indexing');
+  if (o.multiChain) problems.push('--reuse: a --multi-chain schema cannot be reused (its chains are indexed by several nodes)');
+  if (o.disableHistorical) problems.push('--reuse copies rows by height and needs historical tracking; remove --disable-historical');
+  if (o.proofOfIndex)
+    problems.push("--reuse: the proof of indexing covers every handler's writes in order, which a partial reindex does not replay; remove --proof-of-index");
+  if (o.csvOutDir !== undefined) problems.push('--reuse: the CSV files would lack the copied rows, which no handler writes; remove --csv-out-dir');
+  if (o.dbSchema !== undefined && o.dbSchema === o.reuse) problems.push(`--reuse ${o.reuse}: the schema reused must be another than --db-schema`);
+  return problems;
+}
+
 /** Rules between options (docs/usage.md); errors throw, harmless mismatches come back as warnings. */
 function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: ParseNodeArgsContext): string[] {
   const o = cmd.options;
@@ -315,6 +336,7 @@ function checkCombinations(cmd: Exclude<NodeCommand, { command: 'exit' }>, ctx: 
   if (o.promote !== undefined && cmd.command !== 'run') errors.push(`--promote applies to indexing; to promote now use idx-node promote --name ${o.promote}`);
   if (o.promote !== undefined && o.multiChain)
     errors.push('--promote: a --multi-chain schema is caught up chain by chain; promote it with idx-node promote once every chain is');
+  if (o.reuse !== undefined) errors.push(...reuseProblems(cmd.command, o));
   if (cmd.command === 'reindex' && o.disableHistorical) errors.push('reindex needs historical tracking; remove --disable-historical');
   if (o.unfinalizedBlocks && o.disableHistorical) errors.push('--unfinalized-blocks needs historical tracking; remove --disable-historical');
   if (o.changesIndex && o.disableHistorical) errors.push('--changes-index needs historical tracking; remove --disable-historical');

@@ -27,6 +27,14 @@ import { runMultichain } from './run-multichain.ts';
 import { serveNodeHttp, type NodeFacts } from '../http/serve-node-http.ts';
 import { startMapping } from './start-mapping.ts';
 import { createRpcCacheLayer, rpcCacheRoot } from '../families/rpc-cache-layer.ts';
+import type { Kysely } from 'kysely';
+import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
+import { finalizedHeight } from '../../../domain/blocks/finality.ts';
+import type { DataSource } from '../../../domain/project/project-model.ts';
+import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
+import { projectDeployment } from '../../../infra/project/project-deployment.ts';
+import { recordHandlerAccess } from './record-handler-access.ts';
+import { copyReused, finishReuse, refuseUnfinishedReuse, reuseCopied, prepareReuse, sourcesRunning, type ReuseState } from './reuse-schema.ts';
 
 export interface RunNodeContext {
   options: NodeOptions;
@@ -60,6 +68,13 @@ const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(
 async function loadNodeProject(options: NodeOptions, project: LoadedProject, env: RunNodeContext['env']) {
   // --promote: on the embedded database the deployment is a folder, which must be there before indexing starts
   if (options.promote !== undefined) await deploymentName(options.promote, env);
+  // the reused schema's rows are copied by the database itself: both schemas must be in one
+  if (options.reuse !== undefined && (env.DB_HOST ?? '') === '') {
+    throw new IdxError(
+      'OPTION_NOT_AVAILABLE',
+      `--reuse ${options.reuse} needs PostgreSQL (set DB_HOST): each embedded database holds one version of a project`,
+    );
+  }
   const network = project.manifest.network;
   if (network === undefined || network.endpoints.length === 0) {
     throw new IdxError('NETWORK_MISSING', `${project.manifestPath}: the manifest needs network.chainId and network.endpoint (or give --network-endpoint)`);
@@ -201,36 +216,8 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
     const dataDir = join(project.root, '.idx-data');
     if (existsSync(dataDir)) closers.push(await publishServiceUrl(dataDir, 'idx-node', { url, page: statusPage !== undefined }));
 
-    // Phase 5: the sandbox with the project's mappings.
-    const mapping = await startMapping({ options, project, files, store: opened.store, chain, chainId: network.chainId, logger });
-    closers.push(mapping.dispose);
-
-    // Phase 6: where ranges come from.
-    const dictionaries = await dictionaryUrls(options, network, chain.genesisHash, log);
-    const fetcher = chain.fetcher(dictionaries, logger, (using) => (facts.usingDictionary = using));
-    closers.push(() => fetcher.close());
-
-    // Phase 7: index until stopped.
-    const bypassList = project.manifest.network?.bypassBlocks;
-    const bypassed = bypassedHeights(bypassList);
-    if (bypassed !== undefined) log.info(`network.bypassBlocks: the handlers of ${bypassList!.join(', ')} do not run`);
-    const indexer = createIndexer({
-      source: heads,
-      fetcher,
-      store: opened.store,
-      cache: mapping.cache,
-      runner: mapping.runner,
-      dataSources: project.manifest.dataSources,
-      templates: project.manifest.templates,
-      ...(bypassed !== undefined && { bypassed }),
-      family: chain.family(files, mapping.processors),
-      logger,
-      status,
-      ...opened.hooks,
-      settings: { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings },
-    });
-    facts.health = { healthy: true };
-    await withProgressLines(status, logger, (ctx.progressEverySeconds ?? 5) * 1000, () => indexer.run(stop.signal));
+    // Phases 5 to 7: the sandbox, where ranges come from, and indexing until stopped.
+    await indexProject({ ctx, options, variant, project, files, schema, opened, chain, heads, network, logger, status, facts, closers, signal: stop.signal });
     if (lockLost !== undefined) throw lockLost;
     log.info(`stopped after block ${status.lastProcessedHeight ?? '-'}`);
   } catch (err) {
@@ -239,6 +226,86 @@ export async function runNode(ctx: RunNodeContext): Promise<void> {
   } finally {
     for (const close of closers.reverse()) await close();
   }
+}
+
+/** Phases 5 to 7 of runNode: with --reuse the unchanged handlers' rows copied, the sandbox, the fetcher, and indexing until `signal` aborts. */
+async function indexProject(input: {
+  ctx: RunNodeContext;
+  options: NodeOptions;
+  variant: NodeVariant;
+  project: LoadedProject;
+  files: ProjectFiles;
+  schema: string;
+  opened: Awaited<ReturnType<typeof openNodeStore>>;
+  chain: Awaited<ReturnType<typeof connectChain>>['chain'];
+  heads: ChainHeads;
+  network: NonNullable<LoadedProject['manifest']['network']>;
+  logger: Logger;
+  status: IndexerStatus;
+  facts: NodeFacts;
+  closers: (() => unknown)[];
+  signal: AbortSignal;
+}): Promise<void> {
+  const { ctx, options, variant, project, files, schema, opened, chain, heads, network, logger, status, facts, closers, signal } = input;
+  const log = logger.child('node');
+  // Phase 5: with --reuse, the unchanged handlers' rows copied; the sandbox with the project's mappings.
+  const settings = { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings };
+  const reuse = await reuseFor(options, { project, files, schema, db: opened.db, chain, heads, settings, log });
+  // the reused rows are copied while the sandbox starts and the changed handlers run
+  const copying = reuse === undefined || reuseCopied(reuse) ? undefined : settled(copyReused(opened.db, schema, reuse, files.model, log));
+  const access = await recordHandlerAccess(opened.store);
+  const mapping = await startMapping({
+    options,
+    project,
+    files,
+    store: access.store,
+    chain,
+    chainId: network.chainId,
+    logger,
+    onAccess: access.recorder.add,
+  });
+  closers.push(mapping.dispose);
+
+  // Phase 6: where ranges come from.
+  const dictionaries = await dictionaryUrls(options, network, chain.genesisHash, log);
+  const fetcher = chain.fetcher(dictionaries, logger, (using) => (facts.usingDictionary = using));
+  closers.push(() => fetcher.close());
+
+  // Phase 7: index until stopped.
+  const bypassList = project.manifest.network?.bypassBlocks;
+  const bypassed = bypassedHeights(bypassList);
+  if (bypassed !== undefined) log.info(`network.bypassBlocks: the handlers of ${bypassList!.join(', ')} do not run`);
+  const indexerOf = (dataSources: readonly DataSource[], more: Partial<IndexerSettings>, hooks: typeof opened.hooks | undefined) =>
+    createIndexer({
+      source: heads,
+      fetcher,
+      store: access.store,
+      cache: mapping.cache,
+      runner: mapping.runner,
+      dataSources,
+      templates: project.manifest.templates,
+      ...(bypassed !== undefined && { bypassed }),
+      family: chain.family(files, mapping.processors),
+      logger,
+      status,
+      ...hooks,
+      settings: { ...settings, ...more },
+    });
+  facts.health = { healthy: true };
+  await withProgressLines(status, logger, (ctx.progressEverySeconds ?? 5) * 1000, async () => {
+    if (reuse !== undefined && !reuse.checked) {
+      // the changed handlers alone up to the height the rows are copied to, then every handler from there
+      const running = sourcesRunning(project.manifest.dataSources, reuse.plan.run);
+      const copied = await alongside(
+        copying,
+        (stopped) => (running.length > 0 ? indexerOf(running, { stopAtHeight: reuse.height }, undefined).run(stopped) : undefined),
+        signal,
+      );
+      if (signal.aborted || !copied) return;
+      await finishReuse(opened.db, schema, reuse, access.recorder.record());
+    }
+    await indexerOf(project.manifest.dataSources, {}, opened.hooks).run(signal);
+  });
 }
 
 /**
@@ -269,6 +336,72 @@ async function connectChain(
   }
   // the heads asked now, answered while the database and the sandbox are prepared
   return { chain, heads: withWarmHeads(chain.source) };
+}
+
+/** `work`'s outcome, never rejecting: awaited later, its failure is not unhandled meanwhile */
+const settled = <T>(work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> =>
+  work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+/**
+ * Runs `run` beside the copy of the reused rows (when one is under way): a failed copy stops the run,
+ * a failed run waits for the copy to end; either failure is thrown. True when the copy is done.
+ */
+async function alongside(
+  copying: ReturnType<typeof settled> | undefined,
+  run: (signal: AbortSignal) => Promise<void> | undefined,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const copy = copying?.then((outcome) => {
+      if (!outcome.ok) stop.abort();
+      return outcome;
+    });
+    const ran = await settled(run(stop.signal) ?? Promise.resolve());
+    const outcome = await copy;
+    if (outcome !== undefined && !outcome.ok) throw outcome.error;
+    if (!ran.ok) throw ran.error;
+    return !signal.aborted;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** `--reuse`: the reused schema's rows copied into this one up to its final height, or the plan a restart goes on with (reuse-schema.ts). */
+async function reuseFor(
+  options: NodeOptions,
+  input: {
+    project: LoadedProject;
+    files: ProjectFiles;
+    schema: string;
+    db: Kysely<any>;
+    chain: { genesisHash: string };
+    heads: ChainHeads;
+    settings: IndexerSettings;
+    log: Logger;
+  },
+): Promise<ReuseState | undefined> {
+  if (options.reuse === undefined) {
+    // without --reuse, a schema whose partial reindex has not finished would run the reused handlers again over copied rows
+    await refuseUnfinishedReuse(input.db, input.schema);
+    return undefined;
+  }
+  const { heads, settings } = input;
+  return prepareReuse({
+    db: input.db,
+    from: options.reuse,
+    to: input.schema,
+    model: input.files.model,
+    deployment: projectDeployment(input.project, input.files),
+    genesisHash: input.chain.genesisHash,
+    finalized: async () => finalizedHeight(await heads.bestHeight(), (await heads.finalizedHeight()) ?? undefined, settings.blockConfirmations),
+    log: input.log,
+  });
 }
 
 /** Runs `work` with a progress line (blocks/s, height, ETA) logged every `everyMs`. */

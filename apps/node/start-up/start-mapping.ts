@@ -22,6 +22,8 @@ export async function startMapping(input: {
   chain: AnyNodeChain;
   chainId: string;
   logger: Logger;
+  /** which entity types a handler read (1) or wrote (2) for the first time (record-handler-access.ts) */
+  onAccess?: (entries: readonly (readonly [string, string, number])[]) => void;
 }) {
   const { options, project, files, chain } = input;
   const cache = createStoreCache(input.store, {
@@ -42,6 +44,7 @@ export async function startMapping(input: {
     family: chain.sandboxFamily,
     ...(chain.sandboxCustom !== undefined && { custom: chain.sandboxCustom }),
     ...(chain.sandboxChainTypes !== undefined && { chainTypes: chain.sandboxChainTypes }),
+    ...(input.onAccess !== undefined && { onAccess: input.onAccess }),
     host: chain.mappingHost({
       cache,
       logger: input.logger,

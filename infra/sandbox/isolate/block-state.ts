@@ -8,6 +8,8 @@ export interface BlockState {
   pending: WriteOp[];
   /** the call running (-1 between blocks) */
   current: number;
+  /** the handler of the call running (of the last call between blocks) */
+  handler: string;
   /** the height of the block running, then of the last one */
   height: number;
   /** the height of the last block run: a height seen again means a rewind or a retry */
@@ -16,7 +18,7 @@ export interface BlockState {
   handlers: Record<string, unknown>;
 }
 
-export const createBlockState = (): BlockState => ({ pending: [], current: -1, height: 0, lastHeight: -1, handlers: {} });
+export const createBlockState = (): BlockState => ({ pending: [], current: -1, handler: '', height: 0, lastHeight: -1, handlers: {} });
 
 /**
  * Awaited host calls, each carrying the writes buffered before it (so the host applies them first)

@@ -1,3 +1,4 @@
+import { READ, WRITE, type AccessLog } from './access-log.ts';
 import { clonePlain } from './clone-plain.ts';
 import type { ReadCache } from './create-read-cache.ts';
 import { measure, type createWriteBudget } from './limits.ts';
@@ -25,10 +26,29 @@ interface QueryOptions {
  * writes are applied before the read. `get` answers from the read cache when it can; what it
  * returns is always the mapping's own copy.
  */
-export function createStore(call: Call, queue: (write: Write) => void, queryLimit: number, cache: ReadCache, budget: ReturnType<typeof createWriteBudget>) {
+export function createStore(
+  call: Call,
+  queue: (write: Write) => void,
+  queryLimit: number,
+  cache: ReadCache,
+  budget: ReturnType<typeof createWriteBudget>,
+  access: Pick<AccessLog, 'note'>,
+) {
   const name = (method: string, entity: unknown): string => {
     if (typeof entity !== 'string' || entity === '') throw new TypeError(`store.${method}: the entity name must be a non-empty string, got ${String(entity)}`);
     return entity;
+  };
+  /** the entity name, checked, and noted as read by the running handler */
+  const read = (method: string, entity: unknown): string => {
+    const checked = name(method, entity);
+    access.note(checked, READ);
+    return checked;
+  };
+  /** the entity name, checked, and noted as written by the running handler */
+  const written = (method: string, entity: unknown): string => {
+    const checked = name(method, entity);
+    access.note(checked, WRITE);
+    return checked;
   };
   const ident = (method: string, id: unknown): string => {
     if (typeof id !== 'string') throw new TypeError(`store.${method}: an entity id must be a string, got ${typeof id}`);
@@ -66,27 +86,27 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
   };
   return {
     get: async (entity: string, id: string) => {
-      const hit = cache.get(name('get', entity), ident('get', id));
+      const hit = cache.get(read('get', entity), ident('get', id));
       if (hit !== undefined) return hit === null ? undefined : clonePlain(hit);
       const data = (await call('get', [entity, id])) as WireRecord | undefined;
       cache.put(entity, id, data === undefined || data === null ? null : (clonePlain(data) as WireRecord));
       return data;
     },
     getByField: async (entity: string, field: string, value: unknown, opts?: QueryOptions) =>
-      call('getByField', [name('getByField', entity), field, clonePlain(value), options('getByField', entity, opts)]),
+      call('getByField', [read('getByField', entity), field, clonePlain(value), options('getByField', entity, opts)]),
     getByFields: async (entity: string, filters: unknown[], opts?: QueryOptions) =>
-      call('getByFields', [name('getByFields', entity), clonePlain(filters), options('getByFields', entity, opts)]),
-    getOneByField: async (entity: string, field: string, value: unknown) => call('getOneByField', [name('getOneByField', entity), field, clonePlain(value)]),
+      call('getByFields', [read('getByFields', entity), clonePlain(filters), options('getByFields', entity, opts)]),
+    getOneByField: async (entity: string, field: string, value: unknown) => call('getOneByField', [read('getOneByField', entity), field, clonePlain(value)]),
     set: async (entity: string, id: string, data: unknown): Promise<void> => {
       const snapshot = clonePlain(data) as WireRecord;
-      name('set', entity);
+      written('set', entity);
       ident('set', id);
       budget.charge(() => `store.set("${entity}", ${JSON.stringify(id)})`, [measure(snapshot)]);
       queue(['set', entity, id, snapshot]);
       cache.put(entity, id, snapshot);
     },
     bulkCreate: async (entity: string, list: unknown[]): Promise<void> => {
-      name('bulkCreate', entity);
+      written('bulkCreate', entity);
       const what = () => `store.bulkCreate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkCreate', list);
@@ -98,7 +118,7 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       remember(entity, snapshots);
     },
     bulkUpdate: async (entity: string, list: unknown[], fields?: string[]): Promise<void> => {
-      name('bulkUpdate', entity);
+      written('bulkUpdate', entity);
       const what = () => `store.bulkUpdate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
       const snapshots = records('bulkUpdate', list);
@@ -112,7 +132,7 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
       else for (const r of snapshots) cache.forget(entity, r.id as string);
     },
     remove: async (entity: string, id: string): Promise<void> => {
-      name('remove', entity);
+      written('remove', entity);
       ident('remove', id);
       budget.charge(() => `store.remove("${entity}", ${JSON.stringify(id)})`, [id.length]);
       queue(['remove', entity, id]);
@@ -121,7 +141,7 @@ export function createStore(call: Call, queue: (write: Write) => void, queryLimi
     bulkRemove: async (entity: string, ids: string[]): Promise<void> => {
       if (!Array.isArray(ids)) throw new TypeError('store.bulkRemove: expected an array of ids');
       const list = ids.map((id) => ident('bulkRemove', id));
-      name('bulkRemove', entity);
+      written('bulkRemove', entity);
       budget.charge(
         () => `store.bulkRemove("${entity}", [${list.length} ids])`,
         list.map((id) => id.length),

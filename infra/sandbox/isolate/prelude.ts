@@ -1,3 +1,4 @@
+import { createAccessLog } from './access-log.ts';
 import { createCrypto } from './builtins/crypto.ts';
 import { createUrl, type UrlBridge } from './builtins/url.ts';
 import { createBlockState, createHostCall, createWriteQueue } from './block-state.ts';
@@ -36,6 +37,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   const entropy = createBlockEntropy();
   const definition = isolateFamilies[options.family];
   const call = createHostCall(state, bridge, limits, definition.callNames ?? {});
+  const access = createAccessLog(() => state.handler);
 
   // outside --unsafe, random bytes come from the block's seeded generator, as Math.random does
   const crypto = createCrypto(
@@ -74,7 +76,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   });
   const globals = sandboxGlobals({
     g,
-    store: createStore(call, createWriteQueue(state), options.queryLimit, readCache, writeBudget),
+    store: createStore(call, createWriteQueue(state), options.queryLimit, readCache, writeBudget, access),
     logger,
     console,
     api: family.api,
@@ -96,7 +98,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     delete g.WebAssembly;
   }
 
-  const runner = { state, family, readCache, logBudget, writeBudget, entropy, progress: new Int32Array(options.progress) };
+  const runner = { state, family, readCache, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress) };
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describeThrown(err).message}`, undefined);
   return withTimers(
     bridge,

@@ -1,3 +1,4 @@
+import type { AccessLog } from './access-log.ts';
 import type { BlockState } from './block-state.ts';
 import type { ReadCache } from './create-read-cache.ts';
 import type { createBlockEntropy } from './deterministic.ts';
@@ -13,6 +14,8 @@ export interface BlockRunner {
   logBudget: ReturnType<typeof createLogBudget>;
   writeBudget: ReturnType<typeof createWriteBudget>;
   entropy: ReturnType<typeof createBlockEntropy>;
+  /** which entity types each handler read and wrote */
+  access: AccessLog;
   /** Int32Array[0]: the call running, which the host reads when a block times out */
   progress: Int32Array;
 }
@@ -34,6 +37,7 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
     // a family that makes its arguments at once is not made to wait a turn
     args = made instanceof Promise ? await made : made;
   } catch (err) {
+    r.access.drop();
     return { ok: false, call: 0, error: describeThrown(err) };
   }
   const { handlers } = state;
@@ -41,11 +45,13 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
     const wire = payload.calls[i]!;
     const name = wire[0];
     state.current = i;
+    state.handler = name;
     r.progress[0] = i;
     // own properties only: a manifest naming `toString` must not reach Object.prototype
     const fn = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
     if (typeof fn !== 'function') {
       readCache.clear();
+      r.access.drop();
       return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
     }
     const arg = args.argOf(i, wire);
@@ -55,11 +61,13 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
     } catch (err) {
       state.pending = [];
       readCache.clear();
+      r.access.drop();
       return { ok: false, call: i, error: describeThrown(err) };
     }
   }
   args.done?.();
   const writes = state.pending;
   state.pending = [];
-  return { ok: true, writes };
+  const access = r.access.take();
+  return access === undefined ? { ok: true, writes } : { ok: true, writes, access };
 }

@@ -58,7 +58,10 @@ export interface ThrownError {
   stack?: string;
 }
 
-export type BlockOutcome = { ok: true; writes: WriteOp[] } | { ok: false; call: number; error: ThrownError };
+/** a handler read (1) or wrote (2) an entity type for the first time (isolate/access-log.ts) */
+export type AccessEntry = [handler: string, entity: string, kind: number];
+
+export type BlockOutcome = { ok: true; writes: WriteOp[]; access?: AccessEntry[] } | { ok: false; call: number; error: ThrownError };
 
 export type LoadOutcome =
   | {
