@@ -195,10 +195,13 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
   }
 
   let failing = false;
+  // a look under way when the service closes fails on the closed database: no news for anyone
+  let closed = false;
   const lookNow = (heardAt?: number) =>
     (heardAt === undefined ? reload() : followOnce(heardAt)).then(
       () => (failing = false),
       (err: unknown) => {
+        if (closed) return;
         // keep serving the last good schema; say so once per outage
         if (!failing) log.warn(`cannot reload the schema, still serving the previous one: ${(err as Error).message}`);
         failing = true;
@@ -244,6 +247,7 @@ export async function createQueryService(options: QueryServiceOptions): Promise<
     },
     reload,
     async close() {
+      closed = true;
       clearInterval(timer);
       await unlisten?.();
       for (const [t, at] of releasing) {

@@ -89,3 +89,18 @@ t.test("the target's triggers fire for none of the copied rows, and are on again
     t.same(await execute(db.kysely, `select id from ${quoteIdent(to)}.fired`), [{ id: 'b' }], 'fired by a later write');
   });
 });
+
+t.test('a column the reused table lacks takes its default', async (t) => {
+  await backends.each(t, async (t, { db, schema }) => {
+    const to = `${schema}_to`;
+    await execute(db.kysely, `create schema ${quoteIdent(to)}`);
+    t.teardown(() => execute(db.kysely, `drop schema ${quoteIdent(to)} cascade`));
+    await execute(db.kysely, `create table ${quoteIdent(schema)}.notes (id text, __block_range int8range)`);
+    await execute(db.kysely, `create table ${quoteIdent(to)}.notes (id text, created_at text not null default 'now', __block_range int8range)`);
+    await execute(db.kysely, `insert into ${quoteIdent(schema)}.notes values ('a', '[1,)')`);
+    await db.kysely.transaction().execute((tx) => copyVersions(tx, { from: schema, to, tables: ['notes'], height: 5 }));
+    t.same(await execute(db.kysely, `select id, created_at, __block_range::text as r from ${quoteIdent(to)}.notes`), [
+      { id: 'a', created_at: 'now', r: '[1,)' },
+    ]);
+  });
+});

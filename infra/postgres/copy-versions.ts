@@ -25,8 +25,8 @@ export function copyVersionsSql(input: { from: string; to: string; table: string
 }
 
 /**
- * Copies the tables' versions up to `height` (copyVersionsSql), each table's columns as the target
- * has them; the rows copied per table. The target's indexes (but those of constraints) are made
+ * Copies the tables' versions up to `height` (copyVersionsSql), the columns both tables have; the
+ * rows copied per table. The target's indexes (but those of constraints) are made
  * again after the rows are in, as a bulk load does, rather than kept up on every insert, and its
  * triggers fire for none of them. Run it in a transaction: the indexes and triggers are back, or
  * nothing happened.
@@ -47,10 +47,13 @@ export async function copyVersions(
     for (const i of indexes) await execute(db, `drop index ${qualified(input.to, i.name)}`);
     // copied rows are no news: --subscription's triggers would send a notification for each
     await execute(db, `alter table ${qualified(input.to, table)} disable trigger user`);
+    // the columns both have: one the reused schema lacks (made with --timestamp-field=false, say) takes its default
     const columns = await execute<{ column_name: string }>(
       db,
-      'select column_name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position',
-      [input.to, table],
+      `select column_name from information_schema.columns where table_schema = $1 and table_name = $2
+         and column_name in (select column_name from information_schema.columns where table_schema = $3 and table_name = $2)
+       order by ordinal_position`,
+      [input.to, table, input.from],
     );
     const sql = copyVersionsSql({ ...input, table, columns: columns.map((c) => c.column_name) });
     copied[table] = await executeCount(db, sql.text, sql.params);

@@ -92,6 +92,8 @@ export async function prepareReuse(input: ReuseInput): Promise<ReuseState> {
     );
   if (theirs.historicalStateEnabled === false)
     throw new IdxError('REUSE_REFUSED', `--reuse ${from}: schema "${from}" was indexed with --disable-historical, so its rows cannot be taken by height`);
+  if (theirs.schema === null || typeof theirs.schema !== 'object')
+    throw new IdxError('REUSE_REFUSED', `--reuse ${from}: schema "${from}" has no record of its entity model (_metadata.schema)`);
   const access = readAccessRecord(theirs.idxHandlerAccess);
   const verdict = planReuse({
     before: (theirs.idxDeployment ?? undefined) as DeploymentRecord | undefined,
