@@ -39,8 +39,12 @@ function chain() {
 
 async function setup(t: Test) {
   const root = await mkdtemp(join(tmpdir(), 'idx-cached-client-'));
-  t.teardown(() => rm(root, { recursive: true, force: true }));
   const store = await openRpcCacheStore({ root, chain: CHAIN, maxBytes: 2 ** 20 });
+  // the answers a test's last calls keep are written in the background: the folder goes once they are
+  t.teardown(async () => {
+    await store.flush();
+    await rm(root, { recursive: true, force: true });
+  });
   const c = chain();
   let finalized = 5;
   const client = cachedClient(c.client, { rules: ETHEREUM_CACHE_RULES, store: () => store, finalized: () => finalized });
