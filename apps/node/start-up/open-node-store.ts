@@ -121,7 +121,7 @@ export async function openNodeStore(input: NodeStoreInput) {
       ...(exporter !== undefined && { exporter }),
       ...(promote !== undefined && { onCaughtUp: async () => promoteOnce(target, store, await deploymentName(promote, input.env), logger) }),
     };
-    return { store, db: db.kysely, exporter, historical, hooks, close };
+    return { store, db: db.kysely, deployment, exporter, historical, hooks, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../../domain/entities/entity-model.ts';
+import type { EntityStore } from '../../../domain/entities/entity-store.ts';
 import { IdxError } from '../../../domain/errors.ts';
 import type { DeploymentRecord } from '../../../domain/project/deployment-record.ts';
 import { readAccessRecord, type HandlerAccessRecord } from '../../../domain/project/handler-access.ts';
@@ -7,8 +8,8 @@ import { checkReuseRun, planReuse, type ReusePlan } from '../../../domain/projec
 import type { DataSource } from '../../../domain/project/project-model.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import { copyVersions } from '../../../infra/postgres/copy-versions.ts';
-import { metadataStatement } from '../../../infra/postgres/entity-write-statements.ts';
-import { execute, qualified, type Executor } from '../../../infra/postgres/sql.ts';
+import { metadataByKeys } from '../../../infra/postgres/read/metadata-reads.ts';
+import { execute, qualified } from '../../../infra/postgres/sql.ts';
 
 /**
  * `--reuse <schema>`, kept in the new schema's `_metadata.idxReuse` from the copy on, so that a
@@ -27,7 +28,10 @@ export interface ReuseState {
 }
 
 export interface ReuseInput {
+  /** where the reused schema is read and copied from */
   db: Kysely<any>;
+  /** the new schema's store: its `_metadata` */
+  store: MetadataStore;
   /** the schema reused, and the new one */
   from: string;
   to: string;
@@ -39,17 +43,16 @@ export interface ReuseInput {
   log: Logger;
 }
 
+/** the new schema's `_metadata`, through its entity store */
+type MetadataStore = Pick<EntityStore, 'getMetadata' | 'setMetadata'>;
+
+/** `keys` of another schema's `_metadata`; none when it has no such table */
 const metadataOf = async (db: Kysely<any>, schema: string, keys: readonly string[]): Promise<Record<string, unknown>> => {
   const [exists] = await execute<{ t: string | null }>(db, 'select to_regclass($1) as t', [qualified(schema, '_metadata')]);
   if (exists?.t === null || exists?.t === undefined) return {};
-  const rows = await execute<{ key: string; value: unknown }>(db, `select key, value from ${qualified(schema, '_metadata')} where key = any($1)`, [keys]);
+  const read = metadataByKeys(qualified(schema, '_metadata'), keys);
+  const rows = await execute<{ key: string; value: unknown }>(db, read.text, read.values);
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
-};
-
-/** upserts `_metadata` keys of `schema` */
-const setMetadata = async (db: Executor, schema: string, entries: Record<string, unknown>) => {
-  const meta = metadataStatement(qualified(schema, '_metadata'), entries)!;
-  await execute(db, meta.sql, typeof meta.params === 'function' ? meta.params() : meta.params);
 };
 
 const refused = (from: string, problems: readonly string[]) =>
@@ -66,7 +69,7 @@ const refused = (from: string, problems: readonly string[]) =>
  */
 export async function prepareReuse(input: ReuseInput): Promise<ReuseState> {
   const { db, from, to, log } = input;
-  const mine = await metadataOf(db, to, ['idxReuse', 'lastProcessedHeight']);
+  const mine = await input.store.getMetadata(['idxReuse', 'lastProcessedHeight']);
   if (mine.idxReuse !== undefined && mine.idxReuse !== null) {
     const state = mine.idxReuse as ReuseState;
     if (state.from !== from)
@@ -111,7 +114,7 @@ export async function prepareReuse(input: ReuseInput): Promise<ReuseState> {
   };
   const state: ReuseState = { from, height, plan, reusedAccess, copiedTypes: [], checked: false };
   // the record first: the changed handlers' runs add to it while the rows are copied
-  await setMetadata(db, to, { idxReuse: state, idxHandlerAccess: reusedAccess });
+  await input.store.setMetadata({ idxReuse: state, idxHandlerAccess: reusedAccess });
   log.info(
     `--reuse ${from}: copying the rows of ${plan.reused.join(', ')} up to block ${height}, while ` +
       `${plan.run.map((h) => `${h} (${plan.because[h]})`).join(', ') || 'no handler'} run${plan.run.length === 1 ? 's' : ''} up to there; then every handler runs`,
@@ -121,9 +124,8 @@ export async function prepareReuse(input: ReuseInput): Promise<ReuseState> {
 }
 
 /** Refuses a start without --reuse of a schema whose partial reindex has not finished. */
-export async function refuseUnfinishedReuse(db: Kysely<any>, schema: string): Promise<void> {
-  const { idxReuse } = await metadataOf(db, schema, ['idxReuse']);
-  const state = idxReuse as ReuseState | null | undefined;
+export async function refuseUnfinishedReuse(store: MetadataStore, schema: string): Promise<void> {
+  const state = (await store.getMetadata('idxReuse')) as ReuseState | null | undefined;
   if (state === undefined || state === null || state.checked) return;
   throw new IdxError(
     'REUSE_REFUSED',
@@ -179,7 +181,7 @@ export function sourcesRunning(dataSources: readonly DataSource[], run: readonly
  * checked by the rules of the plan (a changed handler may touch types its earlier version did not).
  * Refused, the new schema is left as it is, to be force-cleaned.
  */
-export async function finishReuse(db: Kysely<any>, to: string, state: ReuseState, ran: HandlerAccessRecord): Promise<void> {
+export async function finishReuse(store: MetadataStore, to: string, state: ReuseState, ran: HandlerAccessRecord): Promise<void> {
   if (state.checked) return;
   if (!reuseCopied(state)) throw new Error(`--reuse ${state.from}: the run was checked before the rows were copied`);
   const problems = checkReuseRun(state.plan, state.reusedAccess, ran);
@@ -191,7 +193,7 @@ export async function finishReuse(db: Kysely<any>, to: string, state: ReuseState
     );
   }
   // the changed handlers may have had no block to run on up to there: the next run starts after it all the same
-  const [last] = await execute<{ value: unknown }>(db, `select value from ${qualified(to, '_metadata')} where key = 'lastProcessedHeight'`);
-  const reached = typeof last?.value === 'number' && last.value >= state.height;
-  await setMetadata(db, to, { idxReuse: { ...state, checked: true }, ...(!reached && { lastProcessedHeight: state.height }) });
+  const last = await store.getMetadata('lastProcessedHeight');
+  const reached = typeof last === 'number' && last >= state.height;
+  await store.setMetadata({ idxReuse: { ...state, checked: true }, ...(!reached && { lastProcessedHeight: state.height }) });
 }

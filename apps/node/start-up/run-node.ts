@@ -32,7 +32,7 @@ import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 import { finalizedHeight } from '../../../domain/blocks/finality.ts';
 import type { DataSource } from '../../../domain/project/project-model.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
-import { projectDeployment } from '../../../infra/project/project-deployment.ts';
+import type { SchemaModel } from '../../../domain/entities/entity-model.ts';
 import { recordHandlerAccess } from './record-handler-access.ts';
 import { copyReused, finishReuse, refuseUnfinishedReuse, reuseCopied, prepareReuse, sourcesRunning, type ReuseState } from './reuse-schema.ts';
 
@@ -250,7 +250,7 @@ async function indexProject(input: {
   const log = logger.child('node');
   // Phase 5: with --reuse, the unchanged handlers' rows copied; the sandbox with the project's mappings.
   const settings = { ...indexerSettings(options, variant, options.idxName ?? project.manifest.name ?? basename(project.root)), ...ctx.settings };
-  const reuse = await reuseFor(options, { project, files, schema, db: opened.db, chain, heads, settings, log });
+  const reuse = await reuseFor(options, { opened, model: files.model, schema, chain, heads, settings, log });
   // the reused rows are copied while the sandbox starts and the changed handlers run
   const copying = reuse === undefined || reuseCopied(reuse) ? undefined : settled(copyReused(opened.db, schema, reuse, files.model, log));
   const access = await recordHandlerAccess(opened.store);
@@ -302,7 +302,7 @@ async function indexProject(input: {
         signal,
       );
       if (signal.aborted || !copied) return;
-      await finishReuse(opened.db, schema, reuse, access.recorder.record());
+      await finishReuse(opened.store, schema, reuse, access.recorder.record());
     }
     await indexerOf(project.manifest.dataSources, {}, opened.hooks).run(signal);
   });
@@ -376,28 +376,28 @@ async function alongside(
 async function reuseFor(
   options: NodeOptions,
   input: {
-    project: LoadedProject;
-    files: ProjectFiles;
+    opened: Pick<Awaited<ReturnType<typeof openNodeStore>>, 'db' | 'store' | 'deployment'>;
+    model: SchemaModel;
     schema: string;
-    db: Kysely<any>;
     chain: { genesisHash: string };
     heads: ChainHeads;
     settings: IndexerSettings;
     log: Logger;
   },
 ): Promise<ReuseState | undefined> {
+  const { opened, heads, settings } = input;
   if (options.reuse === undefined) {
     // without --reuse, a schema whose partial reindex has not finished would run the reused handlers again over copied rows
-    await refuseUnfinishedReuse(input.db, input.schema);
+    await refuseUnfinishedReuse(opened.store, input.schema);
     return undefined;
   }
-  const { heads, settings } = input;
   return prepareReuse({
-    db: input.db,
+    db: opened.db,
+    store: opened.store,
     from: options.reuse,
     to: input.schema,
-    model: input.files.model,
-    deployment: projectDeployment(input.project, input.files),
+    model: input.model,
+    deployment: opened.deployment,
     genesisHash: input.chain.genesisHash,
     finalized: async () => finalizedHeight(await heads.bestHeight(), (await heads.finalizedHeight()) ?? undefined, settings.blockConfirmations),
     log: input.log,

@@ -7,7 +7,7 @@ t.test('metadata by keys, and all of it but the model', async (t) => {
     values: ['{"a","b"}'],
   });
   t.same(metadataWithoutModel('"app"."_metadata_1"'), {
-    text: `select key, value from "app"."_metadata_1" where key not in ('schema', 'idxDeployment')`,
+    text: `select key, value from "app"."_metadata_1" where key not in ('schema', 'idxDeployment', 'idxHandlerAccess', 'idxReuse')`,
     values: [],
   });
 });

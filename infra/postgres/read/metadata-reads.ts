@@ -7,9 +7,12 @@ export function metadataByKeys(table: string, keys: readonly string[]): ReadStat
   return { text: `select key, value from ${table} where key = any($1::text[])`, values: [textArray(keys)] };
 }
 
-/** Every entry of a metadata table but the stored model (`schema`) and the node's record of the handlers (`idxDeployment`), for `_metadata`. */
+/**
+ * Every entry of a metadata table but the stored model (`schema`) and the node's own records
+ * (`idxDeployment`, `idxHandlerAccess`, `idxReuse`: none is a `_metadata` field), for `_metadata`.
+ */
 export function metadataWithoutModel(table: string): ReadStatement {
-  return { text: `select key, value from ${table} where key not in ('schema', 'idxDeployment')`, values: [] };
+  return { text: `select key, value from ${table} where key not in ('schema', 'idxDeployment', 'idxHandlerAccess', 'idxReuse')`, values: [] };
 }
 
 /**
