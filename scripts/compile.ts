@@ -1,4 +1,5 @@
-// `npm run build`: compiles the programs (domain, infra, apps) into dist/ with tsc, and stamps
+// `npm run build`: compiles the programs (domain, infra, apps) into dist/ with tsc, bundles each
+// program from there into dist/bundle/ (bundle-programs.ts), and stamps
 // dist/ with a hash of the sources it was compiled from. `compileIfStale` compiles only when that
 // stamp differs from the sources now: the test suite's before step and the benchmarks call it, so
 // that they run the compiled programs, as users do, never a dist/ older than the sources.
@@ -13,7 +14,7 @@ const stampFile = join(root, 'dist', '.source-hash');
 
 /** A hash of everything tsconfig.build.json compiles (tests and fixtures left out) and of its settings. */
 export function sourceHash(): string {
-  const files = ['tsconfig.json', 'tsconfig.build.json'];
+  const files = ['tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-programs.ts', 'scripts/bundle-rules.ts'];
   const walk = (dir: string) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
       const path = join(dir, entry.name);
@@ -54,6 +55,9 @@ export function compile(typeChecked = false): boolean {
   const args = ['-p', join(root, 'tsconfig.build.json'), ...(typeChecked ? ['--noCheck'] : [])];
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ...args], { stdio: 'inherit' });
   if (tsc.status !== 0) return false;
+  // then each program bundled from what tsc wrote (bundle-programs.ts)
+  const bundle = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'bundle-programs.ts')], { stdio: 'inherit', cwd: root });
+  if (bundle.status !== 0) return false;
   writeFileSync(stampFile, `${hash}\n`);
   return true;
 }

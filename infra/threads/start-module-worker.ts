@@ -1,13 +1,15 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { bundledModule } from '../package/bundled-module.ts';
 
 /**
  * A worker thread running the module at `url`. From the TypeScript sources (a checkout) the thread
  * registers tsx itself first: a loader given by flag does not reach threads. Threads take the
  * process's flags except those only a process may have.
  */
-export function startModuleWorker(url: URL, workerData: unknown): Worker {
+export function startModuleWorker(module: URL, workerData: unknown): Worker {
+  const url = bundledModule(module);
   const boot =
     extname(fileURLToPath(url)) === '.ts'
       ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`

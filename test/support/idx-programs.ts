@@ -10,9 +10,10 @@ export const BIN = (name: string) => join(REPO, 'bin', `${name}.js`);
 /**
  * Spawned idx programs run compiled (dist/), as users run them: the suite's before step
  * (test/support/before-suite.ts) compiles dist/ whenever it is older than the sources.
- * `IDX_COMPILED=0` in the environment runs them from the TypeScript instead (to compare).
+ * `IDX_COMPILED=0` in the environment runs them from the TypeScript instead, `IDX_BUNDLE=0` from the
+ * unbundled dist/ (to compare).
  */
-export const PROGRAM_ENV = { IDX_COMPILED: process.env.IDX_COMPILED === '0' ? '0' : '1' };
+export const PROGRAM_ENV = { IDX_COMPILED: process.env.IDX_COMPILED === '0' ? '0' : '1', ...(process.env.IDX_BUNDLE === '0' && { IDX_BUNDLE: '0' }) };
 
 /** The environment of a spawned idx program: PATH, the compiled-program switch, and what the test gives it. */
 export function programEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
