@@ -80,9 +80,5 @@ export async function firstFolder(folder: string): Promise<string> {
   return (await readDeploymentFile(folder))?.live.folder ?? folder;
 }
 
-export const openFolderDb = (maxConnections: number, logger: Logger) => (folder: string) =>
-  openPgliteSocketDb(join(folder, '.idx-data'), {
-    maxConnections,
-    applicationName: 'idx-query',
-    onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
-  });
+export const openFolderDb = (maxConnections: number, onPoolError: (err: Error) => void) => (folder: string) =>
+  openPgliteSocketDb(join(folder, '.idx-data'), { maxConnections, applicationName: 'idx-query', onPoolError });

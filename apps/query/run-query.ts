@@ -11,6 +11,7 @@ import { createQueryServer, type QueryServer, type QueryServerPlugin } from './c
 import type { QueryOptions } from './query-options.ts';
 import { createQueryService, type QueryService, type QueryServiceOptions } from './query-service.ts';
 import { firstFolder, folderFollower, listenedPointerFollower, openFolderDb } from './deployment-followers.ts';
+import { poolErrorLog } from './pool-error-log.ts';
 
 /**
  * What `--playground`, `--subscription` and `--subgraph` plug in: schema additions and server
@@ -56,11 +57,11 @@ export interface RunningQuery {
  * statement timeout of --query-timeout. With DB_HOST_READ the queries go to that server (a read
  * replica), and only subscriptions' LISTEN connects to DB_HOST, where the node's NOTIFY happen.
  */
-export async function openQueryDb(options: QueryOptions, env: RunQueryContext['env'], logger: Logger, folder = options.idx): Promise<Db> {
+export async function openQueryDb(options: QueryOptions, env: RunQueryContext['env'], onPoolError: (err: Error) => void, folder = options.idx): Promise<Db> {
   if (!env.DB_HOST) {
     if (env.DB_HOST_READ) throw new IdxError('DB_CONFIG_INVALID', 'DB_HOST_READ names a read replica of the PostgreSQL at DB_HOST; set DB_HOST too');
     // embedded: the node owns its PGlite and serves it on a socket in its data folder (DECISIONS.md)
-    return openFolderDb(options.maxConnection, logger)(folder);
+    return openFolderDb(options.maxConnection, onPoolError)(folder);
   }
   const open = (dbEnv: RunQueryContext['env'], maxConnections: number) =>
     createDb({
@@ -69,7 +70,7 @@ export async function openQueryDb(options: QueryOptions, env: RunQueryContext['e
       maxConnections,
       statementTimeoutMs: options.queryTimeout,
       applicationName: 'idx-query',
-      onPoolError: (err) => logger.child('db').warn(`idle database connection failed: ${err.message}`),
+      onPoolError,
     });
   if (!env.DB_HOST_READ) return open(env, options.maxConnection);
   // the primary is opened only to check it answers and to know how to LISTEN on it
@@ -104,11 +105,11 @@ export function readReplicaEnv(env: RunQueryContext['env']): RunQueryContext['en
  * How `-n` follows a deployment: on PostgreSQL the pointer row, heard at once by LISTEN; on the
  * embedded database the served folder's pointer file, heard by a watch on its data folder.
  */
-function followerOf(ctx: RunQueryContext, db: Db, home: string): Pick<QueryServiceOptions, 'follower'> {
+function followerOf(ctx: RunQueryContext, db: Db, home: string, onPoolError: (err: Error) => void): Pick<QueryServiceOptions, 'follower'> {
   const { options, logger } = ctx;
   if (ctx.db !== undefined) return {};
   if (!ctx.env.DB_HOST) {
-    const open = openFolderDb(options.maxConnection, logger);
+    const open = openFolderDb(options.maxConnection, onPoolError);
     return { follower: folderFollower({ folder: options.idx, name: options.name, db, home, open, logger }) };
   }
   return db.connection === undefined ? {} : { follower: listenedPointerFollower(db, options.name, logger) };
@@ -131,7 +132,8 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
   // embedded: the served folder's pointer may name another folder's database (blue/green)
   const embedded = ctx.db === undefined && !ctx.env.DB_HOST;
   const home = embedded ? await firstFolder(options.idx) : options.idx;
-  const db = ctx.db ?? (await openQueryDb(options, ctx.env, logger, home));
+  const pool = poolErrorLog(logger);
+  const db = ctx.db ?? (await openQueryDb(options, ctx.env, pool.onPoolError, home));
   const ownsDb = ctx.db === undefined;
   let service: QueryService | undefined;
   try {
@@ -149,7 +151,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       ...(embedded && { embeddedProject: home }),
       hotSchema: !options.disableHotSchema,
       hotSchemaIntervalMs: ctx.hotSchemaIntervalMs,
-      ...followerOf(ctx, db, home),
+      ...followerOf(ctx, db, home, pool.onPoolError),
       version: ctx.version,
       logger,
       extensions: enabled.flatMap((f) => (f.extendSchema ? [f.extendSchema] : [])),
@@ -180,6 +182,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       server,
       service,
       async close() {
+        pool.closing();
         await new Promise<void>((resolve) => {
           server.server.close(() => resolve());
           server.server.closeAllConnections();
@@ -191,6 +194,7 @@ export async function runQuery(ctx: RunQueryContext): Promise<RunningQuery> {
       },
     };
   } catch (err) {
+    pool.closing();
     await service?.close();
     if (ownsDb) await db.close().catch(() => {});
     throw err;

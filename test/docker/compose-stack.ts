@@ -7,7 +7,6 @@
 // docker/compose.yml that differs only in networking: every service on the host's network on free
 // ports (no `ports:` mappings, loopback addresses for service names). Services, images, volumes,
 // commands, health checks, dependencies and restart policies are the file's own.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { freePort } from '../../devchain/start-anvil.ts';
 import { REPO } from '../support/idx-programs.ts';
+import { composeCommand, gql, ok, rpc, run, until } from './docker-run.ts';
 
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
@@ -67,71 +67,6 @@ export function hostNetworkVariant(source: string, ports: Ports): string {
   // JSON is YAML, and says `"no"` where compose's YAML 1.1 would read a plain no as false
   return JSON.stringify(doc, null, 2);
 }
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-function run(command: string, args: readonly string[], env: Record<string, string> = {}, timeoutMs = 15 * 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO, env: { ...process.env, ...env } });
-    let output = '';
-    const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-20_000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => ((output += String(err)), resolve({ code: 127, output })));
-    child.on('close', (code) => (clearTimeout(timer), resolve({ code, output })));
-  });
-}
-
-/** `docker compose` (v2) when there is one, else docker-compose 1.29. */
-async function composeCommand(): Promise<string[]> {
-  if ((await run('docker', ['compose', 'version'])).code === 0) return ['docker', 'compose'];
-  if ((await run('docker-compose', ['version'])).code === 0) return ['docker-compose'];
-  throw new Error('neither `docker compose` nor `docker-compose` is installed');
-}
-
-async function rpc<T>(port: number, method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: unknown };
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result as T;
-}
-
-async function gql<T = any>(port: number, query: string): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${port}/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const body = (await res.json()) as { data?: T; errors?: unknown };
-  if (body.errors !== undefined) throw new Error(`GraphQL: ${JSON.stringify(body.errors)}`);
-  return body.data as T;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
-
-const ok = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined))?.ok === true || undefined;
 
 /** Every transfer idx-query serves at `height`, as `<tx hash>-<log index>`, paged as a client would. */
 async function indexedTransfers(port: number, height: number): Promise<string[]> {
