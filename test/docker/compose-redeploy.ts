@@ -5,22 +5,13 @@
 // the `node` service, the old schema dropped. A query every 100 ms across all of it must never fail
 // or come back empty. Host networking, as compose-stack.ts, for the same reason.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
 import { parse } from 'yaml';
-import { freePort } from '../../devchain/start-anvil.ts';
 import { REPO } from '../support/idx-programs.ts';
-import { composeCommand, gql, ok, rpc, run, until } from './docker-run.ts';
-
-interface Ports {
-  postgres: number;
-  chain: number;
-  node: number;
-  query: number;
-}
+import { composeStack, gql, ok, rpc, run, until, type Ports } from './docker-run.ts';
 
 type Service = Record<string, any>;
 
@@ -81,41 +72,28 @@ async function starterRows(ports: Ports): Promise<{ blockHeight: bigint; number:
 t.setTimeout(40 * 60_000);
 
 t.test('docker compose: the redeploy flow of docs/deploy.md, step by step, without a failed query', async (t) => {
-  if ((await run('docker', ['info'])).code !== 0) {
-    t.fail('dockerd is not running (docker info failed): start it, or run the rest of the suite with npm test');
-    return;
-  }
-  const compose = await composeCommand();
-  const work = await mkdtemp(join(tmpdir(), 'idx-docker-redeploy-'));
-  const ports: Ports = { postgres: await freePort(), chain: await freePort(), node: await freePort(), query: await freePort() };
-  const file = join(work, 'compose.project.yml');
-  await writeFile(file, projectStackVariant(await readFile(join(REPO, 'docker', 'compose.project.yml'), 'utf8'), ports));
-  const stack = `idx-docker-redeploy-${process.pid}`;
+  const stack = await composeStack(t, 'idx-docker-redeploy', 'compose.project.yml', projectStackVariant);
+  if (stack === undefined) return;
+  const { ports, work } = stack;
   const oneOff = `idx-node-v2-${process.pid}`;
   const app = join(work, 'app');
   const appV2 = join(work, 'app-v2');
   // the settings the stack was started with, exported as a user's shell would keep them
   const base = { IDX_ENDPOINT: `http://127.0.0.1:${ports.chain}`, IDX_UID: String(process.getuid?.() ?? 1000), IDX_PROJECT: app, IDX_SCHEMA: 'app' };
-  const dc = (env: Record<string, string>, ...args: string[]) => run(compose[0]!, [...compose.slice(1), '-p', stack, '-f', file, ...args], env);
   // docker-compose 1.29 also links a one-off container to its own service's running one, which host
-  // networking refuses: one-offs of a running service go under another project name (on the host's
+  // networking refuses: one-offs of the node service go under another project name (on the host's
   // network, the same database and ports; on compose's own network the stack's name is what joins them)
-  const oneOffs = (env: Record<string, string>, ...args: string[]) => run(compose[0]!, [...compose.slice(1), '-p', `${stack}-run`, '-f', file, ...args], env);
-  const must = async (env: Record<string, string>, ...args: string[]) => {
-    const r = await (args[0] === 'run' && args.includes('node') ? oneOffs : dc)(env, ...args);
-    if (r.code !== 0) throw new Error(`${compose.join(' ')} ${args.join(' ')} exited with ${r.code}:\n${r.output.slice(-4000)}`);
-    return r.output;
-  };
+  const oneOffs = stack.as(`${stack.project}-run`);
+  const must = (env: Record<string, string>, ...args: string[]) => (args[0] === 'run' && args.includes('node') ? oneOffs : stack).must(env, ...args);
   const chain = spawn(process.execPath, ['--no-node-snapshot', join(REPO, 'bin', 'demo-chain.js'), '--host', '127.0.0.1', '--port', String(ports.chain)], {
     stdio: 'ignore',
     cwd: REPO,
   });
   t.teardown(async () => {
     await run('docker', ['rm', '-f', oneOff]);
-    const down = await dc(base, 'down', '--volumes', '--remove-orphans', '--timeout', '5');
-    if (down.code !== 0) t.comment(`teardown: ${down.output.slice(-2000)}`);
+    const failed = await stack.down();
+    if (failed !== undefined) t.comment(`teardown: ${failed}`);
     chain.kill('SIGTERM');
-    await rm(work, { recursive: true, force: true });
   });
   // its first 100 blocks of transfers in
   await until('the demo chain', async () => (Number(await rpc<string>(ports.chain, 'eth_blockNumber', [])) >= 100 ? true : undefined), 180_000);
@@ -170,7 +148,7 @@ t.test('docker compose: the redeploy flow of docs/deploy.md, step by step, witho
   t.match(await logs(['logs', oneOff]), /--reuse app: copied/, 'the unchanged handler rows were copied');
   const moved = await until(
     'the query service switched',
-    async () => (await dc(base, 'logs', '--no-color', 'query')).output.match(/the deployment "app" moved.*/)?.[0] ?? undefined,
+    async () => (await stack.dc(base, 'logs', '--no-color', 'query')).output.match(/the deployment "app" moved.*/)?.[0] ?? undefined,
     60_000,
   );
   t.comment(moved);

@@ -7,26 +7,16 @@
 // docker/compose.yml that differs only in networking: every service on the host's network on free
 // ports (no `ports:` mappings, loopback addresses for service names). Services, images, volumes,
 // commands, health checks, dependencies and restart policies are the file's own.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
 import { parse } from 'yaml';
-import { freePort } from '../../devchain/start-anvil.ts';
 import { REPO } from '../support/idx-programs.ts';
-import { composeCommand, gql, ok, rpc, run, until } from './docker-run.ts';
+import { composeStack, gql, ok, rpc, run, until, type Ports } from './docker-run.ts';
 
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 const SCHEMA = 'erc20';
-
-interface Ports {
-  postgres: number;
-  chain: number;
-  node: number;
-  query: number;
-}
 
 type Service = Record<string, any>;
 
@@ -110,26 +100,13 @@ async function committedHeight(pgPort: number): Promise<number> {
 t.setTimeout(30 * 60_000);
 
 t.test('docker compose: the demo stack builds, indexes the chain, survives a reindex and a killed node', async (t) => {
-  if ((await run('docker', ['info'])).code !== 0) {
-    t.fail('dockerd is not running (docker info failed): start it, or run the rest of the suite with npm test');
-    return;
-  }
-  const compose = await composeCommand();
-  const work = await mkdtemp(join(tmpdir(), 'idx-docker-test-'));
-  const ports: Ports = { postgres: await freePort(), chain: await freePort(), node: await freePort(), query: await freePort() };
-  const file = join(work, 'compose.yml');
-  await writeFile(file, hostNetworkVariant(await readFile(join(REPO, 'docker', 'compose.yml'), 'utf8'), ports));
-  const project = `idx-docker-test-${process.pid}`;
-  const dc = (...args: string[]) => run(compose[0]!, [...compose.slice(1), '-p', project, '-f', file, ...args]);
-  const must = async (...args: string[]) => {
-    const r = await dc(...args);
-    if (r.code !== 0) throw new Error(`${compose.join(' ')} ${args.join(' ')} exited with ${r.code}:\n${r.output.slice(-4000)}`);
-    return r.output;
-  };
+  const stack = await composeStack(t, 'idx-docker-test', 'compose.yml', hostNetworkVariant);
+  if (stack === undefined) return;
+  const { ports } = stack;
+  const must = (...args: string[]) => stack.must({}, ...args);
   t.teardown(async () => {
-    const down = await dc('down', '--volumes', '--remove-orphans', '--timeout', '5');
-    if (down.code !== 0) t.comment(`teardown: ${down.output.slice(-2000)}`);
-    await rm(work, { recursive: true, force: true });
+    const failed = await stack.down();
+    if (failed !== undefined) t.comment(`teardown: ${failed}`);
   });
   const times: string[] = [];
   const timed = async <T>(label: string, step: () => Promise<T>) => {

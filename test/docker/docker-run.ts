@@ -1,6 +1,10 @@
 // Helpers of the Docker tests (`npm run test:docker`): commands, docker compose, the chain's and
 // idx-query's HTTP answers, and waiting for a condition.
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../devchain/start-anvil.ts';
 import { REPO } from '../support/idx-programs.ts';
 
 export interface Run {
@@ -67,3 +71,75 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 }
 
 export const ok = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined))?.ok === true || undefined;
+
+/** The host ports of a stack on the host's network. */
+export interface Ports {
+  postgres: number;
+  chain: number;
+  node: number;
+  query: number;
+}
+
+export interface Compose {
+  /** `docker compose -p <project> -f <variant> …` with `env` added to this process's environment */
+  dc(env: Record<string, string>, ...args: string[]): Promise<Run>;
+  /** the same, throwing with the output when it fails */
+  must(env: Record<string, string>, ...args: string[]): Promise<string>;
+}
+
+export interface ComposeStack extends Compose {
+  ports: Ports;
+  /** the folder the variant file is in; removed by `down()` */
+  work: string;
+  project: string;
+  /** compose over the same file under another project name */
+  as(project: string): Compose;
+  /** `down --volumes`, and the folder removed; what compose said when that failed */
+  down(): Promise<string | undefined>;
+}
+
+/**
+ * A compose file of docker/ rewritten by `variant` for free host ports into a temp folder, and compose
+ * over it under a project name of its own; undefined (the test failed saying why) without dockerd.
+ */
+export async function composeStack(
+  t: { fail(message: string): void },
+  name: string,
+  source: string,
+  variant: (source: string, ports: Ports) => string,
+): Promise<ComposeStack | undefined> {
+  if ((await run('docker', ['info'])).code !== 0) {
+    t.fail('dockerd is not running (docker info failed): start it, or run the rest of the suite with npm test');
+    return undefined;
+  }
+  const command = await composeCommand();
+  const work = await mkdtemp(join(tmpdir(), `${name}-`));
+  const ports: Ports = { postgres: await freePort(), chain: await freePort(), node: await freePort(), query: await freePort() };
+  const file = join(work, source);
+  await writeFile(file, variant(await readFile(join(REPO, 'docker', source), 'utf8'), ports));
+  const as = (project: string): Compose => {
+    const dc = (env: Record<string, string>, ...args: string[]) => run(command[0]!, [...command.slice(1), '-p', project, '-f', file, ...args], env);
+    return {
+      dc,
+      async must(env, ...args) {
+        const r = await dc(env, ...args);
+        if (r.code !== 0) throw new Error(`${command.join(' ')} ${args.join(' ')} exited with ${r.code}:\n${r.output.slice(-4000)}`);
+        return r.output;
+      },
+    };
+  };
+  const project = `${name}-${process.pid}`;
+  const own = as(project);
+  return {
+    ...own,
+    ports,
+    work,
+    project,
+    as,
+    async down() {
+      const down = await own.dc({}, 'down', '--volumes', '--remove-orphans', '--timeout', '5');
+      await rm(work, { recursive: true, force: true });
+      return down.code === 0 ? undefined : down.output.slice(-2000);
+    },
+  };
+}
