@@ -85,14 +85,17 @@ t.test('docker compose: the redeploy flow of docs/deploy.md, step by step, witho
   // network, the same database and ports; on compose's own network the stack's name is what joins them)
   const oneOffs = stack.as(`${stack.project}-run`);
   const must = (env: Record<string, string>, ...args: string[]) => (args[0] === 'run' && args.includes('node') ? oneOffs : stack).must(env, ...args);
+  // the client's loop below runs until the end, or the teardown after a failure
+  let stop = false;
   const chain = spawn(process.execPath, ['--no-node-snapshot', join(REPO, 'bin', 'demo-chain.js'), '--host', '127.0.0.1', '--port', String(ports.chain)], {
     stdio: 'ignore',
     cwd: REPO,
   });
   t.teardown(async () => {
+    stop = true;
     await run('docker', ['rm', '-f', oneOff]);
-    const failed = await stack.down();
-    if (failed !== undefined) t.comment(`teardown: ${failed}`);
+    // the one-offs' project made its own volumes
+    for (const failed of [await oneOffs.down(base), await stack.down(base)]) if (failed !== undefined) t.comment(`teardown: ${failed}`);
     chain.kill('SIGTERM');
   });
   // its first 100 blocks of transfers in
@@ -110,7 +113,6 @@ t.test('docker compose: the redeploy flow of docs/deploy.md, step by step, witho
   t.ok(v1.length > 0 && v1.every((r) => r.blockHeight === r.number), `version 1 serves ${v1.length} StarterEntity rows, blockHeight the block's number`);
 
   // a client querying every 100 ms from here to the end
-  let stop = false;
   const answers = { ok: 0, failed: [] as string[] };
   const load = (async () => {
     while (!stop) {

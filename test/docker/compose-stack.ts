@@ -105,7 +105,7 @@ t.test('docker compose: the demo stack builds, indexes the chain, survives a rei
   const { ports } = stack;
   const must = (...args: string[]) => stack.must({}, ...args);
   t.teardown(async () => {
-    const failed = await stack.down();
+    const failed = await stack.down({});
     if (failed !== undefined) t.comment(`teardown: ${failed}`);
   });
   const times: string[] = [];

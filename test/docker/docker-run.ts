@@ -85,6 +85,8 @@ export interface Compose {
   dc(env: Record<string, string>, ...args: string[]): Promise<Run>;
   /** the same, throwing with the output when it fails */
   must(env: Record<string, string>, ...args: string[]): Promise<string>;
+  /** `down --volumes` (with `env`: compose refuses any command while a variable the file requires is unset); what compose said when that failed */
+  down(env: Record<string, string>): Promise<string | undefined>;
 }
 
 export interface ComposeStack extends Compose {
@@ -94,8 +96,8 @@ export interface ComposeStack extends Compose {
   project: string;
   /** compose over the same file under another project name */
   as(project: string): Compose;
-  /** `down --volumes`, and the folder removed; what compose said when that failed */
-  down(): Promise<string | undefined>;
+  /** `down --volumes` and the folder removed; what compose said when that failed */
+  down(env: Record<string, string>): Promise<string | undefined>;
 }
 
 /**
@@ -126,6 +128,10 @@ export async function composeStack(
         if (r.code !== 0) throw new Error(`${command.join(' ')} ${args.join(' ')} exited with ${r.code}:\n${r.output.slice(-4000)}`);
         return r.output;
       },
+      async down(env) {
+        const down = await dc(env, 'down', '--volumes', '--remove-orphans', '--timeout', '5');
+        return down.code === 0 ? undefined : down.output.slice(-2000);
+      },
     };
   };
   const project = `${name}-${process.pid}`;
@@ -136,10 +142,10 @@ export async function composeStack(
     work,
     project,
     as,
-    async down() {
-      const down = await own.dc({}, 'down', '--volumes', '--remove-orphans', '--timeout', '5');
+    async down(env) {
+      const failed = await own.down(env);
       await rm(work, { recursive: true, force: true });
-      return down.code === 0 ? undefined : down.output.slice(-2000);
+      return failed;
     },
   };
 }
