@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * The build's bundle of a compiled module, when it made one (scripts/bundle-programs.ts: the programs
@@ -12,6 +13,6 @@ export function bundledModule(url: URL, env: Record<string, string | undefined> 
   const at = path.lastIndexOf('/dist/');
   if (env.IDX_BUNDLE === '0' || at < 0 || !path.endsWith('.js') || path.includes('/dist/bundle/')) return url;
   const modulePath = path.slice(at + '/dist/'.length, -'.js'.length);
-  const bundled = new URL(`bundle/${modulePath.replaceAll('/', '.')}.js`, new URL(`${url.href.slice(0, url.href.lastIndexOf('/dist/'))}/dist/`));
-  return existsSync(fileURLToPath(bundled)) ? bundled : url;
+  const bundled = join(path.slice(0, at), 'dist', 'bundle', `${modulePath.replaceAll('/', '.')}.js`);
+  return existsSync(bundled) ? pathToFileURL(bundled) : url;
 }
