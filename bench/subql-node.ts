@@ -16,10 +16,17 @@ import { runUntilCommitted, type IndexerRun } from './run-until-committed.ts';
  * a cache folder (SUBQL_NODE_DIR, default ~/.cache/idx-bench/subql-node-<version>).
  */
 export const SUBQL_NODE_VERSION = '6.4.6';
+/** SubQuery's own EVM node, the reference of the Ethereum comparisons (SUBQL_NODE_ETHEREUM_DIR moves its cache folder) */
+export const SUBQL_NODE_ETHEREUM_VERSION = '6.5.0';
 
 export async function subqlNodeBin(): Promise<string> {
   const dir = process.env.SUBQL_NODE_DIR ?? join(homedir(), '.cache', 'idx-bench', `subql-node-${SUBQL_NODE_VERSION}`);
   return installedBin(dir, '@subql/node', SUBQL_NODE_VERSION, 'about 2 minutes');
+}
+
+export async function subqlNodeEthereumBin(): Promise<string> {
+  const dir = process.env.SUBQL_NODE_ETHEREUM_DIR ?? join(homedir(), '.cache', 'idx-bench', `subql-node-ethereum-${SUBQL_NODE_ETHEREUM_VERSION}`);
+  return installedBin(dir, '@subql/node-ethereum', SUBQL_NODE_ETHEREUM_VERSION, 'about a minute');
 }
 
 /**
@@ -42,7 +49,10 @@ export async function installedBin(dir: string, pkg: string, version: string, ta
   return bin;
 }
 
-/** Runs @subql/node on `dir` into `schema` (historical, as idx's default) until `toBlock`; prints its figures. */
+/**
+ * Runs SubQuery's node (`bin`, @subql/node unless given) on `dir` into `schema` (historical, as idx's default) until
+ * `toBlock`; prints its figures.
+ */
 export async function subqlIndexOnce(
   label: string,
   dir: string,
@@ -51,8 +61,9 @@ export async function subqlIndexOnce(
   schema: string,
   toBlock: number,
   events: number,
+  bin?: string,
 ): Promise<IndexingRun> {
-  const bin = await subqlNodeBin();
+  bin ??= await subqlNodeBin();
   const port = await deadPort();
   const child = spawn(
     process.execPath,

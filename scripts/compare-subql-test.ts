@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { installedBin, subqlNodeBin, SUBQL_NODE_VERSION } from '../bench/subql-node.ts';
+import { subqlNodeBin, subqlNodeEthereumBin, SUBQL_NODE_ETHEREUM_VERSION, SUBQL_NODE_VERSION } from '../bench/subql-node.ts';
 import { teardowns, type Teardowns } from '../bench/teardowns.ts';
 import { buildProject } from '../apps/cli/build-project.ts';
 import { codegen } from '../apps/cli/codegen.ts';
@@ -42,7 +42,6 @@ import { keepRecording, RECORDED_STARTERS } from '../test/support/starter-record
 
 /** the block the starters' tests name */
 const TEST_HEIGHT = 191;
-const SUBQL_NODE_ETHEREUM_VERSION = '6.5.0';
 const EVM_STARTERS = join(REPO, 'test', 'fixtures', 'evm-starters');
 const EVM_STARTER_NAMES = ['ethereum-starter'];
 const RUN_TIMEOUT_MS = 300_000;
@@ -93,15 +92,7 @@ const rows: Row[] = [];
 const td = teardowns();
 try {
   const subqlNode = await subqlNodeBin();
-  const subqlNodeEthereum =
-    evmStarters.length === 0
-      ? ''
-      : await installedBin(
-          process.env.SUBQL_NODE_ETHEREUM_DIR ?? join(homedir(), '.cache', 'idx-bench', `subql-node-ethereum-${SUBQL_NODE_ETHEREUM_VERSION}`),
-          '@subql/node-ethereum',
-          SUBQL_NODE_ETHEREUM_VERSION,
-          'about a minute',
-        );
+  const subqlNodeEthereum = evmStarters.length === 0 ? '' : await subqlNodeEthereumBin();
   if (substrateStarters.length > 0) {
     const chain = await timed(`chopsticks chain to block ${TEST_HEIGHT + 1}`, testChain);
     try {

@@ -62,6 +62,8 @@ export interface EntityStore {
   getByField(entity: string, field: string, value: unknown, options?: QueryOptions, atHeight?: number): Promise<EntityData[]>;
   /** Entities matching every filter (AND). */
   getByFields(entity: string, filters: readonly FieldFilter[], options?: QueryOptions, atHeight?: number): Promise<EntityData[]>;
+  /** The entity types whose table holds no row at all, of any height or chain. */
+  emptyEntities(): Promise<string[]>;
   /**
    * Back to the state right after block `height`: versions born later are deleted, versions closed
    * later are reopened, `_poi` rows above it are deleted and `lastProcessedHeight` becomes `height`,

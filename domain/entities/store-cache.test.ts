@@ -175,3 +175,35 @@ t.test('recent reads are kept up to --store-get-cache-size and dropped on write'
   await cache.get('E', 'b');
   t.equal(db.reads, before + 1, 'the oldest read was evicted');
 });
+
+t.test('fresh entity types: a get of an id never written reads nothing from the database, and answers as the database would', async (t) => {
+  const db = memoryStore();
+  const cache = createStoreCache(db, { queryLimit: 100, getCacheSize: 0, freshEntities: ['Account'] });
+  t.equal(await cache.get('Account', 'a'), undefined);
+  t.equal(db.reads, 0, 'absent without a read');
+  cache.set('Account', 'a', { id: 'a', balance: 1n }, 1);
+  cache.remove('Account', 'b', 1);
+  const { operations, mark } = cache.takeOperations();
+  await db.flush({ operations });
+  cache.flushed(mark);
+  t.same(await cache.get('Account', 'a'), { id: 'a', balance: 1n }, 'a written id is read from the database');
+  t.equal(await cache.get('Account', 'b'), undefined);
+  t.equal(db.reads, 2, 'both ids it saw written are read');
+  t.equal(await cache.get('Account', 'c'), undefined);
+  t.equal(db.reads, 2);
+  cache.set('Account', 'd', { id: 'd', balance: 2n }, 2);
+  cache.discard();
+  t.equal(await cache.get('Account', 'd'), undefined, 'an id of a discarded block is read again, and is not there');
+  t.equal(db.reads, 3);
+  db.rows.set('Token', new Map([['t', { id: 't' }]]));
+  t.same(await cache.get('Token', 't'), { id: 't' }, 'a type not named fresh is always read');
+});
+
+t.test('fresh entity types past the ids budget: reads go to the database again', async (t) => {
+  const db = memoryStore();
+  const cache = createStoreCache(db, { queryLimit: 100, getCacheSize: 0, freshEntities: ['Account'], knownIdsBudget: 2 });
+  for (const id of ['a', 'b', 'c']) cache.set('Account', id, { id, balance: 0n }, 1);
+  await db.flush(cache.takeOperations());
+  t.equal(await cache.get('Account', 'z'), undefined);
+  t.equal(db.reads, 1);
+});

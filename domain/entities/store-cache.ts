@@ -1,6 +1,7 @@
 import { IdxError } from '../errors.ts';
 import type { SchemaModel } from './entity-model.ts';
 import type { EntityData, EntityStore, FieldFilter, QueryOptions, StoreOperation } from './entity-store.ts';
+import { createKnownIds, KNOWN_IDS_BUDGET } from './known-ids.ts';
 import { createEntityValidator } from './validate-entity.ts';
 
 /**
@@ -38,6 +39,15 @@ export interface StoreCacheOptions {
   getCacheSize: number;
   /** the project's entities: each write is checked against them when made, not when flushed */
   model?: SchemaModel;
+  /**
+   * Entity types whose table held no row when the cache was made, and which nothing but this cache writes while it
+   * lives: every id they will ever hold passes through `set`, so the cache keeps those ids and answers a `get` of any
+   * other as absent without a database read (the first `get` of each new account, on a fresh index). Only the
+   * writer of a schema may say so: not with other writers (`--multi-chain`, a `--reuse` copy under way).
+   */
+  freshEntities?: readonly string[];
+  /** how many ids the fresh entity types may keep together; past it the largest set is dropped (its reads go to the database) */
+  knownIdsBudget?: number;
 }
 
 interface Pending {
@@ -53,6 +63,7 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
   let seq = 0;
   // Recent database reads by `entity\u0000id`, oldest first (a Map keeps insertion order).
   const recent = new Map<string, EntityData | null>();
+  const known = createKnownIds(options.freshEntities ?? [], options.knownIdsBudget ?? KNOWN_IDS_BUDGET);
 
   const entityPending = (entity: string) => {
     let m = pending.get(entity);
@@ -67,6 +78,7 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
       throw new IdxError('STORE_INVALID_ID', `${entity}: an entity id must be a non-empty string, got ${JSON.stringify(id)}`);
     if (data !== null) validate?.(entity, id, data);
     seq++;
+    known.add(entity, id);
     // One copy serves the overlay and the flush; readers get copies of it.
     const record = data === null ? null : { ...data, id };
     entityPending(entity).set(id, { data: record, seq });
@@ -119,6 +131,7 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
         const hit = recent.get(key)!;
         return hit === null ? undefined : { ...hit };
       }
+      if (known.absent(entity, id)) return undefined;
       const row = await store.get(entity, id);
       if (options.getCacheSize > 0) {
         recent.set(key, row ?? null);

@@ -600,3 +600,23 @@ t.test('fields createdAt/updatedAt own created_at/updated_at; idx keeps its time
 t.test('errors are IdxErrors with codes', async (t) => {
   t.ok(new IdxError('STORE_INTERNAL', 'y') instanceof Error);
 });
+
+t.test('emptyEntities: the types whose table holds no version at all, historical or plain', (t) =>
+  backends.each(t, async (t, b) => {
+    const model = parseSchema('type Account @entity { id: ID! n: Int } type Transfer @entity { id: ID! n: Int } type Token @entity { id: ID! }');
+    for (const historical of [true, false]) {
+      const schema = `${b.schema}_${historical ? 'h' : 'p'}`;
+      await execute(b.db.kysely, `create schema "${schema}"`);
+      await prepareProjectSchema(b.db.kysely, model, { schema, historical, timestampField: true });
+      const store = createEntityStore({ db: b.db.kysely, schema, model, historical, timestampField: true });
+      t.same((await store.emptyEntities()).sort(), ['Account', 'Token', 'Transfer']);
+      await store.flush({ operations: [set('Account', 'a', 1, { n: 1 }), set('Transfer', 't', 1, { n: 1 }), remove('Transfer', 't', 2)] });
+      t.same(
+        (await store.emptyEntities()).sort(),
+        historical ? ['Token'] : ['Token', 'Transfer'],
+        'a removed entity leaves a closed version in historical mode only',
+      );
+      await execute(b.db.kysely, `drop schema "${schema}" cascade`);
+    }
+  }),
+);

@@ -4,7 +4,7 @@ import type { EntityStore, FieldFilter, FlushBatch, QueryOptions, EntityData } f
 import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
 import { planHistoricalWrites, planPlainWrites } from '../../domain/entities/plan-writes.ts';
 import { IdxError } from '../../domain/errors.ts';
-import { checkHeight, decodeRow, getByIdSql, POI_COLUMNS, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
+import { checkHeight, decodeRow, emptyTablesSql, getByIdSql, POI_COLUMNS, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
 import { entityTableSql, type EntityTable } from './entity-table-sql.ts';
 import { historicalStatements, metadataStatement, plainStatements, poiStatement, rewindStatements, type Statement } from './entity-write-statements.ts';
 import { metadataByKeys } from './read/metadata-reads.ts';
@@ -139,6 +139,11 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     },
 
     getByFields: query,
+
+    async emptyEntities() {
+      const sql = emptyTablesSql(tables.values());
+      return sql === undefined ? [] : (await execute<{ entity: string }>(db, sql)).map((r) => r.entity);
+    },
 
     async rewind(height, metadata = {}) {
       if (!historical) {

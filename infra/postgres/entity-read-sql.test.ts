@@ -1,6 +1,6 @@
 import t from 'tap';
 import { IdxError } from '../../domain/errors.ts';
-import { decodeRow, getByIdSql, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
+import { decodeRow, emptyTablesSql, getByIdSql, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
 import { entityTableSql } from './entity-table-sql.ts';
 import { counterModel } from '../../test/support/test-models.ts';
 
@@ -80,4 +80,10 @@ t.test('rows decode to entity data; _poi rows to PoiRows', async (t) => {
     parentHash: null,
     operationHashRoot: null,
   });
+});
+
+t.test('empty tables: one statement naming each type whose table has no row', async (t) => {
+  t.equal(emptyTablesSql([table]), `select 'Counter' as entity where not exists (select 1 from "app"."counters")`);
+  t.equal(emptyTablesSql([table, table])?.split(' union all ').length, 2);
+  t.equal(emptyTablesSql([]), undefined);
 });

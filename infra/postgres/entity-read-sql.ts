@@ -3,7 +3,7 @@ import { IdxError } from '../../domain/errors.ts';
 import type { ColumnCodec } from './column-codec.ts';
 import type { EntityTable } from './entity-table-sql.ts';
 import { textArray } from './pg-arrays.ts';
-import { quoteIdent } from './sql.ts';
+import { quoteIdent, quoteLiteral } from './sql.ts';
 import { visibleVersions } from './visible-versions.ts';
 
 /** A read: its text and parameters. */
@@ -34,6 +34,12 @@ function encodeFilterValue(t: EntityTable, codec: ColumnCodec | null, value: unk
     return value;
   }
   return codec.encode(value)!;
+}
+
+/** The entity types whose table holds no row at all (no version of any height, of any chain), in one statement. */
+export function emptyTablesSql(tables: Iterable<EntityTable>): string | undefined {
+  const parts = [...tables].map((t) => `select ${quoteLiteral(t.entity.name)} as entity where not exists (select 1 from ${t.name})`);
+  return parts.length === 0 ? undefined : parts.join(' union all ');
 }
 
 /** One entity by id. */

@@ -8,6 +8,7 @@ import type { TimedBlockOutcome } from './isolate/timers.ts';
 import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
+import { runtimeInstalls } from './runtime-install.ts';
 
 export interface IsolatedRuntimeOptions {
   code: string;
@@ -73,6 +74,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
   const cancelRef = new ivm.Reference((ids: number[]) => timers.cancel(ids));
   const urlRef = new ivm.Reference((op: UrlOp, args: unknown[]) => urlHostCall(op, args));
 
+  const installs = runtimeInstalls(options.install);
   const create = async (): Promise<Live> => {
     const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMb });
     try {
@@ -91,7 +93,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
               get: () => prelude.libraryV8Caches.get(library.name),
               set: (bytes) => prelude.libraryV8Caches.set(library.name, bytes),
             });
-      const installOptions = new ivm.ExternalCopy({ ...options.install, progress: progressBuffer }).copyInto({ release: true });
+      const installOptions = new ivm.ExternalCopy({ ...installs(), progress: progressBuffer }).copyInto({ release: true });
       const runtime = await context.evalClosure(
         BOOTSTRAP,
         [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, libraryExports],

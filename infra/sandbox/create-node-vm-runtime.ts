@@ -3,6 +3,7 @@ import { Script, createContext, type Context } from 'node:vm';
 import type { PreludeCache } from './create-prelude-cache.ts';
 import { createTimerHost } from './create-timer-host.ts';
 import { createLiveSlot } from './live-slot.ts';
+import { runtimeInstalls } from './runtime-install.ts';
 import type { HostBridge } from './create-host-bridge.ts';
 import type { BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } from './isolate/wire.ts';
 import type { TimedBlockOutcome, TimerBridge } from './isolate/timers.ts';
@@ -44,6 +45,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
   const progress = new Int32Array(progressBuffer);
   const timers = createTimerHost();
 
+  const installs = runtimeInstalls(options.install);
   const create = async (): Promise<Live> => {
     const state = { abandoned: false } as Live;
     const guard = () => {
@@ -83,7 +85,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       library === undefined
         ? undefined
         : new Script(await options.prelude.library(library), { filename: `idx:sandbox-${library.name}.js` }).runInContext(context);
-    const runtime = prelude.install(bridge, { ...options.install, progress: progressBuffer }, unsafe, libraryExports);
+    const runtime = prelude.install(bridge, { ...installs(), progress: progressBuffer }, unsafe, libraryExports);
     let load: LoadOutcome;
     try {
       const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(

@@ -279,6 +279,42 @@ t.test('the read cache answers repeated gets without the host, with copies, and 
   t.same(gets().length, 6, 'a failed block clears the cache');
 });
 
+for (const unsafe of [false, true])
+  t.test(
+    `fresh entity types${unsafe ? ' (--unsafe)' : ''}: an id never written is absent without asking the host; a new runtime after a reset asks again`,
+    async (t) => {
+      const { sb, calls } = await sandbox(
+        `
+      module.exports.touch = async function () {
+        for (const id of ['a', 'b']) {
+          const a = (await store.get('Account', id)) ?? { id, n: 0n };
+          a.n += 1n;
+          await store.set('Account', id, a);
+        }
+        await store.bulkCreate('Account', [{ id: 'c', n: 5n }]);
+        await store.get('Token', 't');
+      };
+      module.exports.late = async function () { await store.get('Account', 'c'); await store.get('Account', 'z'); };
+      module.exports.spin = async function () { for (;;) {} };
+    `,
+        { freshEntities: ['Account'], readCacheSize: 0, unsafe, timeoutMs: 500 },
+      );
+      const gets = () => calls.filter((c) => c[0] === 'get').map((c) => `${c[1]}:${c[2]}`);
+      await sb.runBlock(oneTransfer(), [logCall('touch')]);
+      t.same(gets(), ['Token:t'], 'no host read for the fresh type, one for the other');
+      await sb.runBlock(oneTransfer(), [logCall('touch'), logCall('late')]);
+      t.same(
+        gets(),
+        ['Token:t', 'Account:a', 'Account:b', 'Token:t', 'Account:c'],
+        'written ids are read from the host (no read cache here); a never-written one is not',
+      );
+      const err = await rejection(sb.runBlock(oneTransfer(), [logCall('spin')]));
+      t.equal(err.code, 'SANDBOX_TIMEOUT');
+      await sb.runBlock(oneTransfer(), [logCall('late')]);
+      t.same(gets().slice(5), ['Account:c', 'Account:z'], 'the runtime made after the timeout has not seen the earlier writes: it asks');
+    },
+  );
+
 t.test('a transaction handler gets decoded call args, bigint fields, its logs and receipt()', async (t) => {
   const { sb, calls } = await sandbox(`
     module.exports.handleTx = async function (tx) {

@@ -38,6 +38,11 @@ export interface SandboxOptions {
    * (e.g. --multi-chain). It is cleared when a block fails or a height is run again (rewinds).
    */
   readCacheSize?: number;
+  /**
+   * Entity types whose table held no row when the node started and which only this sandbox writes (never with
+   * another writer, e.g. --multi-chain): a `get` of an id never written to them is answered inside, as absent.
+   */
+  freshEntities?: readonly string[];
   /** bounds on what a mapping can make the host hold (log text, store writes, call arguments); defaults in isolate/limits.ts */
   limits?: Partial<SandboxLimits>;
   /** share one per process: the runtime bundle is built once per cache */
@@ -119,6 +124,7 @@ function runtimeOf(options: SandboxOptions, family: SandboxFamily, bridge: HostB
   const install: Omit<InstallOptions, 'progress'> = {
     queryLimit: options.queryLimit ?? DEFAULTS.queryLimit,
     readCacheSize: options.readCacheSize ?? DEFAULTS.readCacheSize,
+    ...(options.freshEntities !== undefined && options.freshEntities.length > 0 && { freshEntities: [...options.freshEntities] }),
     chainId: options.host.chainId,
     family: family.name,
     unsafe: options.unsafe === true,

@@ -263,6 +263,7 @@ async function indexProject(input: {
     chainId: network.chainId,
     logger,
     onAccess: access.recorder.add,
+    ...(reuse !== undefined && { filledElsewhere: reuse.plan.copy }),
   });
   closers.push(mapping.dispose);
 

@@ -24,12 +24,18 @@ export async function startMapping(input: {
   logger: Logger;
   /** which entity types a handler read (1) or wrote (2) for the first time (record-handler-access.ts) */
   onAccess?: (entries: readonly (readonly [string, string, number])[]) => void;
+  /** entity types another writer fills while this node runs (`--reuse`'s copy) */
+  filledElsewhere?: readonly string[];
 }) {
   const { options, project, files, chain } = input;
+  // the types this node alone writes, from nothing: their absent ids are known without a read (known-ids.ts);
+  // with --multi-chain every type has other writers
+  const freshEntities = options.multiChain ? [] : (await input.store.emptyEntities()).filter((e) => !input.filledElsewhere?.includes(e));
   const cache = createStoreCache(input.store, {
     queryLimit: options.queryLimit,
     getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize,
     model: files.model,
+    freshEntities,
   });
   const scope = createBlockScope();
   const sandbox = await createSandbox({
@@ -41,6 +47,7 @@ export async function startMapping(input: {
     queryLimit: options.queryLimit,
     // With --multi-chain other nodes write the same schema: the sandbox may not remember entities.
     ...(options.multiChain && { readCacheSize: 0 }),
+    freshEntities,
     family: chain.sandboxFamily,
     ...(chain.sandboxCustom !== undefined && { custom: chain.sandboxCustom }),
     ...(chain.sandboxChainTypes !== undefined && { chainTypes: chain.sandboxChainTypes }),

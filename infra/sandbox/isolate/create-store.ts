@@ -1,5 +1,6 @@
 import { READ, WRITE, type AccessLog } from './access-log.ts';
 import { clonePlain } from './clone-plain.ts';
+import type { KnownIds } from '../../../domain/entities/known-ids.ts';
 import type { ReadCache } from './create-read-cache.ts';
 import { measure, type createWriteBudget } from './limits.ts';
 import type { HostOp, WireRecord, WriteOp } from './wire.ts';
@@ -30,10 +31,15 @@ export function createStore(
   call: Call,
   queue: (write: Write) => void,
   queryLimit: number,
-  cache: ReadCache,
+  reads: {
+    cache: ReadCache;
+    /** the ids of the fresh entity types: any other is absent */
+    known: KnownIds;
+  },
   budget: ReturnType<typeof createWriteBudget>,
   access: Pick<AccessLog, 'note'>,
 ) {
+  const { cache, known } = reads;
   const name = (method: string, entity: unknown): string => {
     if (typeof entity !== 'string' || entity === '') throw new TypeError(`store.${method}: the entity name must be a non-empty string, got ${String(entity)}`);
     return entity;
@@ -77,10 +83,10 @@ export function createStore(
   const remember = (entity: string, records: readonly WireRecord[]) => {
     for (const r of records) cache.put(entity, r.id as string, r);
   };
-  const records = (method: string, list: unknown): WireRecord[] => {
+  const records = (method: string, entity: string, list: unknown): WireRecord[] => {
     if (!Array.isArray(list)) throw new TypeError(`store.${method}: expected an array of entities`);
     return list.map((r) => {
-      ident(method, (r as { id?: unknown })?.id);
+      known.add(entity, ident(method, (r as { id?: unknown })?.id));
       return clonePlain(r) as WireRecord;
     });
   };
@@ -88,6 +94,7 @@ export function createStore(
     get: async (entity: string, id: string) => {
       const hit = cache.get(read('get', entity), ident('get', id));
       if (hit !== undefined) return hit === null ? undefined : clonePlain(hit);
+      if (known.absent(entity, id)) return undefined;
       const data = (await call('get', [entity, id])) as WireRecord | undefined;
       cache.put(entity, id, data === undefined || data === null ? null : (clonePlain(data) as WireRecord));
       return data;
@@ -101,6 +108,7 @@ export function createStore(
       const snapshot = clonePlain(data) as WireRecord;
       written('set', entity);
       ident('set', id);
+      known.add(entity, id);
       budget.charge(() => `store.set("${entity}", ${JSON.stringify(id)})`, [measure(snapshot)]);
       queue(['set', entity, id, snapshot]);
       cache.put(entity, id, snapshot);
@@ -109,7 +117,7 @@ export function createStore(
       written('bulkCreate', entity);
       const what = () => `store.bulkCreate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
-      const snapshots = records('bulkCreate', list);
+      const snapshots = records('bulkCreate', entity, list);
       budget.charge(
         what,
         snapshots.map((r) => measure(r)),
@@ -121,7 +129,7 @@ export function createStore(
       written('bulkUpdate', entity);
       const what = () => `store.bulkUpdate("${entity}", [${Array.isArray(list) ? list.length : '?'} records])`;
       if (Array.isArray(list)) budget.count(what, list.length);
-      const snapshots = records('bulkUpdate', list);
+      const snapshots = records('bulkUpdate', entity, list);
       budget.charge(
         what,
         snapshots.map((r) => measure(r)),

@@ -115,6 +115,11 @@ export interface InstallOptions {
   limits?: Partial<SandboxLimits>;
   /** entities the store's read cache keeps; 0 = every `get` asks the host */
   readCacheSize: number;
+  /**
+   * Entity types whose table held no row when the node started, which only this sandbox writes: the store keeps every
+   * id written to them and answers a `get` of another id as absent without asking the host (domain/entities/known-ids.ts)
+   */
+  freshEntities?: string[];
   chainId: string;
   /** the chain family: what `api` is and what blocks hold (isolate/families/registry.ts) */
   family: ChainFamilyName;
