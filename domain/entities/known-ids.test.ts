@@ -28,3 +28,12 @@ t.test('past the budget the largest set is dropped for good, the others kept', a
   known.add('Account', 'f');
   t.equal(known.absent('Account', 'z'), false);
 });
+
+t.test('forgetAll: every type unknown from then on', async (t) => {
+  const known = createKnownIds(['Account'], 10);
+  t.equal(known.absent('Account', 'a'), true);
+  known.forgetAll();
+  t.equal(known.absent('Account', 'a'), false);
+  known.add('Account', 'b');
+  t.equal(known.absent('Account', 'c'), false);
+});

@@ -8,6 +8,8 @@ export interface KnownIds {
   add(entity: string, id: string): void;
   /** true only when `id` is certainly not in `entity`'s table */
   absent(entity: string, id: string): boolean;
+  /** every type unknown from now on: something wrote where these sets could not see it */
+  forgetAll(): void;
 }
 
 /** about 25 MiB of short ids: a W10 project's 10,000 accounts fit, its 400,000 transfers (never read) do not */
@@ -30,5 +32,9 @@ export function createKnownIds(freshEntities: readonly string[], budget: number)
       if (++total > budget) dropLargest();
     },
     absent: (entity, id) => sets.get(entity)?.has(id) === false,
+    forgetAll() {
+      sets.clear();
+      total = 0;
+    },
   };
 }

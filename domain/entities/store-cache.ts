@@ -32,6 +32,12 @@ export interface StoreCache {
   discard(): void;
 }
 
+/**
+ * The cache as the node's own code holds it: flush what was written, forget it on a failure, read (a test's checks).
+ * Only the mappings write (apps/node/families/mapping-store.ts), and the sandbox keeps ids they wrote.
+ */
+export type StoreCacheBooks = Pick<StoreCache, 'get' | 'takeOperations' | 'flushed' | 'pendingCount' | 'discard'>;
+
 export interface StoreCacheOptions {
   /** `--query-limit`: the default and the largest `limit` of one read */
   queryLimit: number;

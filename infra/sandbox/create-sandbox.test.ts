@@ -315,6 +315,20 @@ for (const unsafe of [false, true])
     },
   );
 
+t.test('forgetKnownIds: after the host wrote what the mappings did not (a test set-up), no id is known absent inside', async (t) => {
+  const { sb, calls } = await sandbox(`module.exports.read = async function () { await store.get('Account', 'seeded'); };`, {
+    freshEntities: ['Account'],
+    readCacheSize: 0,
+  });
+  const gets = () => calls.filter((c) => c[0] === 'get').length;
+  await sb.runBlock(oneTransfer(), [logCall('read')]);
+  t.equal(gets(), 0, 'known absent');
+  sb.forgetKnownIds();
+  await sb.runBlock(oneTransfer(), [logCall('read')]);
+  await sb.runBlock(oneTransfer(), [logCall('read')]);
+  t.equal(gets(), 2, 'asked of the host in every later block');
+});
+
 t.test('a transaction handler gets decoded call args, bigint fields, its logs and receipt()', async (t) => {
   const { sb, calls } = await sandbox(`
     module.exports.handleTx = async function (tx) {

@@ -72,6 +72,8 @@ export interface SandboxBase {
   readonly customProblems: readonly { path: string; message: string }[];
   /** the `subqlTest`s and `subqlRangeTest`s a test bundle registered while it loaded (`@subql/testing`); none for a project's mappings */
   readonly tests: readonly TestCase[];
+  /** the host wrote entities the mappings did not (a test's set-up): from the next block no id is known absent inside */
+  forgetKnownIds(): void;
   dispose(): void;
 }
 
@@ -110,6 +112,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     customProblems: loaded.customProblems ?? [],
     tests: loaded.tests ?? [],
     ...(parts.methods as FamilySandboxMethods),
+    forgetKnownIds() {
+      state.forgetKnownIds = true;
+    },
     dispose() {
       if (state.disposed) return;
       state.disposed = true;

@@ -31,9 +31,18 @@ export interface RunState {
    * which may catch it: the block fails with it anyway, named for the handler that wrote.
    */
   writeFailure: WriteFailed | undefined;
+  /** the host wrote entities the runtime did not see: the next block tells it to know no id absent (forgetKnownIds) */
+  forgetKnownIds: boolean;
 }
 
-export const createRunState = (): RunState => ({ busy: false, disposed: false, lastCompleted: true, running: undefined, writeFailure: undefined });
+export const createRunState = (): RunState => ({
+  busy: false,
+  disposed: false,
+  lastCompleted: true,
+  running: undefined,
+  writeFailure: undefined,
+  forgetKnownIds: false,
+});
 
 /** The runtime, made and the project loaded (once); a load failure (syntax, a forbidden `require`) rejects, named for the bundle. */
 export async function readyRuntime(r: Pick<RuntimeRun, 'runtime' | 'fileName' | 'sourceMap'>): Promise<Extract<LoadOutcome, { ok: true }>> {
@@ -64,6 +73,11 @@ export async function runInRuntime(
   let completed = false;
   try {
     const payload = makePayload(!state.lastCompleted);
+    if (state.forgetKnownIds) {
+      payload.forgetKnownIds = true;
+      // told once: a runtime made later starts knowing nothing anyway (runtime-install.ts)
+      state.forgetKnownIds = false;
+    }
     state.running = running;
     await readyRuntime(r);
     const run = (async (): Promise<BlockOutcome> => {

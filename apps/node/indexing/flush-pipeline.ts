@@ -1,7 +1,7 @@
 import type { VerifiableBlock } from '../../../domain/blocks/indexed-history.ts';
 import type { EntityStore, PoiRow, StoreOperation } from '../../../domain/entities/entity-store.ts';
 import { poiRow, type Sha256 } from '../../../domain/entities/proof-of-index.ts';
-import type { StoreCache } from '../../../domain/entities/store-cache.ts';
+import type { StoreCacheBooks } from '../../../domain/entities/store-cache.ts';
 import { flushStep, type FlushStep } from '../../../domain/entities/flush-step.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { IndexerStatus } from './indexer-status.ts';
@@ -21,7 +21,7 @@ export interface FlushSettings {
 
 export interface FlushPipelineDeps {
   store: Pick<EntityStore, 'flush'>;
-  cache: StoreCache;
+  cache: StoreCacheBooks;
   status: IndexerStatus;
   logger: Logger;
   settings: FlushSettings;

@@ -2,7 +2,7 @@ import type { ChainHeads } from '../../../domain/blocks/chain-heads.ts';
 import { abortableSleep } from '../../../domain/abortable-sleep.ts';
 import { createHeadPoll } from '../../../domain/blocks/head-poll.ts';
 import type { EntityStore, StoreOperation } from '../../../domain/entities/entity-store.ts';
-import type { StoreCache } from '../../../domain/entities/store-cache.ts';
+import type { StoreCacheBooks } from '../../../domain/entities/store-cache.ts';
 import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import { projectStartHeight, type DataSource, type Template } from '../../../domain/project/project-model.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
@@ -46,7 +46,7 @@ export interface IndexerDeps<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   /** blocks and logs of ranges, in this thread or in --workers threads */
   fetcher: RangeFetcher<Plan, Fetched>;
   store: EntityStore;
-  cache: StoreCache;
+  cache: StoreCacheBooks;
   /** the chain family: matching blocks to handler calls, what to fetch */
   family: ChainFamily<Compiled, Plan, Fetched, Content, Call>;
   runner: BlockRunner<Content, Call>;

@@ -1,6 +1,6 @@
 import { didYouMean } from '../../../domain/closest-name.ts';
-import { createStoreCache } from '../../../domain/entities/store-cache.ts';
-import type { EntityStore } from '../../../domain/entities/entity-store.ts';
+import { createStoreCache, type StoreCacheBooks } from '../../../domain/entities/store-cache.ts';
+import type { EntityData, EntityStore } from '../../../domain/entities/entity-store.ts';
 import { IdxError, ValidationError } from '../../../domain/errors.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
@@ -75,8 +75,15 @@ export async function startMapping(input: {
     throw new ValidationError(project.manifestPath, [...sandbox.customProblems]);
   }
   chain.warmUp?.(sandbox);
+  const books: StoreCacheBooks = cache;
   return {
-    cache,
+    /** for the indexing loop: every write reaches the cache through the mappings (or `seed`), so the sandbox sees it */
+    cache: books,
+    /** an entity stored before the handlers run (a test's dependent entities): the sandbox is told it did not see it */
+    seed(entity: string, id: string, data: EntityData, height: number) {
+      cache.set(entity, id, data, height);
+      sandbox.forgetKnownIds();
+    },
     runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)),
     processors: sandbox.processors,
     dispose: () => sandbox.dispose(),

@@ -47,7 +47,7 @@ export async function runRangeTest(ctx: TestRunContext, test: RangeTestCase, run
     const mapping = await startMapping({ ...ctx, store: opened.store });
     try {
       try {
-        for (const e of test.dependentEntities) mapping.cache.set(e.entity, e.id, e.data, test.from);
+        for (const e of test.dependentEntities) mapping.seed(e.entity, e.id, e.data, test.from);
         const reached = await indexRange(ctx, mapping, opened.store, test, run.signal, fetchErrors);
         // (the loop also ends early, and rightly, when every data source has ended)
         if (run.signal.aborted) return failed('runtime', `stopped after block ${reached}, before the range's end (${test.to})`);

@@ -45,7 +45,7 @@ export async function runSubqlTest(ctx: TestRunContext, test: SubqlTestCase): Pr
         return failed((err as { code?: string }).code === 'TEST_HANDLER_NOT_FOUND' ? 'runtime' : 'fetch', err);
       }
       try {
-        for (const e of test.dependentEntities) mapping.cache.set(e.entity, e.id, e.data, height);
+        for (const e of test.dependentEntities) mapping.seed(e.entity, e.id, e.data, height);
         if (block === undefined)
           ctx.logger.child('test').warn(`Test: ${test.name}: block ${height} holds nothing for the data sources of ${test.handler}; no handler ran`);
         else await mapping.runner.runBlock(height, block.content, block.calls);

@@ -100,7 +100,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     delete g.WebAssembly;
   }
 
-  const runner = { state, family, readCache, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress) };
+  const runner = { state, family, readCache, known, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress) };
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describeThrown(err).message}`, undefined);
   return withTimers(
     bridge,

@@ -1,3 +1,4 @@
+import type { KnownIds } from '../../../domain/entities/known-ids.ts';
 import type { AccessLog } from './access-log.ts';
 import type { BlockState } from './block-state.ts';
 import type { ReadCache } from './create-read-cache.ts';
@@ -11,6 +12,8 @@ export interface BlockRunner {
   state: BlockState;
   family: IsolateFamily;
   readCache: ReadCache;
+  /** the ids of the fresh entity types (domain/entities/known-ids.ts) */
+  known: KnownIds;
   logBudget: ReturnType<typeof createLogBudget>;
   writeBudget: ReturnType<typeof createWriteBudget>;
   entropy: ReturnType<typeof createBlockEntropy>;
@@ -27,6 +30,7 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
   state.pending = [];
   // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
   if (payload.fresh || payload.height <= state.lastHeight) readCache.clear();
+  if (payload.forgetKnownIds) r.known.forgetAll();
   state.lastHeight = payload.height;
   r.logBudget.reset();
   r.writeBudget.reset();

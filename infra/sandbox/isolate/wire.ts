@@ -40,6 +40,8 @@ export interface BlockPayload {
   height: number;
   /** the previous block did not complete (its writes were dropped): forget what was cached */
   fresh: boolean;
+  /** the host wrote entities the sandbox did not see (test set-up): no id is known absent any more */
+  forgetKnownIds?: true;
   block: WireRecord;
   calls: WireCall[];
 }
