@@ -12,8 +12,13 @@ export interface KnownIds {
   forgetAll(): void;
 }
 
-/** about 25 MiB of short ids: a W10 project's 10,000 accounts fit, its 400,000 transfers (never read) do not */
+/** the host's: about 25 MiB of short ids; a W10 project's 10,000 accounts fit, its 400,000 transfers (never read) do not */
 export const KNOWN_IDS_BUDGET = 200_000;
+/**
+ * the sandbox's, smaller: its ids count against the mappings' memory limit (256 MB), so they take ~6 MB of it at most;
+ * past it a get crosses to the host, whose own set still answers without a database read
+ */
+export const SANDBOX_KNOWN_IDS_BUDGET = 50_000;
 
 export function createKnownIds(freshEntities: readonly string[], budget: number): KnownIds {
   const sets = new Map<string, Set<string>>(freshEntities.map((e) => [e, new Set()]));

@@ -1,4 +1,4 @@
-import { createKnownIds, KNOWN_IDS_BUDGET } from '../../../domain/entities/known-ids.ts';
+import { createKnownIds, SANDBOX_KNOWN_IDS_BUDGET } from '../../../domain/entities/known-ids.ts';
 import { createAccessLog } from './access-log.ts';
 import { createCrypto } from './builtins/crypto.ts';
 import { createUrl, type UrlBridge } from './builtins/url.ts';
@@ -32,7 +32,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   const g = globalThis as unknown as Record<string, unknown>;
   const state = createBlockState();
   const readCache = createReadCache(options.readCacheSize);
-  const known = createKnownIds(options.freshEntities ?? [], KNOWN_IDS_BUDGET);
+  const known = createKnownIds(options.freshEntities ?? [], SANDBOX_KNOWN_IDS_BUDGET);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const logBudget = createLogBudget(limits);
   const writeBudget = createWriteBudget(limits);
