@@ -22,6 +22,9 @@ t.test('answers with the last write, a known absence as null, an unknown entity 
 t.test('never holds more than max entries; what is read or written often stays, and a stale copy is never seen', async (t) => {
   const max = 10;
   const cache = createReadCache(max);
+  // both types read once: the cache keeps the types the mappings read
+  cache.get('Account', 'hot');
+  cache.get('Transfer', 'none');
   cache.put('Account', 'hot', rec('hot', 0));
   for (let i = 0; i < 1000; i++) {
     cache.put('Transfer', String(i), rec(String(i), i));
@@ -38,4 +41,15 @@ t.test('max 0 keeps nothing', async (t) => {
   const cache = createReadCache(0);
   cache.put('Account', 'a', rec('a', 1));
   t.equal(cache.get('Account', 'a'), undefined);
+});
+
+t.test('the writes of a type never read are not kept, and do not push out the entities of a type that is', async (t) => {
+  const cache = createReadCache(10);
+  cache.get('Account', 'a');
+  cache.put('Account', 'a', rec('a', 1));
+  for (let i = 0; i < 100; i++) cache.put('Transfer', String(i), rec(String(i), i));
+  t.same(cache.get('Account', 'a'), rec('a', 1), 'the account stays');
+  t.equal(cache.get('Transfer', '99'), undefined, 'written before its type was read: unknown, the host is asked');
+  cache.put('Transfer', '99', rec('99', 99));
+  t.same(cache.get('Transfer', '99'), rec('99', 99), 'once read, its writes are kept');
 });
