@@ -37,3 +37,24 @@ t.test('forgetAll: every type unknown from then on', async (t) => {
   known.add('Account', 'b');
   t.equal(known.absent('Account', 'c'), false);
 });
+
+t.test('a type never asked about is dropped at the cap; one asked about, or read inside the sandbox, is kept', async (t) => {
+  const known = createKnownIds(['Account', 'Transfer', 'Pool'], 100, 3);
+  t.equal(known.absent('Account', 'zz'), true, 'asking about Account');
+  known.read('Pool');
+  for (const entity of ['Account', 'Transfer', 'Pool']) for (const id of ['a', 'b', 'c', 'd']) known.add(entity, id);
+  t.equal(known.absent('Transfer', 'zz'), false, 'the fourth id dropped the set of the type never asked about');
+  t.equal(known.absent('Account', 'zz'), true, 'an asked type passes the cap');
+  t.equal(known.absent('Pool', 'zz'), true, 'a type read inside passes the cap');
+  t.equal(known.absent('Account', 'd'), false);
+});
+
+t.test('a dropped unasked set gives its room back to the budget', async (t) => {
+  const known = createKnownIds(['Account', 'Transfer'], 6, 3);
+  known.absent('Account', 'x');
+  for (const id of ['t1', 't2', 't3', 't4']) known.add('Transfer', id); // dropped at 4
+  for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) known.add('Account', id);
+  t.equal(known.absent('Account', 'z'), true, 'six ids of Account fit: the dropped ids no longer count');
+  known.add('Account', 'g');
+  t.equal(known.absent('Account', 'z'), false, 'the seventh passes the budget');
+});

@@ -1,5 +1,6 @@
 import t from 'tap';
 import type { EntityData, EntityStore, FieldFilter, QueryOptions, StoreOperation } from './entity-store.ts';
+import { UNASKED_IDS_CAP } from './known-ids.ts';
 import { createStoreCache } from './store-cache.ts';
 
 /** Live rows only, sorted like the database: enough to check the overlay logic. */
@@ -206,4 +207,50 @@ t.test('fresh entity types past the ids budget: reads go to the database again',
   await db.flush(cache.takeOperations());
   t.equal(await cache.get('Account', 'z'), undefined);
   t.equal(db.reads, 1);
+});
+
+t.test('fresh entity types the mappings never read keep no ids past the cap, unless the sandbox says it reads them', async (t) => {
+  const db = memoryStore();
+  const cache = createStoreCache(db, { queryLimit: 100, getCacheSize: 0, freshEntities: ['Account', 'Transfer'] });
+  cache.markRead('Account');
+  for (let i = 0; i <= UNASKED_IDS_CAP; i++) {
+    cache.set('Account', `a${i}`, { id: `a${i}`, balance: 0n }, 1);
+    cache.set('Transfer', `t${i}`, { id: `t${i}` }, 1);
+  }
+  await db.flush(cache.takeOperations());
+  t.equal(await cache.get('Account', 'z'), undefined);
+  t.equal(db.reads, 0, 'the type the sandbox reads is still known: absent without a read');
+  t.equal(await cache.get('Transfer', 'z'), undefined);
+  t.equal(db.reads, 1, 'the type never read lost its ids at the cap: a read');
+});
+
+t.test('takeOperations up to a height: the writes of later blocks (a run writes ahead) stay for the next take, and stay visible', async (t) => {
+  const db = memoryStore();
+  const cache = createStoreCache(db, { queryLimit: 100, getCacheSize: 0 });
+  cache.set('E', 'a', { id: 'a', v: 1n }, 10);
+  cache.set('E', 'b', { id: 'b', v: 1n }, 10);
+  cache.set('E', 'a', { id: 'a', v: 2n }, 11);
+  cache.set('E', 'c', { id: 'c', v: 1n }, 12);
+  const first = cache.takeOperations(10);
+  t.same(
+    first.operations.map((o) => [o.id, o.height]),
+    [
+      ['a', 10],
+      ['b', 10],
+    ],
+  );
+  await db.flush({ operations: first.operations });
+  cache.flushed(first.mark);
+  t.same(await cache.get('E', 'a'), { id: 'a', v: 2n }, "block 11's write is still what a read sees");
+  t.same(await cache.get('E', 'c'), { id: 'c', v: 1n });
+  t.equal(cache.pendingCount(), 2, "only block 10's writes left memory");
+  const rest = cache.takeOperations(12);
+  t.same(
+    rest.operations.map((o) => [o.id, o.height]),
+    [
+      ['a', 11],
+      ['c', 12],
+    ],
+  );
+  t.same(cache.takeOperations().operations, []);
 });

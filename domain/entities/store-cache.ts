@@ -22,14 +22,17 @@ export interface StoreCache {
   /**
    * Writes made since the last call, in order, for a flush; they stay visible until `flushed(mark)`.
    * The mark lets a flush that runs while later blocks keep writing confirm only what it committed.
+   * `upToHeight`: only those of blocks up to it (a run of blocks writes ahead of the blocks completed).
    */
-  takeOperations(): { operations: StoreOperation[]; mark: number };
+  takeOperations(upToHeight?: number): { operations: StoreOperation[]; mark: number };
   /** everything taken up to `mark` is committed: drop it from memory (later writes stay) */
   flushed(mark: number): void;
   /** writes waiting, taken or not (for `--store-cache-threshold`) */
   pendingCount(): number;
   /** forget every unflushed write (after a failed block, or before a rewind) */
   discard(): void;
+  /** the mappings read `entity` where this cache did not see it (the sandbox answered): keep its known ids (known-ids.ts) */
+  markRead(entity: string): void;
 }
 
 /**
@@ -190,10 +193,11 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
     bulkRemove(entity, ids, height) {
       for (const id of ids) write(entity, id, height, null);
     },
-    takeOperations() {
-      const out = ops;
-      ops = [];
-      return { operations: out, mark: seq };
+    takeOperations(upToHeight) {
+      const [out, later] = splitAtHeight(ops, upToHeight);
+      ops = later;
+      // each write is one op and one seq: the mark is the last taken
+      return { operations: out, mark: seq - later.length };
     },
     flushed(mark) {
       for (const m of pending.values()) for (const [id, p] of m) if (p.seq <= mark) m.delete(id);
@@ -208,8 +212,16 @@ export function createStoreCache(store: EntityStore, options: StoreCacheOptions)
       recent.clear();
       ops = [];
     },
+    markRead: (entity) => known.read(entity),
   };
   return cache;
+}
+
+/** The operations of blocks up to `height` (all when undefined), and the later ones: blocks write in order of height. */
+function splitAtHeight(ops: StoreOperation[], height: number | undefined): [StoreOperation[], StoreOperation[]] {
+  let n = ops.length;
+  if (height !== undefined) while (n > 0 && ops[n - 1]!.height > height) n--;
+  return n === ops.length ? [ops, []] : [ops.slice(0, n), ops.slice(n)];
 }
 
 /** Values compared as the database compares them: numbers and bigints by value, the rest as text. */

@@ -19,6 +19,8 @@ export interface HostBridge {
 export class WriteFailed extends Error {
   constructor(
     readonly call: number,
+    /** the block of the run that wrote it */
+    readonly block: number,
     message: string,
     options: { cause: unknown },
   ) {
@@ -29,12 +31,25 @@ export class WriteFailed extends Error {
 
 const LEVELS = new Set<MappingLogLevel>(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
 
-export function createHostBridge(host: MappingHost, familyOps: Readonly<Record<string, HostOperation>> = {}): HostBridge {
+/**
+ * `enterBlock`: a run's write stream reached block `index` of the run (its marker): the writes and calls after it are
+ * that block's (run-in-runtime.ts stamps them with its height).
+ */
+export function createHostBridge(
+  host: MappingHost,
+  familyOps: Readonly<Record<string, HostOperation>> = {},
+  enterBlock: (index: number) => void = () => {},
+): HostBridge {
   const store = host.store;
+  let block = 0;
   const applyWrites = async (writes: readonly WriteOp[]): Promise<void> => {
     for (const w of writes) {
       try {
         switch (w[1]) {
+          case 'block':
+            block = w[2];
+            enterBlock(block);
+            break;
           case 'set':
             await store.set(w[2], w[3], w[4]);
             break;
@@ -53,7 +68,7 @@ export function createHostBridge(host: MappingHost, familyOps: Readonly<Record<s
         }
       } catch (err) {
         const target = w[1] === 'set' || w[1] === 'remove' ? `("${w[2]}", "${w[3]}")` : `("${w[2]}", …)`;
-        throw new WriteFailed(w[0], `store.${w[1]}${target} failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+        throw new WriteFailed(w[0], block, `store.${w[1]}${target} failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
       }
     }
   };

@@ -3,8 +3,7 @@ import type { PreludeCache } from './create-prelude-cache.ts';
 import { createTimerHost } from './create-timer-host.ts';
 import { createLiveSlot } from './live-slot.ts';
 import type { HostBridge } from './create-host-bridge.ts';
-import type { BlockOutcome, BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, ThrownError } from './isolate/wire.ts';
-import type { TimedBlockOutcome } from './isolate/timers.ts';
+import type { BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, RunOutcome, ThrownError } from './isolate/wire.ts';
 import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
@@ -25,7 +24,7 @@ export interface IsolatedRuntimeOptions {
 
 interface Live {
   isolate: ivm.Isolate;
-  runBlock: ivm.Reference<(payload: unknown) => Promise<TimedBlockOutcome>>;
+  runBlocks: ivm.Reference<(payloads: unknown) => Promise<RunOutcome>>;
   prepare: ivm.Reference<(specVersion: number) => Promise<void>>;
   chainTypes: ivm.Reference<() => ChainTypesOutcome>;
   load: LoadOutcome;
@@ -58,7 +57,7 @@ return preludeExports.deref().install(bridge, options, undefined, library === un
  * host never waits on the isolate's thread, so a stuck handler can be cut off by disposing it.
  */
 export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingRuntime & { chainTypes(): Promise<ChainTypesOutcome> } {
-  const progressBuffer = new SharedArrayBuffer(4);
+  const progressBuffer = new SharedArrayBuffer(12);
   const progress = new Int32Array(progressBuffer);
   const { bridge } = options;
   // applySyncPromise takes no result options, so the answer is handed back as a copy explicitly
@@ -102,7 +101,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
         },
       );
       const load = await runtime.get('load', { reference: true });
-      const runBlock = await runtime.get('runBlock', { reference: true });
+      const runBlocks = await runtime.get('runBlocks', { reference: true });
       const prepare = await runtime.get('prepare', { reference: true });
       const chainTypes = await runtime.get('chainTypes', { reference: true });
       let outcome: LoadOutcome;
@@ -114,7 +113,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       } catch (err) {
         outcome = { ok: false, error: toThrownError(err) };
       }
-      return { isolate, runBlock, prepare, chainTypes, load: outcome };
+      return { isolate, runBlocks, prepare, chainTypes, load: outcome };
     } catch (err) {
       isolate.dispose();
       throw err;
@@ -128,16 +127,16 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       return (await live.ready()).load;
     },
 
-    async runBlock(payload: BlockPayload) {
+    async runBlocks(payloads: readonly BlockPayload[]) {
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
-      progress[0] = 0;
+      progress.fill(0);
       try {
-        const outcome = await state.runBlock.apply(undefined, [new ivm.ExternalCopy(payload).copyInto({ release: true })], {
+        const outcome = await state.runBlocks.apply(undefined, [new ivm.ExternalCopy(payloads).copyInto({ release: true })], {
           result: { promise: true, copy: true },
         });
         // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
-        if (!outcome.ok && 'abandon' in outcome && live.current === state) this.reset();
+        if (outcome.failed?.abandon === true && live.current === state) this.reset();
         return outcome;
       } catch (err) {
         if (state.isolate.isDisposed && live.current === state) {
@@ -167,6 +166,8 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     },
 
     progress: () => progress[0]!,
+    progressBlock: () => progress[1]!,
+    endRunAfterBlock: () => void Atomics.store(progress, 2, 1),
 
     reset() {
       const state = live.drop();

@@ -5,8 +5,8 @@ import { createTimerHost } from './create-timer-host.ts';
 import { createLiveSlot } from './live-slot.ts';
 import { runtimeInstalls } from './runtime-install.ts';
 import type { HostBridge } from './create-host-bridge.ts';
-import type { BlockPayload, Bridge, InstallOptions, LoadOutcome, UnsafeExtras } from './isolate/wire.ts';
-import type { TimedBlockOutcome, TimerBridge } from './isolate/timers.ts';
+import type { BlockPayload, Bridge, InstallOptions, LoadOutcome, RunOutcome, UnsafeExtras } from './isolate/wire.ts';
+import type { TimerBridge } from './isolate/timers.ts';
 import type { UrlBridge } from './isolate/builtins/url.ts';
 import { toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
@@ -26,12 +26,12 @@ export interface NodeVmRuntimeOptions {
 
 interface Live {
   context: Context;
-  runtime: { runBlock(payload: BlockPayload): Promise<TimedBlockOutcome>; prepare(specVersion: number): Promise<void> };
+  runtime: { runBlocks(payloads: readonly BlockPayload[]): Promise<RunOutcome>; prepare(specVersion: number): Promise<void> };
   load: LoadOutcome;
   abandoned: boolean;
 }
 
-const RUN = new Script('__idx_runtime.runBlock(__idx_payload)', { filename: 'idx:sandbox-run.js' });
+const RUN = new Script('__idx_runtime.runBlocks(__idx_payloads)', { filename: 'idx:sandbox-run.js' });
 
 /**
  * --unsafe mappings in a node:vm context: real Node modules (`fs`, `http`, anything installed)
@@ -41,7 +41,7 @@ const RUN = new Script('__idx_runtime.runBlock(__idx_payload)', { filename: 'idx
  * interrupted (a never-settling await still times out).
  */
 export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRuntime {
-  const progressBuffer = new SharedArrayBuffer(4);
+  const progressBuffer = new SharedArrayBuffer(12);
   const progress = new Int32Array(progressBuffer);
   const timers = createTimerHost();
 
@@ -113,15 +113,15 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       return (await live.ready()).load;
     },
 
-    async runBlock(payload) {
+    async runBlocks(payloads) {
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
-      progress[0] = 0;
-      state.context.__idx_payload = payload;
+      progress.fill(0);
+      state.context.__idx_payloads = payloads;
       // a copy, as the isolate's outcome is: the context's Dates and typed arrays are not the host's (instanceof fails)
-      const outcome = structuredClone(await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as TimedBlockOutcome;
+      const outcome = structuredClone(await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as RunOutcome;
       // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
-      if (!outcome.ok && 'abandon' in outcome && live.current === state) this.reset();
+      if (outcome.failed?.abandon === true && live.current === state) this.reset();
       return outcome;
     },
 
@@ -132,6 +132,8 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
     },
 
     progress: () => progress[0]!,
+    progressBlock: () => progress[1]!,
+    endRunAfterBlock: () => void Atomics.store(progress, 2, 1),
 
     reset() {
       timers.dropAll();

@@ -10,7 +10,7 @@ import type { SandboxLimits } from './isolate/limits.ts';
 import type { AccessEntry, ChainTypesSource, CustomSourcesInstall, InstallOptions } from './isolate/wire.ts';
 import type { MappingRuntime } from './mapping-runtime.ts';
 import { readSourceMap } from './read-source-map.ts';
-import { createRunState, readyRuntime, runInRuntime, type RuntimeRun } from './run-in-runtime.ts';
+import { createRunState, readyRuntime, runInRuntime, type RunState, type RuntimeRun } from './run-in-runtime.ts';
 import type { SandboxCore, SandboxFamily } from './sandbox-family.ts';
 import { SandboxError } from './sandbox-error.ts';
 
@@ -85,7 +85,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const sourceMap = readSourceMap(options.sourceMap, options.fileName);
   const state = createRunState();
   const core: SandboxCore = {
-    run: (height, calls, makePayload, running) => runInRuntime(r, height, calls, makePayload, running),
+    async run(height, calls, makePayload, running) {
+      const { error } = await runInRuntime(r, [{ height, calls, makePayload, running }]);
+      if (error !== undefined) throw error;
+    },
+    runMany: (items, budgetMs) => runInRuntime(r, items, budgetMs),
     running: () => state.running,
     async prepare(key, method) {
       if (state.disposed) throw new SandboxError('SANDBOX_DISPOSED', `${method} was called on a disposed sandbox`);
@@ -94,7 +98,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
   };
   const parts = family.create(options.host, core);
-  const bridge = trackWriteFailures(createHostBridge(options.host, parts.ops), state);
+  const bridge = trackWriteFailures(
+    createHostBridge(options.host, parts.ops, (index) => state.enterBlock?.(index)),
+    state,
+  );
   const r: RuntimeRun = {
     runtime: runtimeOf(options, family, bridge),
     bridge,
@@ -155,10 +162,11 @@ function runtimeOf(options: SandboxOptions, family: SandboxFamily, bridge: HostB
  * A write refused while crossing with a later call surfaces in whichever handler made that call,
  * which may catch it: the block fails with it anyway (run-in-runtime.ts), named for the handler that wrote.
  */
-function trackWriteFailures(hostBridge: HostBridge, state: { writeFailure: WriteFailed | undefined }): HostBridge {
+function trackWriteFailures(hostBridge: HostBridge, state: Pick<RunState, 'writeFailure' | 'serving'>): HostBridge {
   return {
     ...hostBridge,
     call: async (op, args, writes) => {
+      state.serving?.();
       try {
         return await hostBridge.call(op, args, writes);
       } catch (err) {

@@ -1,4 +1,4 @@
-import type { BlockOutcome, BlockPayload, LoadOutcome, ThrownError } from './isolate/wire.ts';
+import type { BlockPayload, LoadOutcome, RunOutcome, ThrownError } from './isolate/wire.ts';
 
 /**
  * One place mappings run: an isolated-vm isolate, or with --unsafe a node:vm context. The sandbox
@@ -7,11 +7,16 @@ import type { BlockOutcome, BlockPayload, LoadOutcome, ThrownError } from './iso
 export interface MappingRuntime {
   /** makes the isolate/context and loads the project unless that is already done; idempotent */
   ready(): Promise<LoadOutcome>;
-  runBlock(payload: BlockPayload): Promise<BlockOutcome>;
+  /** runs blocks one after another in one entry (isolate/run-block.ts) */
+  runBlocks(payloads: readonly BlockPayload[]): Promise<RunOutcome>;
   /** Substrate: makes a spec version's runtime inside before a block needs it (after `ready()`) */
   prepare(specVersion: number): Promise<void>;
   /** index of the call running now (readable while the mapping is stuck in a loop) */
   progress(): number;
+  /** index in the run of the block running now */
+  progressBlock(): number;
+  /** the run ends after the block running now (the host's time budget for it is spent) */
+  endRunAfterBlock(): void;
   /** abandons the isolate/context (after a timeout): the next `ready()` starts a fresh one */
   reset(): void;
   dispose(): void;

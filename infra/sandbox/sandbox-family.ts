@@ -1,6 +1,7 @@
 import type { ChainFamilyName } from '../../domain/chains/families.ts';
 import type { MappingHost } from '../../domain/mapping/mapping-host.ts';
 import type { BlockPayload } from './isolate/wire.ts';
+import type { RunItem, RunResult } from './run-in-runtime.ts';
 
 /**
  * A chain family's host side of the sandbox (its isolate side is isolate/families/<family>/): the
@@ -26,7 +27,7 @@ export interface FamilyParts<Methods> {
 /** A host operation: its arguments as they crossed; its answer crosses back as a copy. */
 export type HostOperation = (args: unknown[]) => Promise<unknown>;
 
-/** What the sandbox gives its family: running one block's payload, and readying the runtime. */
+/** What the sandbox gives its family: running blocks' payloads, and readying the runtime. */
 export interface SandboxCore {
   /**
    * Runs one block's payload, made by `makePayload` (`fresh`: the last block did not complete),
@@ -34,6 +35,8 @@ export interface SandboxCore {
    * block, which `running()` answers while it runs.
    */
   run(height: number, calls: readonly { handler: string }[], makePayload: (fresh: boolean) => BlockPayload, running?: unknown): Promise<void>;
+  /** runs blocks one after another in one entry into the runtime; how many completed, and why the next did not (run-in-runtime.ts) */
+  runMany(items: readonly RunItem[], budgetMs?: number): Promise<RunResult>;
   /** the `running` of the block running, if any */
   running(): unknown;
   /** readies the runtime inside for blocks of `key` (a runtime version) while blocks may run; `method` names the caller in a refusal */

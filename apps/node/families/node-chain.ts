@@ -6,7 +6,15 @@ import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import type { Sandbox } from '../../../infra/sandbox/create-sandbox.ts';
 import type { ChainTypesSource, CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
+import type { RunResult } from '../../../infra/sandbox/run-in-runtime.ts';
 import type { RangeFetcher } from '../indexing/range-fetcher.ts';
+
+/** A block of a run: its content and calls, and `enter`, told when its writes and host calls begin. */
+export interface RunBlock<Content, Call> {
+  content: Content;
+  calls: readonly Call[];
+  enter: () => void;
+}
 
 /** What the mapping host of every family shares: the store, the log, the block's height, data-source creation. */
 export interface CommonHostParts {
@@ -50,6 +58,8 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   mappingHost(common: CommonHostParts): MappingHost;
   /** runs a block's calls in the sandbox */
   runBlock(sandbox: Sandbox, content: Content, calls: readonly Call[]): Promise<void>;
+  /** runs blocks' calls in one entry into the sandbox (run-in-runtime.ts); without it, one block at a time */
+  runBlocks?(sandbox: Sandbox, blocks: readonly RunBlock<Content, Call>[], budgetMs?: number): Promise<RunResult>;
   /** readies the sandbox for this chain's blocks while the first range is fetched (not awaited) */
   warmUp?(sandbox: Sandbox): void;
 }

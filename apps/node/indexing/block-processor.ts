@@ -14,6 +14,31 @@ export interface CreatedDataSource {
 /** Runs one block's handler calls (the sandbox), and says which data sources they created. */
 export interface BlockRunner<Content, Call> {
   runBlock(height: number, content: Content, calls: readonly Call[]): Promise<{ created: readonly CreatedDataSource[] }>;
+  /**
+   * runs blocks in order in one entry into the sandbox, until one fails or creates data sources, or until the block
+   * running when `budgetMs` is spent (without it: oneAtATime)
+   */
+  runBlocks?(blocks: readonly { height: number; content: Content; calls: readonly Call[] }[], budgetMs?: number): Promise<RunBlocksResult>;
+}
+
+/**
+ * A run of blocks: the first `completed` ran (their writes are in the store cache, at their heights), with the data
+ * sources each created; `error` is why the next did not. Only the last completed block can have created any.
+ */
+export interface RunBlocksResult {
+  completed: number;
+  error?: unknown;
+  created: readonly (readonly CreatedDataSource[])[];
+}
+
+/** At most this many blocks with handler calls run in one entry into the sandbox: a stop waits for at most one run. */
+export const RUN_BLOCKS = 50;
+
+/** What `processRun` did: every block up to `through` is processed; `created`, the last one created data sources; `error`, why the next failed. */
+export interface ProcessedRun {
+  through: number;
+  created: boolean;
+  error?: unknown;
 }
 
 export interface BlockProcessorDeps<Compiled, Plan, Fetched extends FetchedBlocks, Content, Call> {
@@ -53,7 +78,12 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     const { created } = await deps.runner.runBlock(height, block.content, block.calls);
     deps.status.eventsProcessed += block.calls.length;
     if (created.length === 0) return false;
+    await adoptCreated(created, fetched, height);
+    return true;
+  }
 
+  /** Data sources a block created: kept, and their handlers run on that very block. */
+  async function adoptCreated(created: readonly CreatedDataSource[], fetched: Fetched, height: number): Promise<void> {
     const fresh = created.map((c) => ({ templateName: c.template, startBlock: height, args: c.args }));
     const before = sources.length;
     dynamic = [...dynamic, ...fresh];
@@ -74,7 +104,6 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     const own = fetched.blocks.get(height);
     if (!extra.blocks.has(height) && own !== undefined) extra.blocks.set(height, own);
     await processWith(added, extra, height);
-    return true;
   }
 
   return {
@@ -91,6 +120,32 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     /** Runs the handlers of one block; true when it created data sources (the rest of the range must be fetched again). */
     process: async (fetched: Fetched, height: number) => (deps.bypassed?.(height) ? false : processWith(sources, fetched, height)),
 
+    /**
+     * Runs the handlers of the blocks from `from` to at most `to` in one entry into the sandbox (at most RUN_BLOCKS
+     * blocks with calls), stopping after a block that created data sources (the rest of the range must be fetched
+     * again) or at one that failed.
+     */
+    async processRun(fetched: Fetched, from: number, to: number, budgetMs?: number): Promise<ProcessedRun> {
+      const blocks: { height: number; content: Content; calls: readonly Call[] }[] = [];
+      let h = from;
+      for (; h <= to && blocks.length < RUN_BLOCKS; h++) {
+        if (deps.bypassed?.(h)) continue;
+        const block = family.blockCalls(sources, fetched, h);
+        if (block !== undefined && block.calls.length > 0) blocks.push({ height: h, ...block });
+      }
+      const through = h - 1;
+      if (blocks.length === 0) return { through, created: false };
+      const run = await (deps.runner.runBlocks?.(blocks, budgetMs) ?? oneAtATime(blocks, deps.runner.runBlock, budgetMs));
+      for (let i = 0; i < run.completed; i++) deps.status.eventsProcessed += blocks[i]!.calls.length;
+      if (run.error !== undefined) return { through: blocks[run.completed]!.height - 1, created: false, error: run.error };
+      const last = blocks[run.completed - 1]!;
+      const created = run.created[run.completed - 1] ?? [];
+      // ended early (its budget spent): the blocks up to the next one with calls are done
+      if (created.length === 0) return { through: run.completed === blocks.length ? through : blocks[run.completed]!.height - 1, created: false };
+      await adoptCreated(created, fetched, last.height);
+      return { through: last.height, created: true };
+    },
+
     /** What a flush commits: the data sources created since the last one. */
     metadata(): Record<string, unknown> {
       if (!changed) return {};
@@ -98,4 +153,24 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
       return { dynamicDatasources: dynamic };
     },
   };
+}
+
+/** A run of blocks for a sandbox that runs one block at a time: it stops at a failure, or after a block that created data sources or spent the budget. */
+export async function oneAtATime<Content, Call>(
+  blocks: readonly { height: number; content: Content; calls: readonly Call[] }[],
+  runBlock: BlockRunner<Content, Call>['runBlock'],
+  budgetMs = Infinity,
+): Promise<RunBlocksResult> {
+  const made: (readonly CreatedDataSource[])[] = [];
+  const started = Date.now();
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    try {
+      made[i] = (await runBlock(b.height, b.content, b.calls)).created;
+    } catch (error) {
+      return { completed: i, error, created: made.slice(0, i) };
+    }
+    if (made[i]!.length > 0 || Date.now() - started >= budgetMs) return { completed: i + 1, created: made.slice(0, i + 1) };
+  }
+  return { completed: blocks.length, created: made };
 }

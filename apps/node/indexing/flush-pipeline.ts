@@ -104,7 +104,7 @@ export function createFlushPipeline(deps: FlushPipelineDeps) {
 
     /** Moves the finished block's writes into the next flush, with its `_poi` row. */
     complete(block: CompletedBlock) {
-      const taken = cache.takeOperations();
+      const taken = cache.takeOperations(block.height);
       mark = taken.mark;
       if (taken.operations.length > 0) {
         operations.push(...taken.operations);

@@ -18,6 +18,9 @@ import { createHistoryCheck } from './history-check.ts';
 import { processRange } from './process-range.ts';
 import { scaleBatchSize } from './scale-batch-size.ts';
 
+/** the longest a run of blocks in the sandbox goes on before its blocks are completed (block-processor.ts) */
+const MAX_RUN_MS = 1000;
+
 export interface IndexerSettings extends FlushSettings {
   batchSize: number;
   /** --unfinalized-blocks: index up to the best block instead of the final one */
@@ -94,12 +97,14 @@ export function createIndexer<Compiled, Plan, Fetched extends FetchedBlocks, Con
 
   const history = createHistoryCheck({ source, forks, log, rollBack: (ancestor) => rollBack(ancestor) });
   const rangeDeps = {
-    processBlock: blocks.process,
+    processRun: blocks.processRun,
     refetch: follower.reset,
     forks,
     flushes,
     status,
     flushAsync: settings.flushAsync,
+    // a quarter of --store-flush-interval, at most a second: a stop waits for at most that
+    runBudgetMs: Math.min(MAX_RUN_MS, settings.flushIntervalMs / 4),
     logger: deps.logger,
     fetchLog,
   };

@@ -6,6 +6,7 @@ import type { Logger } from '../../../infra/logging/create-logger.ts';
 import type { LoadedProject } from '../../../infra/project/load-project.ts';
 import type { ProjectFiles } from '../../../infra/project/read-project-files.ts';
 import { createSandbox } from '../../../infra/sandbox/create-sandbox.ts';
+import { READ } from '../../../infra/sandbox/isolate/access-log.ts';
 import { createBlockScope } from '../indexing/block-scope.ts';
 import type { AnyNodeChain } from '../families/node-chain.ts';
 import type { NodeOptions } from './node-options.ts';
@@ -51,7 +52,11 @@ export async function startMapping(input: {
     family: chain.sandboxFamily,
     ...(chain.sandboxCustom !== undefined && { custom: chain.sandboxCustom }),
     ...(chain.sandboxChainTypes !== undefined && { chainTypes: chain.sandboxChainTypes }),
-    ...(input.onAccess !== undefined && { onAccess: input.onAccess }),
+    onAccess(entries) {
+      // a read the sandbox answered never reaches the cache: tell it which types are read (known-ids.ts)
+      for (const [, entity, kind] of entries) if ((kind & READ) !== 0) cache.markRead(entity);
+      input.onAccess?.(entries);
+    },
     host: chain.mappingHost({
       cache,
       logger: input.logger,
@@ -84,7 +89,10 @@ export async function startMapping(input: {
       cache.set(entity, id, data, height);
       sandbox.forgetKnownIds();
     },
-    runner: scope.runner((content, calls) => chain.runBlock(sandbox, content, calls)),
+    runner: scope.runner(
+      (content, calls) => chain.runBlock(sandbox, content, calls),
+      chain.runBlocks === undefined ? undefined : (blocks, budgetMs) => chain.runBlocks!(sandbox, blocks, budgetMs),
+    ),
     processors: sandbox.processors,
     dispose: () => sandbox.dispose(),
   };

@@ -57,5 +57,6 @@ function refusingCache(file: string): StoreCache {
     flushed: () => undefined,
     pendingCount: () => 0,
     discard: () => undefined,
+    markRead: () => undefined,
   };
 }

@@ -4,8 +4,12 @@ import type { Bridge, HostOp, WriteOp } from './wire.ts';
 
 /** What the runtime inside keeps between a block's calls and from block to block. */
 export interface BlockState {
-  /** store writes buffered since the last crossing, each tagged with its call */
+  /** store writes buffered since the last crossing, each tagged with its call, the blocks of a run told apart by markers */
   pending: WriteOp[];
+  /** where the running block's writes begin in `pending` (its marker; 0 once a crossing took the earlier ones) */
+  blockMark: number;
+  /** the running block created a data source: the run stops after it */
+  createdDataSource: boolean;
   /** the call running (-1 between blocks) */
   current: number;
   /** the handler of the call running (of the last call between blocks) */
@@ -18,7 +22,16 @@ export interface BlockState {
   handlers: Record<string, unknown>;
 }
 
-export const createBlockState = (): BlockState => ({ pending: [], current: -1, handler: '', height: 0, lastHeight: -1, handlers: {} });
+export const createBlockState = (): BlockState => ({
+  pending: [],
+  blockMark: 0,
+  createdDataSource: false,
+  current: -1,
+  handler: '',
+  height: 0,
+  lastHeight: -1,
+  handlers: {},
+});
 
 /**
  * Awaited host calls, each carrying the writes buffered before it (so the host applies them first)
@@ -35,6 +48,7 @@ export function createHostCall(state: BlockState, bridge: Pick<Bridge, 'call'>, 
     }
     const writes = state.pending;
     state.pending = [];
+    state.blockMark = 0;
     return bridge.call(op, args, writes);
   };
 }

@@ -11,18 +11,18 @@ import { collectTests } from './collect-tests.ts';
 import { describeThrown } from './describe-thrown.ts';
 import { isolateFamilies } from './families/registry.ts';
 import { createLogBudget, createWriteBudget, DEFAULT_LIMITS } from './limits.ts';
-import { runBlock } from './run-block.ts';
+import { runBlock, runBlocks } from './run-block.ts';
 import { createSandboxLogger } from './sandbox-logger.ts';
 import { defineGlobals, sandboxGlobals } from './sandbox-globals.ts';
 import { createSandboxRequire, sandboxBuiltins } from './sandbox-modules.ts';
 import { withTimers, type TimerBridge } from './timers.ts';
-import type { BlockOutcome, BlockPayload, Bridge, InstallOptions, LoadedChainTypes, LoadOutcome, ThrownError, UnsafeExtras } from './wire.ts';
+import type { BlockOutcome, BlockPayload, Bridge, RunOutcome, InstallOptions, LoadedChainTypes, LoadOutcome, ThrownError, UnsafeExtras } from './wire.ts';
 
 /**
  * The mapping runtime inside the sandbox, bundled once per process and run first in every
  * isolate (or, with --unsafe, node:vm context). `install` sets the globals mappings use and
- * returns the entry points the host calls: `load` (evaluate the project bundle) and `runBlock`
- * (run one block's handlers in order). What `api` is and what handlers are given is the chain
+ * returns the entry points the host calls: `load` (evaluate the project bundle) and `runBlocks`
+ * (run blocks' handlers in order, one entry for many blocks). What `api` is and what handlers are given is the chain
  * family's (isolate/families/), with its library bundle when it has one.
  */
 
@@ -86,6 +86,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     createDynamicDatasource: async (template: string, args: Record<string, unknown>) => {
       if (typeof template !== 'string') throw new TypeError('createDynamicDatasource: the template name must be a string');
       await call('createDynamicDatasource', [template, args ?? {}]);
+      state.createdDataSource = true;
     },
     url,
   });
@@ -102,7 +103,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
 
   const runner = { state, family, readCache, known, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress) };
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describeThrown(err).message}`, undefined);
-  return withTimers(
+  const timed = withTimers(
     bridge,
     { current: () => state.current, describe: describeThrown, idleError },
     {
@@ -149,6 +150,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
       runBlock: (payload: BlockPayload): Promise<BlockOutcome> => runBlock(runner, payload),
     },
   );
+  return { ...timed, runBlocks: (payloads: BlockPayload[]): Promise<RunOutcome> => runBlocks(runner, payloads, timed.runBlock) };
 }
 
 /** The project's chain types, evaluated inside on first use; while the node first loads them, a module not handed over is asked of the host. */

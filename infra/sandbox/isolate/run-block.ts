@@ -6,7 +6,7 @@ import type { createBlockEntropy } from './deterministic.ts';
 import { describeThrown } from './describe-thrown.ts';
 import type { BlockArguments, Handler, IsolateFamily } from './isolate-family.ts';
 import type { createLogBudget, createWriteBudget } from './limits.ts';
-import type { BlockOutcome, BlockPayload } from './wire.ts';
+import type { AccessEntry, BlockOutcome, BlockPayload, RunOutcome } from './wire.ts';
 
 export interface BlockRunner {
   state: BlockState;
@@ -19,15 +19,54 @@ export interface BlockRunner {
   entropy: ReturnType<typeof createBlockEntropy>;
   /** which entity types each handler read and wrote */
   access: AccessLog;
-  /** Int32Array[0]: the call running, which the host reads when a block times out */
+  /** Int32Array[0]: the call running, [1]: the block of the run (the host reads them when a block times out); [2] ≠ 0: the host asks the run to end after this block */
   progress: Int32Array;
 }
 
-/** Runs one block's calls strictly in order, each awaited; the writes they buffered, or the call that failed. */
+/**
+ * Runs blocks one after another in one entry into the sandbox, each with `runOne`, until one fails or creates a data
+ * source (the later payloads were made without it). Their writes travel as one stream, a marker before each block's
+ * (block-state.ts): the host stamps each with its block's height. A failed block's writes not yet sent are dropped.
+ */
+export async function runBlocks(
+  r: Pick<BlockRunner, 'state' | 'access' | 'progress'>,
+  payloads: readonly BlockPayload[],
+  runOne: (payload: BlockPayload) => Promise<BlockOutcome & { abandon?: true }>,
+): Promise<RunOutcome> {
+  const { state } = r;
+  state.pending = [];
+  const access: AccessEntry[] = [];
+  for (let i = 0; i < payloads.length; i++) {
+    r.progress[1] = i;
+    state.blockMark = state.pending.length;
+    state.pending.push([-1, 'block', i]);
+    state.createdDataSource = false;
+    const outcome = await runOne(payloads[i]!);
+    if (!outcome.ok) {
+      state.pending.length = state.blockMark;
+      r.access.drop();
+      const failed = { call: outcome.call, error: outcome.error, ...(outcome.abandon && { abandon: true as const }) };
+      return { completed: i, ...taken(state, access), failed };
+    }
+    const noted = r.access.take();
+    if (noted !== undefined) access.push(...noted);
+    if (state.createdDataSource) return { completed: i + 1, ...taken(state, access), created: true };
+    // the host asked the run to end here: its time budget is spent (run-in-runtime.ts)
+    if (Atomics.load(r.progress, 2) !== 0) return { completed: i + 1, ...taken(state, access) };
+  }
+  return { completed: payloads.length, ...taken(state, access) };
+}
+
+function taken(state: BlockState, access: AccessEntry[]): Pick<RunOutcome, 'writes' | 'access'> {
+  const writes = state.pending;
+  state.pending = [];
+  return access.length === 0 ? { writes } : { writes, access };
+}
+
+/** Runs one block's calls strictly in order, each awaited; their writes stay buffered in the run's stream (runBlocks). */
 export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<BlockOutcome> {
   const { state, readCache } = r;
   state.height = payload.height;
-  state.pending = [];
   // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
   if (payload.fresh || payload.height <= state.lastHeight) readCache.clear();
   if (payload.forgetKnownIds) r.known.forgetAll();
@@ -41,7 +80,6 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
     // a family that makes its arguments at once is not made to wait a turn
     args = made instanceof Promise ? await made : made;
   } catch (err) {
-    r.access.drop();
     return { ok: false, call: 0, error: describeThrown(err) };
   }
   const { handlers } = state;
@@ -55,7 +93,6 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
     const fn = Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
     if (typeof fn !== 'function') {
       readCache.clear();
-      r.access.drop();
       return { ok: false, call: i, error: { name: 'HandlerNotFound', message: `the project's dist/index.js exports no function named "${name}"` } };
     }
     const arg = args.argOf(i, wire);
@@ -63,15 +100,10 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
       if (args.invoke === undefined) await (fn as Handler)(arg);
       else await args.invoke(wire, arg, fn as Handler);
     } catch (err) {
-      state.pending = [];
       readCache.clear();
-      r.access.drop();
       return { ok: false, call: i, error: describeThrown(err) };
     }
   }
   args.done?.();
-  const writes = state.pending;
-  state.pending = [];
-  const access = r.access.take();
-  return access === undefined ? { ok: true, writes } : { ok: true, writes, access };
+  return { ok: true };
 }

@@ -46,8 +46,12 @@ export interface BlockPayload {
   calls: WireCall[];
 }
 
-/** One buffered store write, tagged with the index of the call that made it. */
+/**
+ * One buffered store write, tagged with the index of the call that made it; or, in a run of blocks, the marker
+ * where block `index`'s writes begin (the writes after it are that block's, at its height, until the next marker).
+ */
 export type WriteOp =
+  | [call: number, op: 'block', index: number]
   | [call: number, op: 'set', entity: string, id: string, data: WireRecord]
   | [call: number, op: 'bulkCreate', entity: string, records: WireRecord[]]
   | [call: number, op: 'bulkUpdate', entity: string, records: WireRecord[], fields: string[] | undefined]
@@ -63,7 +67,23 @@ export interface ThrownError {
 /** a handler read (1) or wrote (2) an entity type for the first time (isolate/access-log.ts) */
 export type AccessEntry = [handler: string, entity: string, kind: number];
 
-export type BlockOutcome = { ok: true; writes: WriteOp[]; access?: AccessEntry[] } | { ok: false; call: number; error: ThrownError };
+/** One block's run inside: its writes stay in the run's write stream (block-state.ts). */
+export type BlockOutcome = { ok: true } | { ok: false; call: number; error: ThrownError };
+
+/**
+ * What a run of blocks (one entry into the sandbox) gave: how many of its payloads completed, the writes
+ * not yet sent (in order, each block's after its marker), and why it stopped early: block `completed` failed,
+ * or block `completed - 1` created data sources (the later payloads were made without them).
+ */
+export interface RunOutcome {
+  completed: number;
+  writes: WriteOp[];
+  access?: AccessEntry[];
+  /** block `completed` failed at `call`; `abandon`: a timer callback failed it while a handler still awaits (drop the runtime) */
+  failed?: { call: number; error: ThrownError; abandon?: true };
+  /** block `completed - 1` created data sources */
+  created?: true;
+}
 
 export type LoadOutcome =
   | {
@@ -128,7 +148,7 @@ export interface InstallOptions {
   unsafe: boolean;
   /** custom data sources, for the families that have them */
   custom?: CustomSourcesInstall;
-  /** Int32Array[0] = index of the call running now; the host reads it when a block times out */
+  /** Int32Array[0] = index of the call running now, [1] = of the block in the run (the host reads them when a block times out); [2] ≠ 0: end the run after this block */
   progress: SharedArrayBuffer;
   /** Substrate: the project's chain types (`network.chaintypes`), evaluated inside */
   chainTypes?: ChainTypesSource;

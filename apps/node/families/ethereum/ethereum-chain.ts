@@ -69,6 +69,7 @@ export async function connectEthereumChain(
     mappingHost: (common) =>
       createMappingHost({ ...common, source: handlerSource, request: (method, params) => handlerClient.request(method, params), extras }),
     runBlock: (sandbox, content, calls) => sandbox.runBlock(content, calls),
+    runBlocks: (sandbox, blocks, budgetMs) => sandbox.runBlocks(blocks, budgetMs),
 
     // ranges fetched here or in --workers threads, through the first dictionary that answers
     fetcher(dictionaries, logger, onUseDictionary) {

@@ -4,6 +4,7 @@ import type { JsonAbi } from '../../../../domain/mapping/json-abi.ts';
 import { createAbiDecoder, type AbiDecoder } from '../../abi-decoder.ts';
 import type { BlockExtrasWire } from '../../isolate/families/ethereum/ethereum-wire.ts';
 import type { WireRecord } from '../../isolate/wire.ts';
+import type { RunResult } from '../../run-in-runtime.ts';
 import type { SandboxFamily } from '../../sandbox-family.ts';
 import { evmPayload, txLogArgsOf, type AbiArgs } from './evm-payload.ts';
 import { toWireLog, toWireReceipt, toWireTransaction } from './format-chain-data.ts';
@@ -16,6 +17,18 @@ export interface EthereumSandboxMethods {
    * store writes may then have partly reached the host and must be dropped with the block.
    */
   runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<void>;
+  /**
+   * Runs blocks one after another in one entry into the sandbox (each as `runBlock` would); `enter` is told when a
+   * block's writes and host calls begin; past `budgetMs` the run ends after the block running. How many completed,
+   * and the failure of the next (run-in-runtime.ts).
+   */
+  runBlocks(blocks: readonly EvmRunBlock[], budgetMs?: number): Promise<RunResult>;
+}
+
+export interface EvmRunBlock {
+  content: BlockContent;
+  calls: readonly HandlerCall[];
+  enter?: () => void;
 }
 
 type Running = { content: BlockContent; calls: readonly HandlerCall[] };
@@ -64,6 +77,17 @@ export const ethereumSandbox: SandboxFamily<EthereumSandboxMethods> = {
           calls.length === 0
             ? Promise.resolve()
             : core.run(content.block.height, calls, (fresh) => evmPayload(content, calls, fresh, abi), { content, calls } satisfies Running),
+        runBlocks: (blocks, budgetMs) =>
+          core.runMany(
+            blocks.map(({ content, calls, enter }) => ({
+              height: content.block.height,
+              calls,
+              makePayload: (fresh: boolean) => evmPayload(content, calls, fresh, abi),
+              running: { content, calls } satisfies Running,
+              ...(enter !== undefined && { enter }),
+            })),
+            budgetMs,
+          ),
       },
     };
   },

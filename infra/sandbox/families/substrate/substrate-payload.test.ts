@@ -67,7 +67,7 @@ t.test("a Substrate block's payload: calls by kind and index, the raw parts, the
 
 t.test("a block's failure, named for the handler", async (t) => {
   const at = { height: 7, handlerOfCall: (i: number) => ['a', 'b'][i] ?? '(unknown)', running: () => 'b', memoryLimitMb: 64 };
-  t.match(blockRunFailure(new WriteFailed(0, 'too big', { cause: undefined }), at), {
+  t.match(blockRunFailure(new WriteFailed(0, 0, 'too big', { cause: undefined }), at), {
     code: 'HANDLER_FAILED',
     message: 'Handler a failed at block 7: too big',
   });
