@@ -33,7 +33,7 @@ export interface SandboxOptions {
   host: MappingHost;
   /**
    * Entities the sandbox remembers from the mapping's own reads and writes so a repeated
-   * `store.get` needs no host round trip (default 10000; 0 = off). Correct while this sandbox is
+   * `store.get` needs no host round trip (default 100,000, and about 16 MB of data: isolate/create-read-cache.ts; 0 = off). Correct while this sandbox is
    * the only writer of the project's entities; turn it off when another process writes them too
    * (e.g. --multi-chain). It is cleared when a block fails or a height is run again (rewinds).
    */
@@ -77,7 +77,7 @@ export interface SandboxBase {
   dispose(): void;
 }
 
-const DEFAULTS = { timeoutMs: 10_000, memoryLimitMb: 256, queryLimit: 100, readCacheSize: 10_000 };
+const DEFAULTS = { timeoutMs: 10_000, memoryLimitMb: 256, queryLimit: 100, readCacheSize: 100_000 };
 
 /** Loads a project's bundle into a fresh sandbox; load errors (syntax, a forbidden `require`) reject here. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {

@@ -53,3 +53,14 @@ t.test('the writes of a type never read are not kept, and do not push out the en
   cache.put('Transfer', '99', rec('99', 99));
   t.same(cache.get('Transfer', '99'), rec('99', 99), 'once read, its writes are kept');
 });
+
+t.test('never holds much more than maxBytes of data: large entities push out old ones before the entry count does', async (t) => {
+  const cache = createReadCache(1000, 10_000);
+  cache.get('Doc', 'x');
+  const big = (i: number) => ({ id: String(i), text: 'x'.repeat(1000) });
+  for (let i = 0; i < 100; i++) cache.put('Doc', String(i), big(i));
+  const held = Array.from({ length: 100 }, (_, i) => cache.get('Doc', String(i))).filter((r) => r !== undefined).length;
+  t.ok(held <= 12, `${held} entities of ~1 kB held under a 10 kB bound`);
+  t.ok(held >= 4, 'the newest are held');
+  t.same(cache.get('Doc', '99'), big(99));
+});

@@ -109,9 +109,10 @@ export function createStore(
       written('set', entity);
       ident('set', id);
       known.add(entity, id);
-      budget.charge(() => `store.set("${entity}", ${JSON.stringify(id)})`, [measure(snapshot)]);
+      const size = measure(snapshot);
+      budget.charge(() => `store.set("${entity}", ${JSON.stringify(id)})`, [size]);
       queue(['set', entity, id, snapshot]);
-      cache.put(entity, id, snapshot);
+      cache.put(entity, id, snapshot, size);
     },
     bulkCreate: async (entity: string, list: unknown[]): Promise<void> => {
       written('bulkCreate', entity);
