@@ -37,7 +37,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), vari
   const controller = new AbortController();
   const stop = (signal: string) => {
     if (controller.signal.aborted) process.exit(130);
-    logger.info(`${signal}: finishing the current block and saving; press Ctrl-C again to quit at once`);
+    logger.info(`${signal}: finishing the blocks the sandbox is running (at most a second) and saving; press Ctrl-C again to quit at once`);
     controller.abort();
   };
   // `on`, not `once`: the second signal must reach stop() to quit at once, not fall to Node's default.

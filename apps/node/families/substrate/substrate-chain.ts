@@ -103,6 +103,7 @@ export async function connectSubstrateChain(
       };
     },
     runBlock: (sandbox, block, calls) => sandbox.runSubstrateBlock(block, calls),
+    runBlocks: (sandbox, blocks, budgetMs) => sandbox.runSubstrateBlocks(blocks, budgetMs),
     // the head's runtime (its metadata was read for the filter check): a block of another runtime makes its own
     warmUp: (sandbox) =>
       void sandbox

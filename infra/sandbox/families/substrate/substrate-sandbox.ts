@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { SubstrateBlock } from '../../../../domain/chains/substrate/substrate-block.ts';
 import type { SubstrateMappingHost } from '../../../../domain/chains/substrate/substrate-mapping-host.ts';
 import type { SubstrateHandlerCall } from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
+import type { RunResult } from '../../run-in-runtime.ts';
 import type { SandboxFamily, SandboxLibrary } from '../../sandbox-family.ts';
 import { substratePayload } from './substrate-payload.ts';
 
@@ -13,10 +14,21 @@ export interface SubstrateSandboxMethods {
   /** As `runBlock`, for a Substrate block (a `family: 'substrate'` sandbox). */
   runSubstrateBlock(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): Promise<void>;
   /**
+   * Runs blocks one after another in one entry into the sandbox, as the EVM family's `runBlocks` (a block of another
+   * spec version makes its runtime inside, as a lone block does).
+   */
+  runSubstrateBlocks(blocks: readonly SubstrateRunBlock[], budgetMs?: number): Promise<RunResult>;
+  /**
    * Makes the runtime of a spec version inside (decoding its metadata takes a few hundred ms) while
    * the node still fetches, rather than in the first block that needs it. Blocks may run meanwhile.
    */
   prepareSubstrateRuntime(specVersion: number): Promise<void>;
+}
+
+export interface SubstrateRunBlock {
+  content: SubstrateBlock;
+  calls: readonly SubstrateHandlerCall[];
+  enter?: () => void;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -59,6 +71,16 @@ export const substrateSandbox: SandboxFamily<SubstrateSandboxMethods> = {
       methods: {
         runSubstrateBlock: (block, calls) =>
           calls.length === 0 ? Promise.resolve() : core.run(block.height, calls, (fresh) => substratePayload(block, calls, fresh)),
+        runSubstrateBlocks: (blocks, budgetMs) =>
+          core.runMany(
+            blocks.map(({ content, calls, enter }) => ({
+              height: content.height,
+              calls,
+              makePayload: (fresh: boolean) => substratePayload(content, calls, fresh),
+              ...(enter !== undefined && { enter }),
+            })),
+            budgetMs,
+          ),
         prepareSubstrateRuntime: (specVersion) => core.prepare(specVersion, 'prepareSubstrateRuntime'),
       },
     };
