@@ -87,9 +87,9 @@ export interface RunResult {
 
 /**
  * Runs blocks in the runtime in one entry (isolate/run-block.ts), each bounded by --timeout, their writes applied at
- * their own heights, their failures named for the handler; past `budgetMs` the run ends after the block running. A run that dies (timeout, memory limit) loses the writes
- * of its blocks the host had not yet received: it counts as completed only those before the last block the host saw
- * begin.
+ * their own heights, their failures named for the handler; past `budgetMs` the run ends after the block running. A
+ * run that dies (timeout, memory limit) loses the writes of its blocks the host had not yet received: it counts as
+ * completed only those before the last block the host saw begin.
  */
 export async function runInRuntime(r: RuntimeRun, items: readonly RunItem[], budgetMs?: number): Promise<RunResult> {
   const { state, runtime } = r;

@@ -137,11 +137,12 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
       if (blocks.length === 0) return { through, created: false };
       const run = await (deps.runner.runBlocks?.(blocks, budgetMs) ?? oneAtATime(blocks, deps.runner.runBlock, budgetMs));
       for (let i = 0; i < run.completed; i++) deps.status.eventsProcessed += blocks[i]!.calls.length;
-      if (run.error !== undefined) return { through: blocks[run.completed]!.height - 1, created: false, error: run.error };
+      // a run that ended early (a failure, its budget spent) did the blocks up to the next one with calls
+      const done = run.completed === blocks.length ? through : blocks[run.completed]!.height - 1;
+      if (run.error !== undefined) return { through: done, created: false, error: run.error };
       const last = blocks[run.completed - 1]!;
       const created = run.created[run.completed - 1] ?? [];
-      // ended early (its budget spent): the blocks up to the next one with calls are done
-      if (created.length === 0) return { through: run.completed === blocks.length ? through : blocks[run.completed]!.height - 1, created: false };
+      if (created.length === 0) return { through: done, created: false };
       await adoptCreated(created, fetched, last.height);
       return { through: last.height, created: true };
     },
