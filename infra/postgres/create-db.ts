@@ -7,7 +7,7 @@ import { IdxError } from '../../domain/errors.ts';
 import { acquireAdvisoryLock, acquireFileLock, type WriterLock } from './acquire-writer-lock.ts';
 import { poolWithCopyIn } from './copy-in.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
-import { openPgliteDir, pgliteTemplateArchive, seedPgliteDir } from './pglite-template.ts';
+import { loadPgliteCode, openPgliteDir, pgliteTemplateArchive, seedPgliteDir } from './pglite-template.ts';
 import { execute } from './sql.ts';
 import { utcTimestampTypes } from './utc-timestamps.ts';
 
@@ -96,6 +96,9 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
   let lock: WriterLock | undefined;
   // the folder PGlite opens: the data folder's `pgdata` (or, made by an older idx, the data folder itself)
   let database = dataDir;
+  // loading overlaps the seeding; a failure is reported where the folder is opened
+  const code = loadPgliteCode();
+  code.catch(() => undefined);
   try {
     if (!dataDir.startsWith('memory://')) database = await seedPgliteDir(dataDir);
   } catch (err) {
@@ -122,7 +125,7 @@ async function openPglite(options: CreateDbOptions): Promise<Db> {
   try {
     // in memory: from the template's archive, not initdb (seconds) each time; initdb when no archive can be made
     const archive = dataDir.startsWith('memory://') ? await pgliteTemplateArchive().catch(() => undefined) : undefined;
-    pglite = await openPgliteDir(database, archive);
+    pglite = await openPgliteDir(database, archive, code);
   } catch (err) {
     await lock?.release();
     throw new IdxError(

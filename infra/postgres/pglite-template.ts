@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { copyTree } from '../files/copy-tree.ts';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
+import type { Extension, PGlite } from '@electric-sql/pglite';
 import { parseUtcTimestamp, TIMESTAMP_OID } from './utc-timestamps.ts';
 
 /**
@@ -97,7 +98,7 @@ export async function seedPgliteDir(dataDir: string): Promise<string> {
   }
   const building = await mkdtemp(join(dataDir, `${DATABASE_FOLDER}.seeding-`));
   try {
-    await cp(template, building, { recursive: true });
+    await copyTree(template, building);
     await rename(building, database).catch((err: unknown) => {
       if (!existsSync(join(database, 'PG_VERSION'))) throw err; // else another process seeded it meanwhile
     });
@@ -122,17 +123,51 @@ async function removeCutCopies(dataDir: string): Promise<void> {
   }
 }
 
+/** PGlite's code: its modules, its WebAssembly compiled, and the file system bundle it starts from. */
+export interface PgliteCode {
+  PGlite: typeof PGlite;
+  btreeGist: Extension;
+  /** undefined where the package keeps them elsewhere: PGlite then loads them itself */
+  wasmModule?: WebAssembly.Module;
+  fsBundle?: Blob;
+}
+
+/**
+ * Loads PGlite's code. Started before the data folder is seeded (`openPglite` in create-db.ts), so
+ * compiling its 9 MB of WebAssembly (on V8's background threads) and reading its files overlap the
+ * copy of the template, which mostly waits on the disk; PGlite would otherwise start both only once
+ * it opens the folder. Loaded on first use, so a node on PostgreSQL never loads the embedded
+ * database (about 20 MiB).
+ */
+export async function loadPgliteCode(): Promise<PgliteCode> {
+  const dist = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
+  const [{ PGlite }, { btree_gist }, wasmModule, fsBundle] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/btree_gist'),
+    readFile(join(dist, 'pglite.wasm')).then(
+      (bytes) => WebAssembly.compile(bytes),
+      () => undefined,
+    ),
+    readFile(join(dist, 'pglite.data')).then(
+      (bytes) => new Blob([bytes]),
+      () => undefined,
+    ),
+  ]);
+  return { PGlite, btreeGist: btree_gist, ...(wasmModule !== undefined && { wasmModule }), ...(fsBundle !== undefined && { fsBundle }) };
+}
+
 /**
  * Opens PGlite with `btree_gist` on a data folder (`memory://` with `loadDataDir`: an in-memory one
- * holding that archive's database, see pgliteTemplateArchive). Loaded on first use, so a node on PostgreSQL
- * never loads the embedded database (about 20 MiB).
+ * holding that archive's database, see pgliteTemplateArchive), from its code loaded (by default now).
  */
-export async function openPgliteDir(dataDir: string, loadDataDir?: Blob): Promise<PGlite> {
-  const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
+export async function openPgliteDir(dataDir: string, loadDataDir?: Blob, code: Promise<PgliteCode> = loadPgliteCode()): Promise<PGlite> {
+  const { PGlite, btreeGist, wasmModule, fsBundle } = await code;
   return PGlite.create({
     dataDir,
     ...(loadDataDir !== undefined && { loadDataDir }),
-    extensions: { btree_gist },
+    ...(wasmModule !== undefined && { pgliteWasmModule: wasmModule }),
+    ...(fsBundle !== undefined && { fsBundle }),
+    extensions: { btree_gist: btreeGist },
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
     parsers: { [TIMESTAMP_OID]: parseUtcTimestamp },
   });
