@@ -131,8 +131,13 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
       progress.fill(0);
+      let copies: ivm.ExternalCopy<BlockPayload>[] = [];
       try {
-        const outcome = await state.runBlocks.apply(undefined, [new ivm.ExternalCopy(payloads).copyInto({ release: true })], {
+        // each block's payload waits outside, copied in when its block runs: a run's 50 payloads
+        // copied in at once lived through the whole run, and each of the isolate's young-generation
+        // collections copied them again
+        copies = payloads.map((p) => new ivm.ExternalCopy(p));
+        const outcome = await state.runBlocks.apply(undefined, [new ivm.ExternalCopy(copies).copyInto({ release: true })], {
           result: { promise: true, copy: true },
         });
         // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
@@ -145,6 +150,9 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
           throw new RuntimeDied(/memory limit/i.test(message) ? 'memory-limit' : 'crashed', message);
         }
         throw err;
+      } finally {
+        // the payloads of blocks a run ended before are not waited for until a collection
+        for (const c of copies) c.release();
       }
     },
 

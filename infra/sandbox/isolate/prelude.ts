@@ -11,7 +11,7 @@ import { collectTests } from './collect-tests.ts';
 import { describeThrown } from './describe-thrown.ts';
 import { isolateFamilies } from './families/registry.ts';
 import { createLogBudget, createWriteBudget, DEFAULT_LIMITS } from './limits.ts';
-import { runBlock, runBlocks } from './run-block.ts';
+import { runBlock, runBlocks, type PayloadCopy } from './run-block.ts';
 import { createSandboxLogger } from './sandbox-logger.ts';
 import { defineGlobals, sandboxGlobals } from './sandbox-globals.ts';
 import { createSandboxRequire, sandboxBuiltins } from './sandbox-modules.ts';
@@ -150,7 +150,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
       runBlock: (payload: BlockPayload): Promise<BlockOutcome> => runBlock(runner, payload),
     },
   );
-  return { ...timed, runBlocks: (payloads: BlockPayload[]): Promise<RunOutcome> => runBlocks(runner, payloads, timed.runBlock) };
+  return { ...timed, runBlocks: (payloads: (BlockPayload | PayloadCopy)[]): Promise<RunOutcome> => runBlocks(runner, payloads, timed.runBlock) };
 }
 
 /** The project's chain types, evaluated inside on first use; while the node first loads them, a module not handed over is asked of the host. */

@@ -30,7 +30,7 @@ export interface BlockRunner {
  */
 export async function runBlocks(
   r: Pick<BlockRunner, 'state' | 'access' | 'progress'>,
-  payloads: readonly BlockPayload[],
+  payloads: readonly (BlockPayload | PayloadCopy)[],
   runOne: (payload: BlockPayload) => Promise<BlockOutcome & { abandon?: true }>,
 ): Promise<RunOutcome> {
   const { state } = r;
@@ -41,7 +41,7 @@ export async function runBlocks(
     state.blockMark = state.pending.length;
     state.pending.push([-1, 'block', i]);
     state.createdDataSource = false;
-    const outcome = await runOne(payloads[i]!);
+    const outcome = await runOne(openPayload(payloads[i]!));
     if (!outcome.ok) {
       state.pending.length = state.blockMark;
       r.access.drop();
@@ -55,6 +55,15 @@ export async function runBlocks(
     if (Atomics.load(r.progress, 2) !== 0) return { completed: i + 1, ...taken(state, access) };
   }
   return { completed: payloads.length, ...taken(state, access) };
+}
+
+/** A block's payload still outside the isolate (an isolated-vm ExternalCopy): copied in when its block runs. */
+export interface PayloadCopy {
+  copy(options: { release: boolean }): BlockPayload;
+}
+
+function openPayload(p: BlockPayload | PayloadCopy): BlockPayload {
+  return typeof (p as PayloadCopy).copy === 'function' ? (p as PayloadCopy).copy({ release: true }) : (p as BlockPayload);
 }
 
 function taken(state: BlockState, access: AccessEntry[]): Pick<RunOutcome, 'writes' | 'access'> {
