@@ -8,6 +8,7 @@ import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runti
 import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
 import { runtimeInstalls } from './runtime-install.ts';
+import { createRunProgress } from './run-progress.ts';
 
 export interface IsolatedRuntimeOptions {
   code: string;
@@ -57,8 +58,7 @@ return preludeExports.deref().install(bridge, options, undefined, library === un
  * host never waits on the isolate's thread, so a stuck handler can be cut off by disposing it.
  */
 export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingRuntime & { chainTypes(): Promise<ChainTypesOutcome> } {
-  const progressBuffer = new SharedArrayBuffer(12);
-  const progress = new Int32Array(progressBuffer);
+  const run = createRunProgress();
   const { bridge } = options;
   // applySyncPromise takes no result options, so the answer is handed back as a copy explicitly
   const callRef = new ivm.Reference(async (op: never, args: never, writes: never) => {
@@ -92,7 +92,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
               get: () => prelude.libraryV8Caches.get(library.name),
               set: (bytes) => prelude.libraryV8Caches.set(library.name, bytes),
             });
-      const installOptions = new ivm.ExternalCopy({ ...installs(), progress: progressBuffer }).copyInto({ release: true });
+      const installOptions = new ivm.ExternalCopy({ ...installs(), progress: run.buffer }).copyInto({ release: true });
       const runtime = await context.evalClosure(
         BOOTSTRAP,
         [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, libraryExports],
@@ -130,7 +130,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
     async runBlocks(payloads: readonly BlockPayload[]) {
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
-      progress.fill(0);
+      run.reset();
       let copies: ivm.ExternalCopy<BlockPayload>[] = [];
       try {
         // each block's payload waits outside, copied in when its block runs: a run's 50 payloads
@@ -173,9 +173,9 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       }
     },
 
-    progress: () => progress[0]!,
-    progressBlock: () => progress[1]!,
-    endRunAfterBlock: () => void Atomics.store(progress, 2, 1),
+    progress: run.progress,
+    progressBlock: run.progressBlock,
+    endRunAfterBlock: run.endRunAfterBlock,
 
     reset() {
       const state = live.drop();

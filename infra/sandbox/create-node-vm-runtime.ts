@@ -11,6 +11,7 @@ import type { UrlBridge } from './isolate/builtins/url.ts';
 import { toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
+import { createRunProgress } from './run-progress.ts';
 
 export interface NodeVmRuntimeOptions {
   code: string;
@@ -41,8 +42,7 @@ const RUN = new Script('__idx_runtime.runBlocks(__idx_payloads)', { filename: 'i
  * interrupted (a never-settling await still times out).
  */
 export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRuntime {
-  const progressBuffer = new SharedArrayBuffer(12);
-  const progress = new Int32Array(progressBuffer);
+  const run = createRunProgress();
   const timers = createTimerHost();
 
   const installs = runtimeInstalls(options.install);
@@ -85,7 +85,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       library === undefined
         ? undefined
         : new Script(await options.prelude.library(library), { filename: `idx:sandbox-${library.name}.js` }).runInContext(context);
-    const runtime = prelude.install(bridge, { ...installs(), progress: progressBuffer }, unsafe, libraryExports);
+    const runtime = prelude.install(bridge, { ...installs(), progress: run.buffer }, unsafe, libraryExports);
     let load: LoadOutcome;
     try {
       const factory = new Script(`(function (module, exports, require) {\n${options.code}\n})`, { filename: options.fileName, lineOffset: -1 }).runInContext(
@@ -116,7 +116,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
     async runBlocks(payloads) {
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
-      progress.fill(0);
+      run.reset();
       state.context.__idx_payloads = payloads;
       // a copy, as the isolate's outcome is: the context's Dates and typed arrays are not the host's (instanceof fails)
       const outcome = structuredClone(await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as RunOutcome;
@@ -131,9 +131,9 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       await state.runtime.prepare(specVersion);
     },
 
-    progress: () => progress[0]!,
-    progressBlock: () => progress[1]!,
-    endRunAfterBlock: () => void Atomics.store(progress, 2, 1),
+    progress: run.progress,
+    progressBlock: run.progressBlock,
+    endRunAfterBlock: run.endRunAfterBlock,
 
     reset() {
       timers.dropAll();
