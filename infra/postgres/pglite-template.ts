@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { copyTree } from '../files/copy-tree.ts';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Extension, PGlite } from '@electric-sql/pglite';
+import { copyTree } from '../files/copy-tree.ts';
 import { parseUtcTimestamp, TIMESTAMP_OID } from './utc-timestamps.ts';
 
 /**
@@ -45,7 +45,7 @@ export async function pgliteTemplateArchive(): Promise<Blob> {
     const building = await mkdtemp(join(tmpdir(), 'idx-pglite-archive-building-'));
     try {
       const copy = join(building, DATABASE_FOLDER);
-      await cp(template, copy, { recursive: true });
+      await copyTree(template, copy);
       const pglite = await openPgliteDir(copy);
       const tar = await pglite.dumpDataDir('none');
       await pglite.close();
@@ -123,37 +123,33 @@ async function removeCutCopies(dataDir: string): Promise<void> {
   }
 }
 
-/** PGlite's code: its modules, its WebAssembly compiled, and the file system bundle it starts from. */
+/** PGlite's code: its modules and its WebAssembly compiled. */
 export interface PgliteCode {
   PGlite: typeof PGlite;
   btreeGist: Extension;
-  /** undefined where the package keeps them elsewhere: PGlite then loads them itself */
+  /** undefined where the package keeps it elsewhere: PGlite then loads it itself */
   wasmModule?: WebAssembly.Module;
-  fsBundle?: Blob;
 }
 
 /**
  * Loads PGlite's code. Started before the data folder is seeded (`openPglite` in create-db.ts), so
- * compiling its 9 MB of WebAssembly (on V8's background threads) and reading its files overlap the
- * copy of the template, which mostly waits on the disk; PGlite would otherwise start both only once
- * it opens the folder. Loaded on first use, so a node on PostgreSQL never loads the embedded
- * database (about 20 MiB).
+ * compiling its 9 MB of WebAssembly (on V8's background threads) overlaps the copy of the template,
+ * which mostly waits on the disk; PGlite would otherwise compile it only once it opens the folder.
+ * Its file system bundle (6 MB) is left to PGlite: read here, it would be copied once more into a
+ * Blob for a read of a few milliseconds. Loaded on first use, so a node on PostgreSQL never loads
+ * the embedded database (about 20 MiB).
  */
 export async function loadPgliteCode(): Promise<PgliteCode> {
   const dist = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
-  const [{ PGlite }, { btree_gist }, wasmModule, fsBundle] = await Promise.all([
+  const [{ PGlite }, { btree_gist }, wasmModule] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite/contrib/btree_gist'),
     readFile(join(dist, 'pglite.wasm')).then(
       (bytes) => WebAssembly.compile(bytes),
       () => undefined,
     ),
-    readFile(join(dist, 'pglite.data')).then(
-      (bytes) => new Blob([bytes]),
-      () => undefined,
-    ),
   ]);
-  return { PGlite, btreeGist: btree_gist, ...(wasmModule !== undefined && { wasmModule }), ...(fsBundle !== undefined && { fsBundle }) };
+  return { PGlite, btreeGist: btree_gist, ...(wasmModule !== undefined && { wasmModule }) };
 }
 
 /**
@@ -161,12 +157,11 @@ export async function loadPgliteCode(): Promise<PgliteCode> {
  * holding that archive's database, see pgliteTemplateArchive), from its code loaded (by default now).
  */
 export async function openPgliteDir(dataDir: string, loadDataDir?: Blob, code: Promise<PgliteCode> = loadPgliteCode()): Promise<PGlite> {
-  const { PGlite, btreeGist, wasmModule, fsBundle } = await code;
+  const { PGlite, btreeGist, wasmModule } = await code;
   return PGlite.create({
     dataDir,
     ...(loadDataDir !== undefined && { loadDataDir }),
     ...(wasmModule !== undefined && { pgliteWasmModule: wasmModule }),
-    ...(fsBundle !== undefined && { fsBundle }),
     extensions: { btree_gist: btreeGist },
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
     parsers: { [TIMESTAMP_OID]: parseUtcTimestamp },

@@ -18,6 +18,9 @@ export interface ReadCache {
   clear(): void;
 }
 
+/** the data the read cache may hold, as measured (isolate/limits.ts): V8's own objects take a few times that */
+export const READ_CACHE_BYTES = 16 * 2 ** 20;
+
 /**
  * Two generations of up to `max / 2` entries: entries go into the newer one (an entry read from the
  * older one moves there), and when it is full the older one is dropped whole. What was neither read
@@ -29,9 +32,6 @@ export interface ReadCache {
  * entries that a project's working set fits (W10's 10,000 accounts), few enough bytes that large entities cannot
  * fill the mappings' memory limit.
  */
-/** the data the read cache may hold, as measured (isolate/limits.ts): V8's own objects take a few times that */
-export const READ_CACHE_BYTES = 16 * 2 ** 20;
-
 export function createReadCache(max: number, maxBytes = READ_CACHE_BYTES): ReadCache {
   const half = Math.max(1, Math.floor(max / 2));
   const halfBytes = maxBytes / 2;
