@@ -3,7 +3,8 @@ import type { PreludeCache } from './create-prelude-cache.ts';
 import { createTimerHost } from './create-timer-host.ts';
 import { createLiveSlot } from './live-slot.ts';
 import type { HostBridge } from './create-host-bridge.ts';
-import type { BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, RunOutcome, ThrownError } from './isolate/wire.ts';
+import type { BlockPayload, InstallOptions, LoadedChainTypes, LoadOutcome, RunOutcome, ThrownError, WriteOp } from './isolate/wire.ts';
+import { createShippedWrites, type ShippedWrites } from './shipped-writes.ts';
 import { RuntimeDied, toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
@@ -25,6 +26,9 @@ export interface IsolatedRuntimeOptions {
 
 interface Live {
   isolate: ivm.Isolate;
+  /** the writes this isolate ships while it runs (Bridge.send) */
+  shipped: ShippedWrites;
+  sendRef: ivm.Reference<(seq: number, writes: WriteOp[]) => void>;
   runBlocks: ivm.Reference<(payloads: unknown) => Promise<RunOutcome>>;
   prepare: ivm.Reference<(specVersion: number) => Promise<void>>;
   chainTypes: ivm.Reference<() => ChainTypesOutcome>;
@@ -39,9 +43,10 @@ type ChainTypesOutcome = { ok: true; loaded: LoadedChainTypes } | { ok: false; e
 // again, which measured ~30% more store reads per second; the call stays async to the mapping,
 // and disposing the isolate (timeout) still cuts a wait short.
 const BOOTSTRAP = `
-const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef, library] = [$0, $1, $2, $3, $4, $5, $6, $7, $8];
+const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef, library, sendRef] = [$0, $1, $2, $3, $4, $5, $6, $7, $8, $9];
 const bridge = {
-  call: async (op, args, writes) => callRef.applySyncPromise(undefined, [op, args, writes], { arguments: { copy: true } }),
+  call: async (op, args, writes, sent) => callRef.applySyncPromise(undefined, [op, args, writes, sent], { arguments: { copy: true } }),
+  send: (seq, writes) => sendRef.applyIgnored(undefined, [seq, writes], { arguments: { copy: true } }),
   callSync: (op, args) => syncRef.applySync(undefined, [op, args], { arguments: { copy: true }, result: { copy: true } }),
   callBlocking: (op, args) => callRef.applySyncPromise(undefined, [op, args, []], { arguments: { copy: true } }),
   log: (level, message, fields) => logRef.applyIgnored(undefined, [level, message, fields], { arguments: { copy: true } }),
@@ -61,7 +66,9 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
   const run = createRunProgress();
   const { bridge } = options;
   // applySyncPromise takes no result options, so the answer is handed back as a copy explicitly
-  const callRef = new ivm.Reference(async (op: never, args: never, writes: never) => {
+  const callRef = new ivm.Reference(async (op: never, args: never, writes: never, sent: number | undefined) => {
+    // the writes shipped before the call first: its own, and what it reads, come after them
+    await live.current?.shipped.settled(sent ?? 0);
     const result = await bridge.call(op, args, writes);
     return result === undefined ? undefined : new ivm.ExternalCopy(result).copyInto({ release: true });
   });
@@ -76,26 +83,15 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
   const installs = runtimeInstalls(options.install);
   const create = async (): Promise<Live> => {
     const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMb });
+    const shipped = createShippedWrites(bridge.applyWrites);
+    const sendRef = new ivm.Reference((seq: number, writes: WriteOp[]) => shipped.receive(seq, writes));
     try {
       const context = await isolate.createContext();
-      const { prelude } = options;
-      const preludeExports = await runCompiled(isolate, context, await prelude.code(), 'idx:sandbox-runtime.js', {
-        get: () => prelude.v8Cache,
-        set: (bytes) => (prelude.v8Cache = bytes),
-      });
-      // the family's library (a codec library that decodes blocks inside with the chain's metadata)
-      const { library } = options;
-      const libraryExports =
-        library === undefined
-          ? undefined
-          : await runCompiled(isolate, context, await prelude.library(library), `idx:sandbox-${library.name}.js`, {
-              get: () => prelude.libraryV8Caches.get(library.name),
-              set: (bytes) => prelude.libraryV8Caches.set(library.name, bytes),
-            });
+      const { preludeExports, libraryExports } = await runSandboxCode(isolate, context, options);
       const installOptions = new ivm.ExternalCopy({ ...installs(), progress: run.buffer }).copyInto({ release: true });
       const runtime = await context.evalClosure(
         BOOTSTRAP,
-        [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, libraryExports],
+        [preludeExports, callRef, syncRef, logRef, installOptions, sleepRef, cancelRef, urlRef, libraryExports, sendRef],
         {
           result: { reference: true },
         },
@@ -113,9 +109,10 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       } catch (err) {
         outcome = { ok: false, error: toThrownError(err) };
       }
-      return { isolate, runBlocks, prepare, chainTypes, load: outcome };
+      return { isolate, shipped, sendRef, runBlocks, prepare, chainTypes, load: outcome };
     } catch (err) {
       isolate.dispose();
+      sendRef.release();
       throw err;
     }
   };
@@ -131,6 +128,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
       run.reset();
+      state.shipped.nextRun();
       let copies: ivm.ExternalCopy<BlockPayload>[] = [];
       try {
         // each block's payload waits outside, copied in when its block runs: a run's 50 payloads
@@ -140,12 +138,18 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
         const outcome = await state.runBlocks.apply(undefined, [new ivm.ExternalCopy(copies).copyInto({ release: true })], {
           result: { promise: true, copy: true },
         });
-        // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
-        if (outcome.failed?.abandon === true && live.current === state) this.reset();
+        try {
+          // what the run shipped is applied before its outcome's writes (a batch refused: a WriteFailed naming its block)
+          await state.shipped.settled(outcome.sent);
+        } finally {
+          // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
+          if (outcome.failed?.abandon === true && live.current === state) this.reset();
+        }
         return outcome;
       } catch (err) {
         if (state.isolate.isDisposed && live.current === state) {
           live.drop();
+          await state.shipped.close();
           const message = (err as Error)?.message ?? String(err);
           throw new RuntimeDied(/memory limit/i.test(message) ? 'memory-limit' : 'crashed', message);
         }
@@ -173,6 +177,10 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       }
     },
 
+    async quiesce() {
+      await live.current?.shipped.close();
+    },
+
     progress: run.progress,
     progressBlock: run.progressBlock,
     endRunAfterBlock: run.endRunAfterBlock,
@@ -181,6 +189,8 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       const state = live.drop();
       timers.dropAll();
       if (state !== undefined && !state.isolate.isDisposed) state.isolate.dispose();
+      void state?.shipped.close();
+      state?.sendRef.release();
     },
 
     dispose() {
@@ -193,6 +203,26 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
       urlRef.release();
     },
   };
+}
+
+/** The sandbox's runtime bundle run in the isolate, and the family's library (a codec library that decodes blocks inside with the chain's metadata). */
+async function runSandboxCode(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  { prelude, library }: Pick<IsolatedRuntimeOptions, 'prelude' | 'library'>,
+): Promise<{ preludeExports: ivm.Reference; libraryExports: ivm.Reference | undefined }> {
+  const preludeExports = await runCompiled(isolate, context, await prelude.code(), 'idx:sandbox-runtime.js', {
+    get: () => prelude.v8Cache,
+    set: (bytes) => (prelude.v8Cache = bytes),
+  });
+  const libraryExports =
+    library === undefined
+      ? undefined
+      : await runCompiled(isolate, context, await prelude.library(library), `idx:sandbox-${library.name}.js`, {
+          get: () => prelude.libraryV8Caches.get(library.name),
+          set: (bytes) => prelude.libraryV8Caches.set(library.name, bytes),
+        });
+  return { preludeExports, libraryExports };
 }
 
 /**

@@ -12,6 +12,7 @@ import { toThrownError, type MappingRuntime } from './mapping-runtime.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
 import { urlHostCall, type UrlOp } from './url-host.ts';
 import { createRunProgress } from './run-progress.ts';
+import { createShippedWrites, type ShippedWrites } from './shipped-writes.ts';
 
 export interface NodeVmRuntimeOptions {
   code: string;
@@ -27,6 +28,8 @@ export interface NodeVmRuntimeOptions {
 
 interface Live {
   context: Context;
+  /** the writes this context ships while it runs (Bridge.send) */
+  shipped: ShippedWrites;
   runtime: { runBlocks(payloads: readonly BlockPayload[]): Promise<RunOutcome>; prepare(specVersion: number): Promise<void> };
   load: LoadOutcome;
   abandoned: boolean;
@@ -47,15 +50,21 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
 
   const installs = runtimeInstalls(options.install);
   const create = async (): Promise<Live> => {
-    const state = { abandoned: false } as Live;
+    const state = { abandoned: false, shipped: createShippedWrites(options.bridge.applyWrites) } as Live;
     const guard = () => {
       if (state.abandoned) throw new Error('this block was abandoned after a timeout; its late calls are refused');
     };
     // copies keep the isolate's semantics: the host never shares objects with the mapping
     const bridge: Bridge & TimerBridge & UrlBridge = {
-      call: async (op, args, writes) => {
+      call: async (op, args, writes, sent) => {
         guard();
-        return structuredClone(await options.bridge.call(op, structuredClone(args), structuredClone(writes)));
+        const copied = structuredClone(writes);
+        await state.shipped.settled(sent ?? 0);
+        return structuredClone(await options.bridge.call(op, structuredClone(args), copied));
+      },
+      send: (seq, writes) => {
+        guard();
+        state.shipped.receive(seq, structuredClone(writes));
       },
       callSync: (op, args) => {
         guard();
@@ -117,11 +126,17 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
       run.reset();
+      state.shipped.nextRun();
       state.context.__idx_payloads = payloads;
       // a copy, as the isolate's outcome is: the context's Dates and typed arrays are not the host's (instanceof fails)
       const outcome = structuredClone(await RUN.runInContext(state.context, { timeout: options.timeoutMs })) as RunOutcome;
-      // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
-      if (outcome.failed?.abandon === true && live.current === state) this.reset();
+      try {
+        // what the run shipped is applied before its outcome's writes (a batch refused: a WriteFailed naming its block)
+        await state.shipped.settled(outcome.sent);
+      } finally {
+        // a timer callback failed the block while a handler still awaits: that handler must not reach the next block
+        if (outcome.failed?.abandon === true && live.current === state) this.reset();
+      }
       return outcome;
     },
 
@@ -129,6 +144,10 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       const state = live.current;
       if (state === undefined) throw new Error('runtime not ready');
       await state.runtime.prepare(specVersion);
+    },
+
+    async quiesce() {
+      await live.current?.shipped.close();
     },
 
     progress: run.progress,

@@ -17,6 +17,11 @@ export interface MappingRuntime {
   progressBlock(): number;
   /** the run ends after the block running now (the host's time budget for it is spent) */
   endRunAfterBlock(): void;
+  /**
+   * stops applying the writes the runtime shipped (Bridge.send) and resolves once the batch being applied is: before
+   * a run that dies is counted, so that every batch the host took is whole
+   */
+  quiesce(): Promise<void>;
   /** abandons the isolate/context (after a timeout): the next `ready()` starts a fresh one */
   reset(): void;
   dispose(): void;

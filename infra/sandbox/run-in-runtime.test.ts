@@ -41,18 +41,18 @@ const seen = (calls: unknown[][]) =>
         : `${String(c[0])} ${String(c[2])}${c[3] ? ` ${JSON.stringify(c[3])}` : ''}`,
     );
 
+/** each block reads the count, adds one and writes it back: with no read cache inside, every read reaches the host */
+const COUNTER = `async (log) => {
+  const c = (await store.get('Counter', 'c')) ?? { id: 'c', n: 0 };
+  c.n += 1;
+  await store.set('Counter', 'c', c);
+}`;
+
 for (const unsafe of [false, true]) {
   const mode = unsafe ? 'node:vm' : 'isolate';
 
   t.test(`${mode}: each block's writes follow its enter, and a host read in a later block sees the writes an earlier one left unsent`, async (t) => {
-    const { sb, calls } = await sandbox(
-      `async (log) => {
-        const c = (await store.get('Counter', 'c')) ?? { id: 'c', n: 0 };
-        c.n += 1;
-        await store.set('Counter', 'c', c);
-      }`,
-      { unsafe, readCacheSize: 0 },
-    );
+    const { sb, calls } = await sandbox(COUNTER, { unsafe, readCacheSize: 0 });
     const run = await sb.runBlocks(blocksOf([100, 101, 102], calls));
     t.same(run, { completed: 3 });
     t.same(seen(calls), [
@@ -68,6 +68,69 @@ for (const unsafe of [false, true]) {
     ]);
   });
 
+  t.test(`${mode}: a completed block's writes reach the host while the run goes on`, async (t) => {
+    const { sb, calls, host } = await sandbox(
+      `async (log) => {
+        await store.set('Seen', String(log.blockNumber), { id: String(log.blockNumber) });
+        if (log.blockNumber === 101) await new Promise((resolve) => setTimeout(resolve, 100));
+      }`,
+      { unsafe },
+    );
+    const appliedAt = new Map<string, number>();
+    const set = host.store.set.bind(host.store);
+    host.store.set = async (entity, id, data) => {
+      appliedAt.set(id, Date.now());
+      return set(entity, id, data);
+    };
+    const run = await sb.runBlocks(blocksOf([100, 101, 102], calls));
+    const ended = Date.now();
+    t.same(run, { completed: 3 });
+    const early = ended - appliedAt.get('100')!;
+    t.ok(early >= 60, `block 100's write was applied while block 101 still ran (${early} ms before the run ended)`);
+    t.same(seen(calls), ['enter 100', 'set 100 {"id":"100"}', 'enter 101', 'set 101 {"id":"101"}', 'enter 102', 'set 102 {"id":"102"}']);
+  });
+
+  t.test(`${mode}: a later block's read waits for the writes shipped before it, however slowly the host applies them`, async (t) => {
+    const { sb, calls, host } = await sandbox(COUNTER, { unsafe, readCacheSize: 0 });
+    const set = host.store.set.bind(host.store);
+    host.store.set = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      return set(...args);
+    };
+    t.same(await sb.runBlocks(blocksOf([100, 101, 102], calls)), { completed: 3 });
+    t.same(
+      calls.filter((c) => c[0] === 'set').map((c) => (c[3] as { n: number }).n),
+      [1, 2, 3],
+      'each block read the count the block before it wrote',
+    );
+  });
+
+  t.test(`${mode}: a write the host refuses in a shipped block fails that block; later blocks' writes are not applied, and the next run goes on`, async (t) => {
+    const { sb, calls, host } = await sandbox(`async (log) => { await store.set('Seen', String(log.blockNumber), { id: String(log.blockNumber) }); }`, {
+      unsafe,
+    });
+    const set = host.store.set.bind(host.store);
+    host.store.set = async (entity, id, data) => {
+      if (id === '101') throw new Error('refused 101');
+      return set(entity, id, data);
+    };
+    const run = await sb.runBlocks(blocksOf([100, 101, 102, 103], calls));
+    t.equal(run.completed, 1);
+    t.match(run.error, { message: /block 101/ });
+    t.match(run.error, { message: /refused 101/ });
+    t.same(
+      calls.filter((c) => c[0] === 'set').map((c) => c[2]),
+      ['100'],
+      'nothing after the refused write',
+    );
+    calls.length = 0;
+    t.same(await sb.runBlocks(blocksOf([104, 105], calls)), { completed: 2 });
+    t.same(
+      calls.filter((c) => c[0] === 'set').map((c) => c[2]),
+      ['104', '105'],
+    );
+  });
+
   t.test(`${mode}: a failed block keeps the blocks before it, their writes unsent until then included, and drops its own`, async (t) => {
     const { sb, calls } = await sandbox(
       `async (log) => {
@@ -79,7 +142,8 @@ for (const unsafe of [false, true]) {
     const run = await sb.runBlocks(blocksOf([100, 101, 102, 103], calls));
     t.equal(run.completed, 2);
     t.match(run.error, { code: 'HANDLER_FAILED', message: /Handler handle failed at block 102: boom at 102/ });
-    t.same(seen(calls), ['enter 100', 'set 100 {"id":"100"}', 'enter 101', 'set 101 {"id":"101"}']);
+    // block 101's writes were shipped as block 102 began, with its marker; nothing block 102 wrote reached the host
+    t.same(seen(calls), ['enter 100', 'set 100 {"id":"100"}', 'enter 101', 'set 101 {"id":"101"}', 'enter 102']);
     // the next run starts afresh from the failed block, as the indexer retries it
     calls.length = 0;
     t.same(await sb.runBlocks(blocksOf([103], calls)), { completed: 1 });
@@ -113,22 +177,29 @@ for (const unsafe of [false, true]) {
   });
 }
 
-t.test('isolate: a timeout in a run counts as completed only the blocks whose writes the host received', async (t) => {
-  const { sb, calls } = await sandbox(
-    `async (log) => {
-      await store.set('Seen', String(log.blockNumber), { id: String(log.blockNumber) });
-      if (log.blockNumber === 101) for (;;);
-    }`,
-    { timeoutMs: 300 },
-  );
-  const run = await sb.runBlocks(blocksOf([100, 101, 102], calls));
-  t.equal(run.completed, 0, "block 100's writes never left the isolate: it runs again");
-  t.match(run.error, { code: 'SANDBOX_TIMEOUT', message: /at block 101/ });
-  t.same(seen(calls), ['enter 100']);
-  calls.length = 0;
-  t.same(await sb.runBlocks(blocksOf([100], calls)), { completed: 1 }, 'a fresh runtime runs it again');
-  t.same(seen(calls), ['enter 100', 'set 100 {"id":"100"}']);
-});
+// a block stuck in a loop: the blocks before it whose writes the host holds whole are complete, and nothing of it
+// reached the host (its marker only: its writes are shipped when the next block begins)
+for (const [stuck, completed, reached] of [
+  [101, 1, ['enter 100', 'set 100 {"id":"100"}', 'enter 101']],
+  [100, 0, ['enter 100']],
+] as const) {
+  t.test(`isolate: a timeout at block ${stuck} of a run counts complete the ${completed} block(s) whose writes the host received`, async (t) => {
+    const { sb, calls } = await sandbox(
+      `async (log) => {
+        await store.set('Seen', String(log.blockNumber), { id: String(log.blockNumber) });
+        if (log.blockNumber === ${stuck}) for (;;);
+      }`,
+      { timeoutMs: 300 },
+    );
+    const run = await sb.runBlocks(blocksOf([100, 101, 102], calls));
+    t.equal(run.completed, completed);
+    t.match(run.error, { code: 'SANDBOX_TIMEOUT', message: new RegExp(`at block ${stuck}`) });
+    t.same(seen(calls), reached);
+    calls.length = 0;
+    t.same(await sb.runBlocks(blocksOf([102], calls)), { completed: 1 }, 'a fresh runtime runs the next block');
+    t.same(seen(calls), ['enter 102', 'set 102 {"id":"102"}']);
+  });
+}
 
 t.test('isolate: what a block loads on first read (its transactions, its logs) is its own, however far into a run, with no write sent before', async (t) => {
   const fake = createFakeHost({

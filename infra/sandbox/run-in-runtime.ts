@@ -155,6 +155,8 @@ export async function runInRuntime(r: RuntimeRun, items: readonly RunItem[], bud
     }
     if (outcome === 'timeout') {
       run.catch(() => {});
+      // what the runtime shipped is counted whole or not at all
+      await runtime.quiesce();
       const at = runningBlock();
       const item = items[at]!;
       const handler = item.calls[runtime.progress()]?.handler ?? '(none)';

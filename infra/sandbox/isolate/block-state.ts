@@ -8,6 +8,8 @@ export interface BlockState {
   pending: WriteOp[];
   /** where the running block's writes begin in `pending` (its marker; 0 once a crossing took the earlier ones) */
   blockMark: number;
+  /** batches of writes shipped so far (Bridge.send), for the life of the runtime */
+  sent: number;
   /** the running block created a data source: the run stops after it */
   createdDataSource: boolean;
   /** the call running (-1 between blocks) */
@@ -25,6 +27,7 @@ export interface BlockState {
 export const createBlockState = (): BlockState => ({
   pending: [],
   blockMark: 0,
+  sent: 0,
   createdDataSource: false,
   current: -1,
   handler: '',
@@ -49,7 +52,22 @@ export function createHostCall(state: BlockState, bridge: Pick<Bridge, 'call'>, 
     const writes = state.pending;
     state.pending = [];
     state.blockMark = 0;
-    return bridge.call(op, args, writes);
+    return bridge.call(op, args, writes, state.sent);
+  };
+}
+
+/**
+ * Ships the writes buffered so far (a completed block's) to the host without waiting (Bridge.send), so the host
+ * applies them while the runtime runs the next block; held to the run's end, they were all applied after it, while
+ * the runtime waited for its next run.
+ */
+export function createShipWrites(state: BlockState, bridge: Pick<Bridge, 'send'>) {
+  return (): void => {
+    if (state.pending.length === 0) return;
+    const writes = state.pending;
+    state.pending = [];
+    state.blockMark = 0;
+    bridge.send(state.sent++, writes);
   };
 }
 

@@ -2,7 +2,7 @@ import { createKnownIds, SANDBOX_KNOWN_IDS_BUDGET } from '../../../domain/entiti
 import { createAccessLog } from './access-log.ts';
 import { createCrypto } from './builtins/crypto.ts';
 import { createUrl, type UrlBridge } from './builtins/url.ts';
-import { createBlockState, createHostCall, createWriteQueue } from './block-state.ts';
+import { createBlockState, createHostCall, createShipWrites, createWriteQueue } from './block-state.ts';
 import { createChainTypes } from './chain-types.ts';
 import { createReadCache } from './create-read-cache.ts';
 import { createStore } from './create-store.ts';
@@ -101,7 +101,8 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     delete g.WebAssembly;
   }
 
-  const runner = { state, family, readCache, known, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress) };
+  const ship = createShipWrites(state, bridge);
+  const runner = { state, family, readCache, known, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress), ship };
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describeThrown(err).message}`, undefined);
   const timed = withTimers(
     bridge,

@@ -21,15 +21,18 @@ export interface BlockRunner {
   access: AccessLog;
   /** Int32Array[0]: the call running, [1]: the block of the run (the host reads them when a block times out); [2] ≠ 0: the host asks the run to end after this block */
   progress: Int32Array;
+  /** ships the writes buffered so far to the host without waiting (block-state.ts) */
+  ship: () => void;
 }
 
 /**
  * Runs blocks one after another in one entry into the sandbox, each with `runOne`, until one fails or creates a data
  * source (the later payloads were made without it). Their writes travel as one stream, a marker before each block's
- * (block-state.ts): the host stamps each with its block's height. A failed block's writes not yet sent are dropped.
+ * (block-state.ts): the host stamps each with its block's height. Each completed block's writes are shipped as the
+ * next begins, the last one's come with the outcome; a failed block's writes not yet sent are dropped.
  */
 export async function runBlocks(
-  r: Pick<BlockRunner, 'state' | 'access' | 'progress'>,
+  r: Pick<BlockRunner, 'state' | 'access' | 'progress' | 'ship'>,
   payloads: readonly (BlockPayload | PayloadCopy)[],
   runOne: (payload: BlockPayload) => Promise<BlockOutcome & { abandon?: true }>,
 ): Promise<RunOutcome> {
@@ -40,6 +43,8 @@ export async function runBlocks(
     r.progress[1] = i;
     state.blockMark = state.pending.length;
     state.pending.push([-1, 'block', i]);
+    // the last block's writes, with this block's marker: the host learns that block completed as it applies them
+    if (i > 0) r.ship();
     state.createdDataSource = false;
     const outcome = await runOne(openPayload(payloads[i]!));
     if (!outcome.ok) {
@@ -66,10 +71,10 @@ function openPayload(p: BlockPayload | PayloadCopy): BlockPayload {
   return typeof (p as PayloadCopy).copy === 'function' ? (p as PayloadCopy).copy({ release: true }) : (p as BlockPayload);
 }
 
-function taken(state: BlockState, access: AccessEntry[]): Pick<RunOutcome, 'writes' | 'access'> {
+function taken(state: BlockState, access: AccessEntry[]): Pick<RunOutcome, 'writes' | 'sent' | 'access'> {
   const writes = state.pending;
   state.pending = [];
-  return access.length === 0 ? { writes } : { writes, access };
+  return access.length === 0 ? { writes, sent: state.sent } : { writes, sent: state.sent, access };
 }
 
 /** Runs one block's calls strictly in order, each awaited; their writes stay buffered in the run's stream (runBlocks). */

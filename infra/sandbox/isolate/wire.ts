@@ -77,7 +77,10 @@ export type BlockOutcome = { ok: true } | { ok: false; call: number; error: Thro
  */
 export interface RunOutcome {
   completed: number;
+  /** the writes not shipped (Bridge.send): the last block's, and those of a block the run stopped at */
   writes: WriteOp[];
+  /** how many batches of writes the runtime has shipped so far (Bridge.send): the host applies them before `writes` */
+  sent: number;
   access?: AccessEntry[];
   /** block `completed` failed at `call`; `abandon`: a timer callback failed it while a handler still awaits (drop the runtime) */
   failed?: { call: number; error: ThrownError; abandon?: true };
@@ -118,7 +121,13 @@ export type HostOp = string;
 export type HostSyncOp = 'hash' | 'randomBytes' | 'randomUUID' | 'chainTypesModule';
 
 export interface Bridge {
-  call(op: HostOp, args: unknown[], writes: WriteOp[]): Promise<unknown>;
+  /** `sent`: how many batches `send` shipped before this call; the host applies them, then `writes`, then serves it */
+  call(op: HostOp, args: unknown[], writes: WriteOp[], sent: number): Promise<unknown>;
+  /**
+   * Ships a completed block's writes without waiting: the host applies them while the runtime goes on to the next
+   * block, rather than all of a run's at its end. `seq` numbers the batches from 0, in the order shipped.
+   */
+  send(seq: number, writes: WriteOp[]): void;
   callSync(op: HostSyncOp, args: unknown[]): unknown;
   /**
    * An awaited host operation answered synchronously: the isolate's thread waits for the host.
