@@ -150,6 +150,7 @@ export function createIsolatedRuntime(options: IsolatedRuntimeOptions): MappingR
         if (state.isolate.isDisposed && live.current === state) {
           live.drop();
           await state.shipped.close();
+          state.sendRef.release();
           const message = (err as Error)?.message ?? String(err);
           throw new RuntimeDied(/memory limit/i.test(message) ? 'memory-limit' : 'crashed', message);
         }

@@ -59,7 +59,7 @@ export function createNodeVmRuntime(options: NodeVmRuntimeOptions): MappingRunti
       call: async (op, args, writes, sent) => {
         guard();
         const copied = structuredClone(writes);
-        await state.shipped.settled(sent ?? 0);
+        await state.shipped.settled(sent);
         return structuredClone(await options.bridge.call(op, structuredClone(args), copied));
       },
       send: (seq, writes) => {

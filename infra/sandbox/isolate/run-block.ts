@@ -43,7 +43,7 @@ export async function runBlocks(
     r.progress[1] = i;
     state.blockMark = state.pending.length;
     state.pending.push([-1, 'block', i]);
-    // the last block's writes, with this block's marker: the host learns that block completed as it applies them
+    // the previous block's writes, with this block's marker: the host learns that block completed as it applies them
     if (i > 0) r.ship();
     state.createdDataSource = false;
     const outcome = await runOne(openPayload(payloads[i]!));
