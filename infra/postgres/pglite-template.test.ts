@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { mountTmpfs, noTmpfs } from '../../test/support/tmpfs-mount.ts';
+import { privateCacheDir } from '../files/private-cache-dir.ts';
 import { openPgliteDir, pgliteTemplate, pgliteTemplateArchive, seedPgliteDir } from './pglite-template.ts';
 
 const parent = await mkdtemp(join(tmpdir(), 'idx-seed-'));
@@ -112,4 +113,10 @@ t.test('an in-memory database starts from the template’s archive: btree_gist t
   t.same((await a.query<{ n: number }>('select n from kept')).rows, [{ n: 3 }]);
   t.same((await b.query("select to_regclass('kept') as t")).rows, [{ t: null }], 'another one opened from it holds nothing of the first');
   t.ok(existsSync(`${await pgliteTemplate()}.tar`), 'kept beside the template for the next one');
+});
+
+t.test('the template and its archive are kept where only this user can write: every new database is a copy of them', async (t) => {
+  const template = await pgliteTemplate();
+  t.equal(dirname(template), await privateCacheDir());
+  t.equal((await stat(dirname(template))).mode & 0o022, 0, 'no one else may write beside them');
 });

@@ -1,25 +1,27 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Extension, PGlite } from '@electric-sql/pglite';
 import { copyTree } from '../files/copy-tree.ts';
+import { privateCacheDir } from '../files/private-cache-dir.ts';
 import { parseUtcTimestamp, TIMESTAMP_OID } from './utc-timestamps.ts';
 
 /**
  * PGlite runs `initdb` in wasm for every new data folder, which takes seconds. The result is the
- * same every time for one PGlite version, so it is made once per machine (in the temp folder)
- * and copied: a new project's first start, and every test, skip most of that wait.
+ * same every time for one PGlite version, so it is made once per machine and copied: a new
+ * project's first start, and every test, skip most of that wait. It is kept in the user's private
+ * cache folder (private-cache-dir.ts): every new database starts as a copy of it, so no one else
+ * may write it.
  */
 export async function pgliteTemplate(): Promise<string> {
   // The package does not export its package.json; it sits one folder above the entry point.
   const pkg = join(dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite'))), '..', 'package.json');
   const { version } = JSON.parse(await readFile(pkg, 'utf8')) as { version: string };
-  const template = join(tmpdir(), `idx-pglite-template-${version}`);
+  const cache = await privateCacheDir();
+  const template = join(cache, `idx-pglite-template-${version}`);
   if (existsSync(join(template, 'PG_VERSION'))) return template;
-  await mkdir(tmpdir(), { recursive: true });
-  const building = await mkdtemp(join(tmpdir(), 'idx-pglite-template-building-'));
+  const building = await mkdtemp(join(cache, 'idx-pglite-template-building-'));
   try {
     const pglite = await openPgliteDir(building);
     await pglite.exec('create extension if not exists btree_gist');
@@ -42,7 +44,7 @@ export async function pgliteTemplateArchive(): Promise<Blob> {
   const template = await pgliteTemplate();
   const archive = `${template}.tar`;
   if (!existsSync(archive)) {
-    const building = await mkdtemp(join(tmpdir(), 'idx-pglite-archive-building-'));
+    const building = await mkdtemp(join(dirname(template), 'idx-pglite-archive-building-'));
     try {
       const copy = join(building, DATABASE_FOLDER);
       await copyTree(template, copy);

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { IdxError } from '../../domain/errors.ts';
+import { privateCacheDir } from '../files/private-cache-dir.ts';
 import type { SandboxLibrary } from './sandbox-family.ts';
 
 /**
@@ -15,8 +15,9 @@ import type { SandboxLibrary } from './sandbox-family.ts';
  * (`{ install }`). `v8Cache` holds isolated-vm's compile cache once an isolate has produced it, so
  * isolates recreated after a timeout start faster.
  *
- * The bundle depends only on idx's own files, so it is made once per machine and kept in the temp
- * folder under a hash of its sources; a miss bundles it in a child process (bundle-prelude.ts),
+ * The bundle depends only on idx's own files, so it is made once per machine and kept under a hash
+ * of its sources, in the user's private cache folder (private-cache-dir.ts: it runs in every
+ * sandbox, so no one else may write it); a miss bundles it in a child process (bundle-prelude.ts),
  * because rollup and swc would otherwise stay in the indexer's memory (about 130 MiB).
  */
 export interface PreludeCache {
@@ -55,7 +56,7 @@ async function loadBundle(name: string, sourcesHashOf: (ext: string) => Promise<
   const here = fileURLToPath(import.meta.url);
   // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
   const ext = extname(here);
-  const file = join(tmpdir(), `idx-sandbox-${name}-${await sourcesHashOf(ext)}.js`);
+  const file = join(await privateCacheDir(), `idx-sandbox-${name}-${await sourcesHashOf(ext)}.js`);
   if (!existsSync(file)) {
     const script = join(dirname(here), `bundle-prelude${ext}`);
     const loader = ext === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
