@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -50,4 +51,25 @@ t.test('without chopsticks installed, the Substrate chain names the packages and
     message:
       /run `npm install` in a project made by `idx init --network substrate`.*@acala-network\/chopsticks@1\.5\.1 @substrate\/connect-known-chains@1\.10\.3/,
   });
+});
+
+t.test('--stop kills only a chain this user started: a chain.json planted in the shared temp folder is not obeyed', async (t) => {
+  const temp = await mkdtemp(join(tmpdir(), 'idx-shared-temp-'));
+  const given = process.env.TMPDIR;
+  process.env.TMPDIR = temp;
+  // a process of the user's that someone would like killed
+  const victim = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+  t.teardown(async () => {
+    victim.kill('SIGKILL');
+    if (given === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = given;
+    await rm(temp, { recursive: true, force: true });
+  });
+  // where the chain's state was kept in the temp folder, before it had a folder of the user's own
+  await mkdir(join(temp, 'idx-dev-chain', '7'), { recursive: true });
+  await writeFile(join(temp, 'idx-dev-chain', '7', 'chain.json'), JSON.stringify({ pid: victim.pid, network: 'ethereum', url: 'http://127.0.0.1:7', log: '' }));
+  const stop = await idxCli(['dev-chain', '--stop', '--port', '7']);
+  t.same(stop, { code: 0, stdout: 'no dev chain started with --detach is running on port 7\n', stderr: '' });
+  t.equal(victim.exitCode, null, 'the process it named still runs');
+  t.equal(victim.signalCode, null);
 });

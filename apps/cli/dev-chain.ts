@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { familyOfKinds, type ChainFamilyName } from '../../domain/chains/chain-family.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { findPackage } from '../../infra/package/find-package.ts';
+import { privateCacheDir } from '../../infra/files/private-cache-dir.ts';
 import { writeWholeFile } from '../../infra/files/write-whole-file.ts';
 import { loadProject, MANIFEST_FILE_NAMES } from '../../infra/project/load-project.ts';
 import type { DevChain } from './families/cli-family.ts';
@@ -143,9 +143,13 @@ async function runInForeground(options: DevChainOptions, target: Target): Promis
   }
 }
 
-/** One folder per port under the temporary folder: the chain's log and, once it is ready, chain.json. */
-function stateDir(port?: number): string {
-  return join(tmpdir(), 'idx-dev-chain', ...(port === undefined ? [] : [String(port)]));
+/**
+ * One folder per port under the user's private cache folder: the chain's log and, once it is ready,
+ * chain.json, whose pid `--stop` kills; in the shared temp folder anyone could plant one naming any
+ * of the user's processes.
+ */
+async function stateDir(port?: number): Promise<string> {
+  return join(await privateCacheDir(), 'idx-dev-chain', ...(port === undefined ? [] : [String(port)]));
 }
 
 async function readRunning(dir: string): Promise<RunningChain | undefined> {
@@ -159,7 +163,7 @@ async function readRunning(dir: string): Promise<RunningChain | undefined> {
 }
 
 async function startDetached(options: DevChainOptions, target: Target): Promise<void> {
-  const dir = stateDir(target.port);
+  const dir = await stateDir(target.port);
   const already = await readRunning(dir);
   if (already !== undefined) {
     throw new IdxError(
@@ -212,7 +216,7 @@ async function startDetached(options: DevChainOptions, target: Target): Promise<
 }
 
 async function stopDetached(options: DevChainOptions): Promise<void> {
-  const root = stateDir();
+  const root = await stateDir();
   const ports = options.port !== undefined ? [String(options.port)] : await readdir(root).catch(() => [] as string[]);
   let stopped = 0;
   for (const port of ports) {
