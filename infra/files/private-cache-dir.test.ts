@@ -35,6 +35,7 @@ t.test('a folder under the cache name that others can write is not used: what wa
   const dir = await privateCacheDir(base);
   t.not(dir, planted);
   t.equal(lstatSync(dir).mode & 0o777, 0o700, 'a new private folder for this process instead');
+  t.equal(await privateCacheDir(base), dir, 'the same one at every call of the process: what is made there is made once');
 });
 
 t.test('a symbolic link under the cache name is not followed', { skip }, async (t) => {

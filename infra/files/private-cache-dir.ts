@@ -12,7 +12,7 @@ import { join } from 'node:path';
  * database. Hence a folder of the temp folder that only this user can write: `idx-<uid>`, made
  * 0700 and used only while it is a real folder (not a link), owned by this user and writable by no
  * one else. When it is not (someone made it first), this process gets a new private folder of its
- * own: nothing is shared with later runs, which only makes them rebuild.
+ * own, the same for all its calls: nothing is shared with later runs, which only makes them rebuild.
  */
 export async function privateCacheDir(base = tmpdir()): Promise<string> {
   const uid = process.getuid?.();
@@ -24,8 +24,12 @@ export async function privateCacheDir(base = tmpdir()): Promise<string> {
     if (err.code !== 'EEXIST') throw err;
   });
   if (unsafeCacheDir(await lstat(dir), uid) === undefined) return dir;
-  return mkdtemp(join(base, `idx-${uid}-`));
+  // one for the whole process, so what it makes there is made once
+  let own = ownFolders.get(base);
+  if (own === undefined) ownFolders.set(base, (own = mkdtemp(join(base, `idx-${uid}-`))));
+  return own;
 }
+const ownFolders = new Map<string, Promise<string>>();
 
 /** Why a cache folder may hold what someone else wrote, or undefined when only `uid` can write it. */
 export function unsafeCacheDir(stat: Pick<Stats, 'isDirectory' | 'isSymbolicLink' | 'uid' | 'mode'>, uid: number): string | undefined {
