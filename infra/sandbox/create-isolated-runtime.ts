@@ -41,7 +41,8 @@ type ChainTypesOutcome = { ok: true; loaded: LoadedChainTypes } | { ok: false; e
 // so no isolated-vm object is ever reachable from mapping code. Awaited host calls use
 // applySyncPromise: the isolate's thread waits for the host's answer instead of being scheduled
 // again, which measured ~30% more store reads per second; the call stays async to the mapping,
-// and disposing the isolate (timeout) still cuts a wait short.
+// and disposing the isolate (timeout) still cuts a wait short. It relies on the patched isolated-vm
+// of vendor/isolated-vm: upstream's wakes the waiting thread after unlocking, which can hang.
 const BOOTSTRAP = `
 const [preludeExports, callRef, syncRef, logRef, options, sleepRef, cancelRef, urlRef, library, sendRef] = [$0, $1, $2, $3, $4, $5, $6, $7, $8, $9];
 const bridge = {

@@ -38,7 +38,8 @@ try {
   say(`npm pack: ${tarball} (${pack.seconds} s)`);
 
   const prefix = join(work, 'prefix');
-  const install = await run('npm', ['install', '-g', '--prefix', prefix, '--allow-scripts=isolated-vm,@swc/core,esbuild', tarball], { cwd: work });
+  // idx-stack's own install script compiles isolated-vm; npm matches a local file's approval by its path
+  const install = await run('npm', ['install', '-g', '--prefix', prefix, `--allow-scripts=file:${tarball},@swc/core,esbuild`, tarball], { cwd: work });
   const warnings = install.output.split('\n').filter((line) => /^npm warn/.test(line));
   say(`npm install -g ${tarball}: exit ${install.code}, ${install.seconds} s, ${warnings.length} warning lines`);
   for (const line of warnings) say(`  ${line}`);
