@@ -17,20 +17,23 @@ function built() {
 }
 
 // npm gives its own node-gyp to install scripts (npm_config_node_gyp); run by hand, the one on PATH.
+// Its output (a line per compiled file) is shown only when it fails.
 function nodeGyp(args) {
   const script = process.env.npm_config_node_gyp;
   const [command, argv] = script ? [process.execPath, [script, ...args]] : ['node-gyp', args];
-  return spawnSync(command, argv, { cwd: folder, stdio: 'inherit' });
+  return spawnSync(command, argv, { cwd: folder, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
 
 if (!built()) {
+  process.stdout.write(`idx: compiling isolated-vm ${version}, the sandbox the mappings run in (about a minute)\n`);
   const build = nodeGyp(['rebuild', '--release', '-j', 'max']);
   if (build.status !== 0) {
     const why = build.error ? `${build.error.message}` : `node-gyp exited with ${build.status ?? build.signal}`;
+    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}`.split('\n').slice(-60).join('\n') + '\n');
     process.stderr.write(
       `idx: compiling isolated-vm ${version} (the sandbox the mappings run in) in ${folder} failed: ${why}.\n` +
         'It needs python3, make and a C++ compiler (Debian and Ubuntu: apt-get install python3 make g++); ' +
-        'install them and run `npm rebuild` or `npm install` again.\n',
+        'install them and run `npm install` again.\n',
     );
     process.exit(1);
   }
