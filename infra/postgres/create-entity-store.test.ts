@@ -84,12 +84,13 @@ t.test('historical DDL: columns, types and indexes as the model says; run twice 
       'a @derivedFrom field has no column',
     );
 
+    // field indexes of a historical table end with the versions' first height (reads at a past height skip in the index)
     t.same(await indexesOf(b, 'every_types'), [
-      'CREATE INDEX ON every_types USING btree (big)',
+      'CREATE INDEX ON every_types USING btree (big, lower(__block_range))',
       'CREATE UNIQUE INDEX ON every_types USING btree (bytes) WHERE upper_inf(__block_range)',
       'CREATE UNIQUE INDEX ON every_types USING btree (id) WHERE upper_inf(__block_range)',
       'CREATE INDEX ON every_types USING btree (id, lower(__block_range))',
-      'CREATE INDEX ON every_types USING btree (owner_id)',
+      'CREATE INDEX ON every_types USING btree (owner_id, lower(__block_range))',
     ]);
     const constraints = await execute<{ contype: string }>(
       b.db.kysely,
@@ -143,15 +144,15 @@ t.test('DDL from a parsed schema.graphql: relations, composite indexes, JSON typ
     t.same(
       await indexesOf(b, 'transfers'),
       [
-        'CREATE INDEX ON transfers USING btree (from_id)',
-        'CREATE INDEX ON transfers USING btree (from_id, to_id)',
+        'CREATE INDEX ON transfers USING btree (from_id, lower(__block_range))',
+        'CREATE INDEX ON transfers USING btree (from_id, to_id, lower(__block_range))',
         'CREATE UNIQUE INDEX ON transfers USING btree (hash) WHERE upper_inf(__block_range)',
         'CREATE UNIQUE INDEX ON transfers USING btree (id) WHERE upper_inf(__block_range)',
         'CREATE INDEX ON transfers USING btree (id, lower(__block_range))',
         'CREATE INDEX ON transfers USING btree (lower(__block_range), id)',
-        'CREATE INDEX ON transfers USING btree (to_id)',
+        'CREATE INDEX ON transfers USING btree (to_id, lower(__block_range))',
         'CREATE INDEX ON transfers USING btree (upper(__block_range), id) WHERE (NOT upper_inf(__block_range))',
-        'CREATE INDEX ON transfers USING btree (value)',
+        'CREATE INDEX ON transfers USING btree (value, lower(__block_range))',
       ],
       'with --changes-index, versions by the heights they began and ended',
     );

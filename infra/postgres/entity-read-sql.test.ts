@@ -10,7 +10,10 @@ const select = 'select id, "value", "label", "total" from "app"."counters"';
 
 t.test('by id: the live version, or the one alive at a height; plain tables have one', async (t) => {
   t.same(getByIdSql(table, true, 'a', undefined), { sql: `${select} where id = $1 and upper_inf(__block_range) limit 1`, params: ['a'] });
-  t.same(getByIdSql(table, true, 'a', 5), { sql: `${select} where id = $1 and __block_range @> ($2::int8) limit 1`, params: ['a', 5] });
+  t.same(getByIdSql(table, true, 'a', 5), {
+    sql: `${select} where id = $1 and (lower(__block_range) <= ($2::int8) and __block_range @> ($2::int8)) limit 1`,
+    params: ['a', 5],
+  });
   t.same(getByIdSql(table, false, 'a', 5), { sql: `${select} where id = $1 and true limit 1`, params: ['a'] });
 });
 
@@ -30,7 +33,7 @@ t.test('by fields: values as text parameters cast to the column, null tests, lis
   t.equal(
     read.sql,
     `${select} where "value" = $1::text::integer and "label" is not null and not "total" = any($2::text[]::numeric[]) and id = any($3::text[]::text[]) ` +
-      'and __block_range @> ($4::int8) order by "value" DESC, id limit 10 offset 20',
+      'and (lower(__block_range) <= ($4::int8) and __block_range @> ($4::int8)) order by "value" DESC, id limit 10 offset 20',
   );
   t.same(read.params, ['3', '{"1",NULL}', '{"a"}', 7]);
   t.equal(queryByFieldsSql(table, false, [], {}, undefined).sql, `${select} where true order by id ASC`);

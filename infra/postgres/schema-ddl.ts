@@ -98,6 +98,9 @@ function entityDdl(entity: EntityModel, model: SchemaModel, { schema, historical
   for (const { columns: cols, unique } of wanted.values()) {
     // Unique among live rows only: older versions of the same or other ids may hold the value.
     if (unique) index(cols, true, 'unique', undefined, live);
+    // Historical: the versions' first height last, so a read at a past height skips, in the index, the
+    // versions begun after it (visible-versions.ts). The name is the same: a schema made before keeps its index.
+    else if (historical) index(cols, false, 'idx', `${cols.map(quoteIdent).join(', ')}, lower(${BLOCK_RANGE})`);
     else index(cols, false, 'idx');
   }
   // `@fullText`: one GIN index over every version (searches at past heights use it too). The name

@@ -5,8 +5,12 @@ t.test("a connection's conditions: the parent's first, the true ones left out", 
   t.equal(connectionWhere('t', { version: 'true', filter: 'true' }), 'true');
   t.equal(connectionWhere('t', { version: 'upper_inf(t.__block_range)', filter: 'true' }), 'upper_inf(t.__block_range)');
   t.equal(
-    connectionWhere('t', { version: 't.__block_range @> ($1::int8)', filter: 't."v" > $2::numeric', parent: { column: 'from_id', id: 'p.__parent' } }),
-    't."from_id" = p.__parent and t.__block_range @> ($1::int8) and t."v" > $2::numeric',
+    connectionWhere('t', {
+      version: '(lower(t.__block_range) <= ($1::int8) and t.__block_range @> ($1::int8))',
+      filter: 't."v" > $2::numeric',
+      parent: { column: 'from_id', id: 'p.__parent' },
+    }),
+    't."from_id" = p.__parent and (lower(t.__block_range) <= ($1::int8) and t.__block_range @> ($1::int8)) and t."v" > $2::numeric',
   );
   t.equal(connectionWhere('t', { version: 'true', filter: 'true', parent: { column: 'from_id', id: 'p.__parent' } }), 't."from_id" = p.__parent');
 });

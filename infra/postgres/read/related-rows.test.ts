@@ -22,7 +22,7 @@ t.test("a filter's related rows: at the query's height, narrowed, or none", asyn
   const scope = { height: 7n, params };
   t.equal(
     relatedRowExists('t', accounts, from, scope),
-    'exists (select 1 from "app"."accounts" t1 where t1.id = t."from_id" and t1.__block_range @> ($1::int8))',
+    'exists (select 1 from "app"."accounts" t1 where t1.id = t."from_id" and (lower(t1.__block_range) <= ($1::int8) and t1.__block_range @> ($1::int8)))',
   );
   t.equal(
     relatedRowExists('t', transfers, sent, scope, (a) => `${a}."v" > ${params.add(3, 'numeric')}`),
@@ -39,7 +39,7 @@ t.test("a filter's related rows: at the query's height, narrowed, or none", asyn
 t.test("an order's value of related rows, the height a literal", async (t) => {
   t.equal(
     relatedRowsValue((r) => `${r}."balance"`, 't', accounts, from, 12n),
-    '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and r.__block_range @> (12::int8))',
+    '(select r."balance" from "app"."accounts" r where r.id = t."from_id" and (lower(r.__block_range) <= (12::int8) and r.__block_range @> (12::int8)))',
   );
   t.equal(
     relatedRowCount('t', { ...transfers, historical: true }, sent, undefined),

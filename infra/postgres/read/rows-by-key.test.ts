@@ -29,7 +29,7 @@ t.test('rows by id: the live versions, or one step back along (id, lower) per id
 
 t.test('rows by a foreign key, each with its parent', async (t) => {
   t.same(rowsByForeignKey(historical, 'from_id', ['a'], 4n), {
-    text: `select t."from_id" as __parent, t."id", t."value"::text as "value" from "app"."transfers" t where t."from_id" = any($1::text[]::text[]) and t.__block_range @> ($2::int8) order by t.id`,
+    text: `select t."from_id" as __parent, t."id", t."value"::text as "value" from "app"."transfers" t where t."from_id" = any($1::text[]::text[]) and (lower(t.__block_range) <= ($2::int8) and t.__block_range @> ($2::int8)) order by t.id`,
     values: ['{"a"}', '4'],
   });
 });

@@ -33,10 +33,10 @@ t.test('a NUL in a value is the user’s error', async (t) => {
 t.test('the versions seen: live, at a height, or all of a table without history', async (t) => {
   const p = new SqlParams();
   t.equal(versionCondition({ historical: true }, 't', undefined, p), 'upper_inf(t.__block_range)');
-  t.equal(versionCondition({ historical: true }, 't', 7n, p), 't.__block_range @> ($1::int8)');
+  t.equal(versionCondition({ historical: true }, 't', 7n, p), '(lower(t.__block_range) <= ($1::int8) and t.__block_range @> ($1::int8))');
   t.same(p.values, ['7']);
   t.equal(versionCondition({ historical: false }, 't', 7n, new SqlParams()), 'true');
-  t.equal(versionAt({ historical: true }, 'r', { sql: 'o.h' }), 'r.__block_range @> (o.h)');
+  t.equal(versionAt({ historical: true }, 'r', { sql: 'o.h' }), '(lower(r.__block_range) <= (o.h) and r.__block_range @> (o.h))');
 });
 
 t.test('LIKE patterns take %, _ and \\ literally', async (t) => {
