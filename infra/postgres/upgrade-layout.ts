@@ -46,16 +46,23 @@ export async function upgradeLayout(db: Kysely<any>, stored: SchemaModel, option
     // Indexes are named after their table and columns: the pairs of names the two models give them.
     const ddl = { ...options, changesIndex: true };
     const oldIndexes = buildTableDdl(stored, ddl).map(indexOfStatement);
-    const newIndexes = buildTableDdl(model, ddl).map(indexOfStatement);
+    const newStatements = buildTableDdl(model, ddl);
+    const newIndexes = newStatements.map(indexOfStatement);
     const indexPairs: [string, string][] = [];
+    // A historical table's field indexes now end with lower(__block_range) (schema-ddl.ts), which layout 1's
+    // lack: dropped rather than renamed, and made again as a new schema has them by the DDL that follows.
+    const rebuilt: string[] = [];
     for (let i = 0; i < oldIndexes.length; i++) {
       const [a, b] = [oldIndexes[i], newIndexes[i]];
-      if (a !== undefined && b !== undefined && a.name !== b.name) indexPairs.push([a.name, b.name]);
+      if (a === undefined || b === undefined) continue;
+      if (options.historical && b.name.endsWith('_idx') && newStatements[i]!.includes('lower(')) rebuilt.push(a.name);
+      else if (a.name !== b.name) indexPairs.push([a.name, b.name]);
     }
     for (const r of renames) if (r.from !== r.to) indexPairs.push([indexName(r.from, [CHAIN_COLUMN], 'idx'), indexName(r.to, [CHAIN_COLUMN], 'idx')]);
     const existing = new Set(
       (await execute<{ name: string }>(tx, `select indexname as name from pg_indexes where schemaname = $1`, [schema])).map((r) => r.name),
     );
+    for (const name of rebuilt.filter((n) => existing.has(n))) await step(`index ${name}`, `drop index ${qualified(schema, name)}`);
     await renameAll(
       indexPairs.filter(([from]) => existing.has(from)),
       (from, to) => step(`index ${from} → ${to}`, `alter index ${qualified(schema, from)} rename to ${quoteIdent(to)}`),
