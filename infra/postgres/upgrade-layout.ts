@@ -6,7 +6,7 @@ import { timestampColumns } from '../../domain/entities/timestamp-columns.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { toJsonText } from './column-codec.ts';
 import { textArray } from './create-entity-store.ts';
-import { buildTableDdl, indexOfStatement, type SchemaDdlOptions } from './schema-ddl.ts';
+import { BLOCK_RANGE, buildTableDdl, indexOfStatement, type SchemaDdlOptions } from './schema-ddl.ts';
 import { execute, hasColumn, indexName, qualified, quoteIdent, type Executor } from './sql.ts';
 
 /** What an upgrade did, one line each, for the node's log. */
@@ -48,21 +48,28 @@ export async function upgradeLayout(db: Kysely<any>, stored: SchemaModel, option
     const oldIndexes = buildTableDdl(stored, ddl).map(indexOfStatement);
     const newStatements = buildTableDdl(model, ddl);
     const newIndexes = newStatements.map(indexOfStatement);
+    const existing = new Map(
+      (
+        await execute<{ name: string; definition: string }>(tx, `select indexname as name, indexdef as definition from pg_indexes where schemaname = $1`, [
+          schema,
+        ])
+      ).map((r) => [r.name, r.definition]),
+    );
+    // A historical table's field indexes now end with lower(__block_range) (schema-ddl.ts); layout 1's were
+    // made without it: those are dropped rather than renamed, and the DDL that follows makes them again as a
+    // new schema has them. Told by the definitions, since a long name ends in a hash rather than its suffix.
+    const heightLast = `lower(${BLOCK_RANGE})`;
     const indexPairs: [string, string][] = [];
-    // A historical table's field indexes now end with lower(__block_range) (schema-ddl.ts), which layout 1's
-    // lack: dropped rather than renamed, and made again as a new schema has them by the DDL that follows.
     const rebuilt: string[] = [];
     for (let i = 0; i < oldIndexes.length; i++) {
       const [a, b] = [oldIndexes[i], newIndexes[i]];
       if (a === undefined || b === undefined) continue;
-      if (options.historical && b.name.endsWith('_idx') && newStatements[i]!.includes('lower(')) rebuilt.push(a.name);
+      const had = existing.get(a.name);
+      if (had !== undefined && newStatements[i]!.includes(heightLast) && !had.includes(heightLast)) rebuilt.push(a.name);
       else if (a.name !== b.name) indexPairs.push([a.name, b.name]);
     }
     for (const r of renames) if (r.from !== r.to) indexPairs.push([indexName(r.from, [CHAIN_COLUMN], 'idx'), indexName(r.to, [CHAIN_COLUMN], 'idx')]);
-    const existing = new Set(
-      (await execute<{ name: string }>(tx, `select indexname as name from pg_indexes where schemaname = $1`, [schema])).map((r) => r.name),
-    );
-    for (const name of rebuilt.filter((n) => existing.has(n))) await step(`index ${name}`, `drop index ${qualified(schema, name)}`);
+    for (const name of rebuilt) await step(`index ${name}`, `drop index ${qualified(schema, name)}`);
     await renameAll(
       indexPairs.filter(([from]) => existing.has(from)),
       (from, to) => step(`index ${from} → ${to}`, `alter index ${qualified(schema, from)} rename to ${quoteIdent(to)}`),
