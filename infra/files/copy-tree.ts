@@ -27,12 +27,16 @@ export async function copyTree(from: string, to: string): Promise<void> {
     await chmod(join(to, folder), (await stat(join(from, folder))).mode & 0o7777);
   }
   let next = 0;
+  // The first failure (a full disk) stops every worker, and is thrown once none is still writing: a
+  // caller that then removes the half copy must not race copies still making files in it.
+  let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (next < files.length) {
+    while (next < files.length && failure === undefined) {
       const file = files[next++]!;
       // copyFile gives the copy its source's mode
-      await copyFile(join(from, file), join(to, file));
+      await copyFile(join(from, file), join(to, file)).catch((error: unknown) => void (failure ??= { error }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(AT_ONCE, files.length) }, worker));
+  if (failure !== undefined) throw failure.error;
 }
