@@ -3,20 +3,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { REPO } from './support/idx-programs.ts';
-import { testFilesUnder } from './support/run-together.ts';
-import { TEST_GROUPS } from './support/test-groups.ts';
+import { groupTestFiles, NOT_RUN_FOLDERS } from './support/run-together.ts';
+import { TEST_GROUPS, type TestGroup } from './support/test-groups.ts';
 
 // `npm test` runs every test file once: the unit tests beside the code in a group's shared process
 // (test/together/), the end-to-end files of test/ each in its own. A file no group lists would never run.
 const tracked = execFileSync('git', ['ls-files', '*.test.ts'], { cwd: REPO, encoding: 'utf8' })
   .split('\n')
-  .filter((f) => f !== '' && !/(^|\/)(fixtures|examples|node_modules|dist)\//.test(f));
+  .filter((f) => f !== '' && !NOT_RUN_FOLDERS.test(f) && !f.startsWith('examples/'));
 
 t.test('every unit test file outside test/ is in exactly one group', async (t) => {
-  const groups = Object.entries(TEST_GROUPS).map(([name, g]) => ({
-    name,
-    files: testFilesUnder(g.folders, 'except' in g ? g.except : []),
-  }));
+  const groups = (Object.keys(TEST_GROUPS) as TestGroup[]).map((name) => ({ name, files: groupTestFiles(name) }));
   const outside = tracked.filter((f) => !f.startsWith('test/'));
   const inGroups = (f: string) => groups.filter((g) => g.files.includes(f)).map((g) => g.name);
   t.same(
