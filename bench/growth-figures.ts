@@ -9,6 +9,7 @@ import type { IndexingRun } from './index-once.ts';
 import { graphqlPost, percentile, sequentialTimes, startIdxQuery } from './query-p50.ts';
 import { teardowns } from './teardowns.ts';
 import { tenthRates } from './tenths.ts';
+import { writeFloor, type WriteFloor } from './write-floor.ts';
 
 /** sequential requests per query for its p50 (BENCH_GROWTH_REQUESTS) */
 const REQUESTS = Number(process.env.BENCH_GROWTH_REQUESTS ?? 200);
@@ -24,6 +25,8 @@ export interface SizeFigures {
   firstTenth?: number;
   lastTenth?: number;
   peakRssMiB: number;
+  /** PostgreSQL alone over the same writes (write-floor.ts): the pace under the node's */
+  floorPace?: number;
   /** sequential p50s in ms */
   queries: Record<QueryName, number>;
 }
@@ -33,7 +36,8 @@ type QueryName = 'page of 100' | 'by id' | 'past height';
 /**
  * The issue's cost-as-the-work-grows figures of one PostgreSQL run: events/s over the first and the
  * last tenth of the blocks, and idx-query's p50 of a page of 100, a by-id and a past-height query on
- * what was indexed. Kept in the bench cache by size; any size other than W1 is compared with the W1
+ * what was indexed, and the floor under the pace: PostgreSQL alone replaying the run's writes
+ * (write-floor.ts). Kept in the bench cache by size; any size other than W1 is compared with the W1
  * figures kept there (run `npm run bench -- node` once without BENCH_NODE_BLOCKS for them).
  */
 export async function growthFigures(
@@ -51,6 +55,11 @@ export async function growthFigures(
     );
   const queries = await queryP50s(env, schema, w);
   console.log(`  idx-query sequential p50 (${REQUESTS} requests each): ${describeQueries(queries)}`);
+  const floor = await floorOf(env, schema, w);
+  console.log(
+    `  PostgreSQL alone, the same writes replayed in batches of ${floor.batchBlocks} blocks: ${floor.totalSeconds.toFixed(1)} s, ` +
+      `first tenth ${floor.firstTenthSeconds.toFixed(2)} s, last tenth ${floor.lastTenthSeconds.toFixed(2)} s = pace ${(floor.pace * 100).toFixed(0)} % (the floor under the node's)`,
+  );
   const figures: SizeFigures = {
     blocks: w.toBlock - w.fromBlock + 1,
     when: new Date().toISOString(),
@@ -59,6 +68,7 @@ export async function growthFigures(
     firstTenth: tenths?.first,
     lastTenth: tenths?.last,
     peakRssMiB: run.peakRssMiB,
+    floorPace: floor.pace,
     queries,
   };
   const kept = await keptFigures();
@@ -114,6 +124,16 @@ async function queryP50s(env: Record<string, string | undefined>, schema: string
     return p50s;
   } finally {
     await td.run();
+  }
+}
+
+/** The database's own pace over the run's writes (write-floor.ts), on the schema the run wrote. */
+async function floorOf(env: Record<string, string | undefined>, schema: string, w: Erc20Workload): Promise<WriteFloor> {
+  const db = await createDb({ env });
+  try {
+    return await writeFloor(db.kysely, schema, w.startBlock, w.toBlock);
+  } finally {
+    await db.close();
   }
 }
 
