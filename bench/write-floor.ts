@@ -36,7 +36,7 @@ export async function writeFloor(db: Kysely<any>, schema: string, from: number, 
  * `scratch`, with the same columns and indexes, batch of `batchBlocks` blocks by batch, each a
  * transaction as a flush is (replayStatements). No handler, no RPC, no COPY parsing: what is left is
  * the database's own cost of the writes. The rows are read by the bounds of `__block_range` through
- * indexes made on the source for the replay and dropped after.
+ * indexes made on the source for the replay and dropped after (kept by a replay cut short: the next one uses them).
  * Returns each batch's seconds.
  */
 export async function replayWrites(db: Kysely<any>, schema: string, scratch: string, from: number, to: number, batchBlocks: number): Promise<number[]> {
@@ -49,19 +49,26 @@ export async function replayWrites(db: Kysely<any>, schema: string, scratch: str
       [schema],
     )
   ).map((r) => r.table);
-  const readIndexes = (table: string) => [quoteIdent(`${table}_replay_lower`), quoteIdent(`${table}_replay_upper`)];
+  const readIndexNames = (table: string) => [`${table}_replay_lower`, `${table}_replay_upper`];
+  const readIndexes = (table: string) => readIndexNames(table).map(quoteIdent);
   await execute(db, `create schema ${dst}`);
   try {
     const statements: { close: string; insert: string }[] = [];
     for (const table of tables) {
       const t = quoteIdent(table);
       await execute(db, `create table ${dst}.${t} (like ${src}.${t} including defaults)`);
-      const defs = await execute<{ def: string }>(db, `select pg_get_indexdef(indexrelid) as def from pg_index where indrelid = $1::regclass`, [`${src}.${t}`]);
-      // the same index on the scratch table: only its table reference changes (pg_get_indexdef quotes a name only when it must)
-      for (const { def } of defs) await execute(db, def.replace(` ON ${src}.`, ` ON ${dst}.`).replace(` ON ${schema}.`, ` ON ${dst}.`));
+      const defs = await execute<{ def: string; name: string }>(
+        db,
+        `select pg_get_indexdef(i.indexrelid) as def, c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid where i.indrelid = $1::regclass`,
+        [`${src}.${t}`],
+      );
+      // the same index on the scratch table: only its table reference changes (pg_get_indexdef quotes a name only when
+      // it must); not the replay's own, left on the source by a replay cut short
+      for (const { def } of defs.filter((d) => !readIndexNames(table).includes(d.name)))
+        await execute(db, def.replace(` ON ${src}.`, ` ON ${dst}.`).replace(` ON ${schema}.`, ` ON ${dst}.`));
       const [byLower, byUpper] = readIndexes(table);
-      await execute(db, `create index ${byLower} on ${src}.${t} (lower(__block_range))`);
-      await execute(db, `create index ${byUpper} on ${src}.${t} (upper(__block_range))`);
+      await execute(db, `create index if not exists ${byLower} on ${src}.${t} (lower(__block_range))`);
+      await execute(db, `create index if not exists ${byUpper} on ${src}.${t} (upper(__block_range))`);
       await execute(db, `analyze ${src}.${t}`);
       const columns = await execute<{ column: string }>(
         db,
