@@ -1,5 +1,6 @@
 // `npm run build`: compiles the programs (domain, infra, apps) into dist/ with tsc, bundles each
-// program from there into dist/bundle/ (bundle-programs.ts), and stamps
+// program from there into dist/bundle/ (bundle-programs.ts), bundles the sandbox's runtime and
+// libraries into dist/infra/sandbox/bundles/ (infra/sandbox/bundle-prelude.ts), and stamps
 // dist/ with a hash of the sources it was compiled from. `compileIfStale` compiles only when that
 // stamp differs from the sources now: the test suite's before step and the benchmarks call it, so
 // that they run the compiled programs, as users do, never a dist/ older than the sources.
@@ -58,6 +59,11 @@ export function compile(typeChecked = false): boolean {
   // then each program bundled from what tsc wrote (bundle-programs.ts)
   const bundle = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'bundle-programs.ts')], { stdio: 'inherit', cwd: root });
   if (bundle.status !== 0) return false;
+  // and the sandbox's runtime and libraries, which a compiled program then loads from dist/ rather
+  // than bundling them on its first run (infra/sandbox/create-prelude-cache.ts)
+  const sandbox = join(root, 'dist', 'infra', 'sandbox');
+  const sandboxBundles = spawnSync(process.execPath, [join(sandbox, 'bundle-prelude.js'), '--all', join(sandbox, 'bundles')], { stdio: 'inherit', cwd: root });
+  if (sandboxBundles.status !== 0) return false;
   writeFileSync(stampFile, `${hash}\n`);
   return true;
 }

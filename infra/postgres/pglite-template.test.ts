@@ -1,12 +1,15 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { mountTmpfs, noTmpfs } from '../../test/support/tmpfs-mount.ts';
 import { privateCacheDir } from '../files/private-cache-dir.ts';
 import { openPgliteDir, pgliteTemplate, pgliteTemplateArchive, seedPgliteDir } from './pglite-template.ts';
 
+const runFile = promisify(execFile);
 const parent = await mkdtemp(join(tmpdir(), 'idx-seed-'));
 t.teardown(() => rm(parent, { recursive: true, force: true }));
 
@@ -119,4 +122,21 @@ t.test('the template and its archive are kept where only this user can write: ev
   const template = await pgliteTemplate();
   t.equal(dirname(template), await privateCacheDir());
   t.equal((await stat(dirname(template))).mode & 0o022, 0, 'no one else may write beside them');
+});
+
+t.test("made on a new machine in a child process: the program that needs it keeps PGlite's initdb heap out of its memory", async (t) => {
+  // a program of its own, with a temp folder of its own where no template is yet, that reports its peak RSS
+  const temp = await mkdtemp(join(tmpdir(), 'idx-temp-'));
+  t.teardown(() => rm(temp, { recursive: true, force: true }));
+  const script = [
+    `const { pgliteTemplate } = await import(${JSON.stringify(new URL('./pglite-template.ts', import.meta.url).href)});`,
+    'const template = await pgliteTemplate();',
+    `const hwm = Number(/VmHWM:\\s+(\\d+)/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;`,
+    'console.log(JSON.stringify({ template, hwm }));',
+  ].join('\n');
+  const { stdout } = await runFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: temp } });
+  const { template, hwm } = JSON.parse(stdout) as { template: string; hwm: number };
+  t.ok(template.startsWith(temp) && existsSync(join(template, 'PG_VERSION')), 'the template is made');
+  // initdb run in the program itself left it at ~830 MiB (measured); loading PGlite's modules alone takes ~100
+  t.ok(hwm < 300, `peak RSS ${hwm.toFixed(0)} MiB, below 300`);
 });

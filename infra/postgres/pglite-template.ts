@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Extension, PGlite } from '@electric-sql/pglite';
 import { copyTree } from '../files/copy-tree.ts';
 import { privateCacheDir } from '../files/private-cache-dir.ts';
@@ -9,7 +11,8 @@ import { parseUtcTimestamp, TIMESTAMP_OID } from './utc-timestamps.ts';
 
 /**
  * PGlite runs `initdb` in wasm for every new data folder, which takes seconds. The result is the
- * same every time for one PGlite version, so it is made once per machine and copied: a new
+ * same every time for one PGlite version, so it is made once per machine (in a child process,
+ * make-pglite-template.ts, and at `npm ci` in a checkout: scripts/warm-caches.ts) and copied: a new
  * project's first start, and every test, skip most of that wait. It is kept in the user's private
  * cache folder (private-cache-dir.ts): every new database starts as a copy of it, so no one else
  * may write it.
@@ -23,9 +26,7 @@ export async function pgliteTemplate(): Promise<string> {
   if (existsSync(join(template, 'PG_VERSION'))) return template;
   const building = await mkdtemp(join(cache, 'idx-pglite-template-building-'));
   try {
-    const pglite = await openPgliteDir(building);
-    await pglite.exec('create extension if not exists btree_gist');
-    await pglite.close();
+    await inChildProcess('template', building);
     // Another process may have finished first; then ours is redundant.
     await rename(building, template).catch(() => undefined);
   } finally {
@@ -48,11 +49,8 @@ export async function pgliteTemplateArchive(): Promise<Blob> {
     try {
       const copy = join(building, DATABASE_FOLDER);
       await copyTree(template, copy);
-      const pglite = await openPgliteDir(copy);
-      const tar = await pglite.dumpDataDir('none');
-      await pglite.close();
       const partial = join(building, 'template.tar');
-      await writeFile(partial, Buffer.from(await tar.arrayBuffer()));
+      await inChildProcess('archive', copy, partial);
       // another process may have finished first: either archive is the same
       await rename(partial, archive).catch(() => undefined);
     } finally {
@@ -60,6 +58,16 @@ export async function pgliteTemplateArchive(): Promise<Blob> {
     }
   }
   return new Blob([await readFile(archive)]);
+}
+
+const runFile = promisify(execFile);
+
+/** Runs make-pglite-template.ts as a script (`.ts` through tsx from the sources, `.js` once compiled). */
+async function inChildProcess(...args: string[]): Promise<void> {
+  const here = fileURLToPath(import.meta.url);
+  const ext = extname(here);
+  const loader = ext === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
+  await runFile(process.execPath, [...loader, join(dirname(here), `make-pglite-template${ext}`), ...args], { maxBuffer: 2 ** 20 });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { rename, writeFile } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { rollup, type Plugin, type RollupOptions } from 'rollup';
@@ -78,12 +78,27 @@ function streamShims(isolateDir: string, ext: string): Plugin {
   };
 }
 
-// As a script: bundle into the file named by the first argument, atomically (another process may race).
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const out = process.argv[2];
-  const which = process.argv[3] ?? 'prelude';
-  if (out === undefined) throw new Error(`usage: bundle-prelude <out-file> [prelude|${sandboxLibraries.map((l) => l.name).join('|')}]`);
+/** Writes `text` to `out` whole or not at all (another process may race). */
+async function writeWhole(out: string, text: string): Promise<void> {
   const part = `${out}.${process.pid}.part`;
-  await writeFile(part, await bundlePrelude(which));
+  await writeFile(part, text);
   await rename(part, out);
+}
+
+/** Every bundle the sandbox may load, the runtime and each family's library, into `dir` as `<name>.js` (`npm run build`). */
+export async function bundleAll(dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const names = ['prelude', ...sandboxLibraries.map((l) => l.name)];
+  await Promise.all(names.map(async (name) => writeWhole(join(dir, `${name}.js`), await bundlePrelude(name))));
+  return names;
+}
+
+// As a script: `<out-file> [name]` bundles one into the file, `--all <dir>` every one into the folder.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [first, second] = process.argv.slice(2);
+  if (first === undefined || (first === '--all' && second === undefined)) {
+    throw new Error(`usage: bundle-prelude <out-file> [prelude|${sandboxLibraries.map((l) => l.name).join('|')}] | bundle-prelude --all <dir>`);
+  }
+  if (first === '--all') await bundleAll(second!);
+  else await writeWhole(first, await bundlePrelude(second ?? 'prelude'));
 }

@@ -15,10 +15,14 @@ import type { SandboxLibrary } from './sandbox-family.ts';
  * (`{ install }`). `v8Cache` holds isolated-vm's compile cache once an isolate has produced it, so
  * isolates recreated after a timeout start faster.
  *
- * The bundle depends only on idx's own files, so it is made once per machine and kept under a hash
- * of its sources, in the user's private cache folder (private-cache-dir.ts: it runs in every
- * sandbox, so no one else may write it); a miss bundles it in a child process (bundle-prelude.ts),
- * because rollup and swc would otherwise stay in the indexer's memory (about 130 MiB).
+ * Compiled (dist/), the bundles are part of the build: `npm run build` makes them beside this module
+ * (`bundles/<name>.js`, scripts/compile.ts), from the same files as the rest of dist/, so the first
+ * run on a new machine starts as fast as the next (bundling the runtime took ~1.8 s of its start-up,
+ * a Substrate project's library ~5 s). From the sources, or a dist/ built without them, a bundle
+ * depends only on idx's own files, so it is made once per machine and kept under a hash of its
+ * sources, in the user's private cache folder (private-cache-dir.ts: it runs in every sandbox, so
+ * no one else may write it); a miss bundles it in a child process (bundle-prelude.ts), because
+ * rollup and swc would otherwise stay in the indexer's memory (about 130 MiB).
  */
 export interface PreludeCache {
   code(): Promise<string>;
@@ -56,6 +60,8 @@ async function loadBundle(name: string, sourcesHashOf: (ext: string) => Promise<
   const here = fileURLToPath(import.meta.url);
   // `.ts` from the sources (tsx, tests), `.js` once compiled to dist/
   const ext = extname(here);
+  const built = builtBundleFile(dirname(here), name);
+  if (ext === '.js' && existsSync(built)) return readFile(built, 'utf8');
   const file = join(await privateCacheDir(), `idx-sandbox-${name}-${await sourcesHashOf(ext)}.js`);
   if (!existsSync(file)) {
     const script = join(dirname(here), `bundle-prelude${ext}`);
@@ -63,6 +69,11 @@ async function loadBundle(name: string, sourcesHashOf: (ext: string) => Promise<
     await run(process.execPath, [...loader, script, file, name], { maxBuffer: 16 * 2 ** 20 });
   }
   return readFile(file, 'utf8');
+}
+
+/** Where `npm run build` puts a sandbox bundle in dist/, beside the compiled `infra/sandbox/` (`sandboxDir`). */
+export function builtBundleFile(sandboxDir: string, name: string): string {
+  return join(sandboxDir, 'bundles', `${name}.js`);
 }
 
 /** A hash of everything the runtime's bundle is made of: the isolate sources, the allowed-modules list, and the `buffer` and `readable-stream` packages. */
