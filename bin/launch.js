@@ -1,10 +1,25 @@
-// Loads an idx program. In a checkout of the repository the TypeScript sources are the truth and
-// run through tsx, so a stale dist/ is never used by mistake; an installed package has no sources
-// (package.json "files" ships dist/) and runs what `npm run build` (prepare) compiled.
-// IDX_COMPILED=1 runs dist/ in a checkout too: the test suite and the benchmarks do, after
-// compiling it, so that they exercise the program users run (and skip tsx's start-up cost).
+// Loads an idx program. In a checkout of the repository the TypeScript sources are the truth: it
+// runs dist/ while dist/ is what they say (its stamp is the hash of the sources now, bin/source-hash.js:
+// ~30 ms to check, against ~0.5 to 1.5 s for tsx to compile the sources at each start), and the
+// sources through tsx otherwise, so a stale dist/ is never used by mistake. An installed package has
+// no sources (package.json "files" ships dist/) and runs what `npm run build` (prepack) compiled.
+// IDX_COMPILED=1 runs dist/ in a checkout whatever its stamp (the test suite and the benchmarks, after
+// compiling it); IDX_COMPILED=0 runs the sources whatever it is (to compare).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { compiledHash, sourceHash } from './source-hash.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+let compiledIsCurrent;
+/** Whether dist/ was compiled from the sources as they are now (once a process). */
+function distIsCurrent() {
+  if (compiledIsCurrent === undefined) {
+    const stamp = compiledHash(ROOT);
+    compiledIsCurrent = stamp !== undefined && stamp === sourceHash(ROOT);
+  }
+  return compiledIsCurrent;
+}
 
 let tsxRegistered = false;
 
@@ -12,7 +27,9 @@ let tsxRegistered = false;
 async function importModule(path) {
   const source = new URL(`../${path}.ts`, import.meta.url);
   const compiled = new URL(`../dist/${path}.js`, import.meta.url);
-  if (process.env.IDX_COMPILED !== '1' && existsSync(fileURLToPath(source))) {
+  // (an installed package has no sources to hash or run)
+  const fromSources = existsSync(fileURLToPath(source)) && (process.env.IDX_COMPILED === '0' || (process.env.IDX_COMPILED !== '1' && !distIsCurrent()));
+  if (fromSources) {
     if (!tsxRegistered) {
       const { register } = await import('tsx/esm/api');
       register();

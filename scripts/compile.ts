@@ -5,33 +5,18 @@
 // stamp differs from the sources now: the test suite's before step and the benchmarks call it, so
 // that they run the compiled programs, as users do, never a dist/ older than the sources.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stampFile = join(root, 'dist', '.source-hash');
 
-/** A hash of everything tsconfig.build.json compiles (tests and fixtures left out) and of its settings. */
+/** A hash of everything tsconfig.build.json compiles (tests and fixtures left out), of its settings and of how dist/ is built (bin/source-hash.js). */
 export function sourceHash(): string {
-  const files = ['tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-programs.ts', 'scripts/bundle-rules.ts'];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'fixtures' && entry.name !== 'node_modules') walk(path);
-      } else if (!entry.name.endsWith('.test.ts')) files.push(path);
-    }
-  };
-  for (const dir of ['domain', 'infra', 'apps', 'devchain']) walk(dir);
-  const hash = createHash('sha256');
-  for (const file of files.sort())
-    hash
-      .update(`${file}\0`)
-      .update(readFileSync(join(root, file)))
-      .update('\0');
-  return hash.digest('hex');
+  const run = spawnSync(process.execPath, [join(root, 'bin', 'source-hash.js'), root], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`bin/source-hash.js failed: ${run.stderr}`);
+  return run.stdout.trim();
 }
 
 /** The hash dist/ was compiled from, if it was stamped. */
