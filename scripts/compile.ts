@@ -55,8 +55,12 @@ export function compile(typeChecked = false): boolean {
 
 export function compileIfStale(): boolean {
   if (compiledHash() === sourceHash()) return true;
-  process.stderr.write('dist/ is older than the sources: compiling it (tsc -p tsconfig.build.json)\n');
+  process.stderr.write('dist/ is missing or older than the sources: compiling it (tsc -p tsconfig.build.json)\n');
   return compile();
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(compile(process.argv.includes('--type-checked')) ? 0 : 1);
+// `--if-stale`: only when dist/ is not what the sources say (bin/warm-caches.js, at a checkout's `npm ci`)
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const done = process.argv.includes('--if-stale') ? compileIfStale() : compile(process.argv.includes('--type-checked'));
+  process.exit(done ? 0 : 1);
+}

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const packageJson = createRequire(import.meta.url).resolve('isolated-vm/package.json');
 const folder = dirname(packageJson);
@@ -40,3 +41,8 @@ if (!built()) {
   nodeGyp(['clean']);
   writeFileSync(stampFile, stamp);
 }
+
+// Then what idx's first run would otherwise make (bin/warm-caches.js), where idx's files are: a Docker
+// build runs this script with only package.json and this folder copied.
+const warm = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'warm-caches.js');
+if (existsSync(warm)) spawnSync(process.execPath, ['--no-node-snapshot', warm], { stdio: 'inherit' });
