@@ -12,7 +12,7 @@ import { parseUtcTimestamp, TIMESTAMP_OID } from './utc-timestamps.ts';
 /**
  * PGlite runs `initdb` in wasm for every new data folder, which takes seconds. The result is the
  * same every time for one PGlite version, so it is made once per machine (in a child process,
- * make-pglite-template.ts, and at `npm ci` in a checkout: scripts/warm-caches.ts) and copied: a new
+ * make-pglite-template.ts; by idx's install script already: bin/warm-caches.js) and copied: a new
  * project's first start, and every test, skip most of that wait. It is kept in the user's private
  * cache folder (private-cache-dir.ts): every new database starts as a copy of it, so no one else
  * may write it.
