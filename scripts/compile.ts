@@ -33,9 +33,8 @@ export function compiledHash(): string | undefined {
  * sources were just checked (`npm run typecheck` checks them first), so tsc only emits (`--noCheck`, the
  * same JavaScript in half the CPU).
  */
-export function compile(typeChecked = false): boolean {
-  // The hash taken before compiling: a source edited meanwhile leaves the stamp stale, never wrong.
-  const hash = sourceHash();
+export function compile(typeChecked = false, hash = sourceHash()): boolean {
+  // `hash` is taken before compiling: a source edited meanwhile leaves the stamp stale, never wrong.
   // From empty: a moved or deleted source leaves no stale module behind in dist/.
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   const args = ['-p', join(root, 'tsconfig.build.json'), ...(typeChecked ? ['--noCheck'] : [])];
@@ -54,9 +53,11 @@ export function compile(typeChecked = false): boolean {
 }
 
 export function compileIfStale(): boolean {
-  if (compiledHash() === sourceHash()) return true;
+  // hashed once: each hash reads every source in a process of its own (bin/source-hash.js)
+  const hash = sourceHash();
+  if (compiledHash() === hash) return true;
   process.stderr.write('dist/ is missing or older than the sources: compiling it (tsc -p tsconfig.build.json)\n');
-  return compile();
+  return compile(false, hash);
 }
 
 // `--if-stale`: only when dist/ is not what the sources say (bin/warm-caches.js, at a checkout's `npm ci`)

@@ -86,11 +86,10 @@ async function writeWhole(out: string, text: string): Promise<void> {
 }
 
 /** Every bundle the sandbox may load, the runtime and each family's library, into `dir` as `<name>.js` (`npm run build`). */
-export async function bundleAll(dir: string): Promise<string[]> {
+export async function bundleAll(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   const names = ['prelude', ...sandboxLibraries.map((l) => l.name)];
   await Promise.all(names.map(async (name) => writeWhole(join(dir, `${name}.js`), await bundlePrelude(name))));
-  return names;
 }
 
 // As a script: `<out-file> [name]` bundles one into the file, `--all <dir>` every one into the folder.
