@@ -1,5 +1,5 @@
 import t from 'tap';
-import { BUNDLED_PACKAGES, bundleName, duplicatedPackages, packageOf } from './bundle-rules.ts';
+import { BUNDLED_PACKAGES, PROGRAM_BUILDS, bundleName, duplicatedPackages, packageOf } from './bundle-rules.ts';
 
 t.test('the package a bare import names', (t) => {
   t.equal(packageOf('kysely'), 'kysely');
@@ -36,8 +36,27 @@ t.test('an external package that loads a bundled one, directly or through anothe
 });
 
 t.test('what idx bundles never includes a package that must stay outside', (t) => {
-  // native addons, WebAssembly found beside the package, worker files found by path, and @polkadot's twice-loaded check
-  for (const name of ['isolated-vm', '@swc/core', '@electric-sql/pglite', 'pino', 'thread-stream', 'pg', '@polkadot/api', 'rollup'])
-    t.notOk(BUNDLED_PACKAGES.includes(name), name);
+  // native addons, WebAssembly found beside the package, worker files found by path, and the devchain's @polkadot/api
+  for (const { packages } of PROGRAM_BUILDS)
+    for (const name of ['isolated-vm', '@swc/core', '@electric-sql/pglite', 'pino', 'thread-stream', 'pg', '@polkadot/api', '@polkadot/keyring', 'rollup'])
+      t.notOk(packages.includes(name), name);
+  t.end();
+});
+
+t.test('each program is bundled once, and only programs that start no local chain bundle @polkadot', (t) => {
+  const entries = PROGRAM_BUILDS.flatMap((b) => b.entries);
+  t.equal(new Set(entries).size, entries.length, 'no program in two builds');
+  t.same([...entries].sort(), [
+    'apps/cli/main',
+    'apps/node/families/ethereum/fetch-worker',
+    'apps/node/main',
+    'apps/query/main',
+    'apps/shard/main',
+    'devchain/demo/main',
+    'devchain/demo/serve-chain',
+  ]);
+  // idx dev and the demo start chopsticks, which loads @polkadot from node_modules (the build also refuses it)
+  const withPolkadot = PROGRAM_BUILDS.filter((b) => b.packages.includes('@polkadot/types')).flatMap((b) => b.entries);
+  t.same(withPolkadot, ['apps/node/main', 'apps/query/main', 'apps/shard/main', 'apps/node/families/ethereum/fetch-worker']);
   t.end();
 });

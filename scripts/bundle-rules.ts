@@ -24,6 +24,56 @@ export const BUNDLED_PACKAGES: readonly string[] = [
   'pluralize',
 ];
 
+/**
+ * @polkadot's packages the Substrate family decodes with: bundled into the programs that never load
+ * @polkadot from node_modules too (idx-node, idx-query, idx-shard), where Node read ~600 of their
+ * files at every Substrate start (~0.6 s). Programs that start a local chain (`idx`, the demo) keep
+ * them external: chopsticks loads @polkadot from node_modules, and @polkadot checks it runs once.
+ * @polkadot/api and its keyring are never bundled: only the devchain loads them.
+ */
+export const POLKADOT_PACKAGES: readonly string[] = [
+  'types',
+  'types-codec',
+  'types-create',
+  'types-known',
+  'types-support',
+  'types-augment',
+  'rpc-augment',
+  'rpc-core',
+  'util',
+  'util-crypto',
+  'networks',
+  'x-bigint',
+  'x-global',
+  'x-randomvalues',
+  'x-textdecoder',
+  'x-textencoder',
+  'wasm-bridge',
+  'wasm-crypto',
+  'wasm-crypto-asmjs',
+  'wasm-crypto-init',
+  'wasm-crypto-wasm',
+  'wasm-util',
+].map((name) => `@polkadot/${name}`);
+
+/**
+ * Files of bundled packages that name `__dirname` only to ask whether it exists (`typeof __dirname`):
+ * ES modules, where it never does, bundled or not.
+ */
+export const DIRNAME_PROBES: readonly string[] = ['node_modules/@polkadot/util/has.js'];
+
+/**
+ * What launch.js and the worker threads load (programs by their module path in dist/, without
+ * extension) in two esbuild runs: the programs that never start a local chain bundle @polkadot too.
+ */
+export const PROGRAM_BUILDS: readonly { entries: readonly string[]; packages: readonly string[] }[] = [
+  {
+    entries: ['apps/node/main', 'apps/query/main', 'apps/shard/main', 'apps/node/families/ethereum/fetch-worker'],
+    packages: [...BUNDLED_PACKAGES, ...POLKADOT_PACKAGES],
+  },
+  { entries: ['apps/cli/main', 'devchain/demo/main', 'devchain/demo/serve-chain'], packages: BUNDLED_PACKAGES },
+];
+
 /** The package a bare import names: `@scope/name/x` → `@scope/name`, `name/x` → `name`. */
 export function packageOf(specifier: string): string {
   const parts = specifier.split('/');
