@@ -52,16 +52,19 @@ export function compile(typeChecked = false, hash = sourceHash()): boolean {
   return true;
 }
 
-export function compileIfStale(): boolean {
+/** {@link compile} only when dist/ was not compiled from the sources as they are now (its stamp says). */
+export function compileIfStale(typeChecked = false): boolean {
   // hashed once: each hash reads every source in a process of its own (bin/source-hash.js)
   const hash = sourceHash();
   if (compiledHash() === hash) return true;
   process.stderr.write('dist/ is missing or older than the sources: compiling it (tsc -p tsconfig.build.json)\n');
-  return compile(false, hash);
+  return compile(typeChecked, hash);
 }
 
-// `--if-stale`: only when dist/ is not what the sources say (bin/warm-caches.js, at a checkout's `npm ci`)
+// `--if-stale`: only when dist/ is not what the sources say (bin/warm-caches.js, at a checkout's `npm ci`; the
+// typecheck, after which dist/ is usually the one `npm ci` just compiled from the same sources)
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const done = process.argv.includes('--if-stale') ? compileIfStale() : compile(process.argv.includes('--type-checked'));
+  const typeChecked = process.argv.includes('--type-checked');
+  const done = process.argv.includes('--if-stale') ? compileIfStale(typeChecked) : compile(typeChecked);
   process.exit(done ? 0 : 1);
 }
