@@ -1,6 +1,6 @@
 // `npm test`'s first step: tap built for the .taprc plugins (scripts/build-tap-plugins.mjs, before the typecheck,
-// which reads tap's types), then the typecheck and the lint (eslint, then prettier's check) side by side, since
-// each mostly waits on its own single thread; fails when either fails, with both outputs shown.
+// which reads tap's types), then the typecheck and the lint's two halves (`npm run lint`: eslint, prettier's check)
+// side by side, since each runs on a single thread; fails when any fails, with every output shown.
 import { spawn, spawnSync } from 'node:child_process';
 
 if (spawnSync(process.execPath, ['scripts/build-tap-plugins.mjs'], { stdio: 'inherit' }).status !== 0) {
@@ -17,7 +17,7 @@ const run = (script) =>
     child.on('close', (code) => resolve({ script, code, output }));
   });
 
-const results = await Promise.all([run('typecheck'), run('lint')]);
+const results = await Promise.all([run('typecheck'), run('lint:code'), run('lint:format')]);
 for (const r of results) {
   const shown = r.output
     .split('\n')
