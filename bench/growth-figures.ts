@@ -9,7 +9,7 @@ import type { IndexingRun } from './index-once.ts';
 import { graphqlPost, percentile, sequentialTimes, startIdxQuery } from './query-p50.ts';
 import { teardowns } from './teardowns.ts';
 import { tenthRates } from './tenths.ts';
-import { writeFloor, type WriteFloor } from './write-floor.ts';
+import { writeFloor, type ReplayLayout, type WriteFloor } from './write-floor.ts';
 
 /** sequential requests per query for its p50 (BENCH_GROWTH_REQUESTS) */
 const REQUESTS = Number(process.env.BENCH_GROWTH_REQUESTS ?? 200);
@@ -55,11 +55,11 @@ export async function growthFigures(
     );
   const queries = await queryP50s(env, schema, w);
   console.log(`  idx-query sequential p50 (${REQUESTS} requests each): ${describeQueries(queries)}`);
-  const floor = await floorOf(env, schema, w);
-  console.log(
-    `  PostgreSQL alone, the same writes replayed in batches of ${floor.batchBlocks} blocks: ${floor.totalSeconds.toFixed(1)} s, ` +
-      `first tenth ${floor.firstTenthSeconds.toFixed(2)} s, last tenth ${floor.lastTenthSeconds.toFixed(2)} s = pace ${(floor.pace * 100).toFixed(0)} % (the floor under the node's)`,
-  );
+  const floor = await floorOf(env, schema, w, 'as-written');
+  console.log(`  PostgreSQL alone, the same writes replayed in batches of ${floor.batchBlocks} blocks: ${describeFloor(floor)} (the floor under the node's)`);
+  // the layout that indexes a version by its id once at a time, beside it (docs/decisions/data-and-storage.md)
+  const closedOnly = await floorOf(env, schema, w, 'closed-versions');
+  console.log(`  the same with the (id, lower) version index on ended versions only: ${describeFloor(closedOnly)}`);
   const figures: SizeFigures = {
     blocks: w.toBlock - w.fromBlock + 1,
     when: new Date().toISOString(),
@@ -127,11 +127,14 @@ async function queryP50s(env: Record<string, string | undefined>, schema: string
   }
 }
 
-/** The database's own pace over the run's writes (write-floor.ts), on the schema the run wrote. */
-async function floorOf(env: Record<string, string | undefined>, schema: string, w: Erc20Workload): Promise<WriteFloor> {
+const describeFloor = (f: WriteFloor) =>
+  `${f.totalSeconds.toFixed(1)} s, first tenth ${f.firstTenthSeconds.toFixed(2)} s, last tenth ${f.lastTenthSeconds.toFixed(2)} s = pace ${(f.pace * 100).toFixed(0)} %`;
+
+/** The database's own pace over the run's writes (write-floor.ts), on the schema the run wrote, with the scratch tables' indexes of `layout`. */
+async function floorOf(env: Record<string, string | undefined>, schema: string, w: Erc20Workload, layout: ReplayLayout): Promise<WriteFloor> {
   const db = await createDb({ env });
   try {
-    return await writeFloor(db.kysely, schema, w.startBlock, w.toBlock);
+    return await writeFloor(db.kysely, schema, w.startBlock, w.toBlock, 100, layout);
   } finally {
     await db.close();
   }

@@ -5,7 +5,7 @@ import { prepareProjectSchema } from '../infra/postgres/prepare-project-schema.t
 import { execute } from '../infra/postgres/sql.ts';
 import { createTestBackends } from '../test/support/test-backends.ts';
 import { entity, schemaModel } from '../test/support/test-models.ts';
-import { replayWrites, writeFloor } from './write-floor.ts';
+import { replayIndexDef, replayWrites, writeFloor } from './write-floor.ts';
 
 const backends = createTestBackends(t);
 
@@ -55,5 +55,45 @@ t.test('the replay writes again, batch by batch, every version the node wrote: r
     t.ok(floor.pace > 0 && floor.firstTenthSeconds > 0, 'the floor: a pace from the first and the last tenth');
     const left = await execute(b.db.kysely, `select 1 from pg_namespace where nspname = $1`, [`${b.schema}_floor`]);
     t.equal(left.length, 0, 'its scratch schema is dropped');
+  }),
+);
+
+t.test('the closed-versions layout: the version index covers the ended versions only; every other index as written', (t) => {
+  const versions = 'CREATE INDEX accounts_id_lower_versions ON s.accounts USING btree (id, lower(__block_range))';
+  t.equal(replayIndexDef(versions, 'as-written'), versions);
+  t.equal(replayIndexDef(versions, 'closed-versions'), `${versions} WHERE (NOT upper_inf(__block_range))`);
+  for (const other of [
+    'CREATE UNIQUE INDEX accounts_id_live ON s.accounts USING btree (id) WHERE upper_inf(__block_range)',
+    'CREATE INDEX transfers_from_id_idx ON s.transfers USING btree (from_id, lower(__block_range))',
+  ])
+    t.equal(replayIndexDef(other, 'closed-versions'), other, other);
+  t.end();
+});
+
+t.test('replayed with the closed-versions layout: the same versions, the version index partial', (t) =>
+  backends.each(t, async (t, b) => {
+    const model = schemaModel([entity('Account', { balance: 'BigInt' })]);
+    const options = { schema: b.schema, historical: true, timestampField: false };
+    await prepareProjectSchema(b.db.kysely, model, options);
+    const store = createEntityStore({ db: b.db.kysely, model, ...options });
+    // two accounts, each given a version every other block: every version but the last two ends
+    for (let h = 1; h <= 6; h++) {
+      const id = h % 2 === 0 ? 'even' : 'odd';
+      await store.flush({ operations: [{ entity: 'Account', id, height: h, op: 'set', data: { id, balance: BigInt(h) } }] });
+    }
+    const scratch = `${b.schema}_closed`;
+    t.teardown(() => execute(b.db.kysely, `drop schema if exists "${scratch}" cascade`));
+    await replayWrites(b.db.kysely, b.schema, scratch, 1, 6, 2, 'closed-versions');
+    const rows = (schema: string) =>
+      execute(b.db.kysely, `select id, __block_range::text as range from "${schema}".accounts order by id, lower(__block_range)`);
+    t.same(await rows(scratch), await rows(b.schema), 'the same versions, each with its range');
+    const defs = await execute<{ def: string }>(b.db.kysely, `select indexdef as def from pg_indexes where schemaname = $1 and tablename = 'accounts'`, [
+      scratch,
+    ]);
+    t.match(
+      defs.map((d) => d.def).find((d) => d.includes('(id, lower(__block_range))')),
+      /WHERE \(NOT upper_inf\(__block_range\)\)$/,
+      'the version index covers the ended versions',
+    );
   }),
 );

@@ -13,14 +13,35 @@ export interface WriteFloor {
 }
 
 /**
+ * The indexes of the replay's scratch tables: `as-written`, those of the source; `closed-versions`, the
+ * same but for the `(id, lower(__block_range))` version index, which covers only the versions that ended
+ * (the live ones are in the live unique index): a layout that indexes each version by its id once at a
+ * time, measured here before the node writes it (docs/decisions/data-and-storage.md).
+ */
+export type ReplayLayout = 'as-written' | 'closed-versions';
+
+/** An index definition of the source (`pg_get_indexdef`) as the scratch table of `layout` gets it. */
+export function replayIndexDef(def: string, layout: ReplayLayout): string {
+  if (layout === 'as-written' || !/ USING btree \(id, lower\(__block_range\)\)$/.test(def)) return def;
+  return `${def} WHERE (NOT upper_inf(__block_range))`;
+}
+
+/**
  * The floor under the node's pace as the data grows: what idx wrote in `schema` over [from, to],
  * replayed by PostgreSQL alone (replayWrites), and how much slower its last tenth of the blocks went
  * than its first.
  */
-export async function writeFloor(db: Kysely<any>, schema: string, from: number, to: number, batchBlocks = 100): Promise<WriteFloor> {
+export async function writeFloor(
+  db: Kysely<any>,
+  schema: string,
+  from: number,
+  to: number,
+  batchBlocks = 100,
+  layout: ReplayLayout = 'as-written',
+): Promise<WriteFloor> {
   const scratch = `${schema}_floor`;
   try {
-    const times = await replayWrites(db, schema, scratch, from, to, batchBlocks);
+    const times = await replayWrites(db, schema, scratch, from, to, batchBlocks, layout);
     const tenth = Math.max(1, Math.ceil(times.length / 10));
     const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
     const first = sum(times.slice(0, tenth));
@@ -33,13 +54,21 @@ export async function writeFloor(db: Kysely<any>, schema: string, from: number, 
 
 /**
  * The versioned tables of `schema` (those with `__block_range`) written again into a new schema
- * `scratch`, with the same columns and indexes, batch of `batchBlocks` blocks by batch, each a
+ * `scratch`, with the same columns and indexes (or those of `layout`), batch of `batchBlocks` blocks by batch, each a
  * transaction as a flush is (replayStatements). No handler, no RPC, no COPY parsing: what is left is
  * the database's own cost of the writes. The rows are read by the bounds of `__block_range` through
  * indexes made on the source for the replay and dropped after (kept by a replay cut short: the next one uses them).
  * Returns each batch's seconds.
  */
-export async function replayWrites(db: Kysely<any>, schema: string, scratch: string, from: number, to: number, batchBlocks: number): Promise<number[]> {
+export async function replayWrites(
+  db: Kysely<any>,
+  schema: string,
+  scratch: string,
+  from: number,
+  to: number,
+  batchBlocks: number,
+  layout: ReplayLayout = 'as-written',
+): Promise<number[]> {
   const src = quoteIdent(schema);
   const dst = quoteIdent(scratch);
   const tables = (
@@ -65,7 +94,7 @@ export async function replayWrites(db: Kysely<any>, schema: string, scratch: str
       // the same index on the scratch table: only its table reference changes (pg_get_indexdef quotes a name only when
       // it must); not the replay's own, left on the source by a replay cut short
       for (const { def } of defs.filter((d) => !readIndexNames(table).includes(d.name)))
-        await execute(db, def.replace(` ON ${src}.`, ` ON ${dst}.`).replace(` ON ${schema}.`, ` ON ${dst}.`));
+        await execute(db, replayIndexDef(def, layout).replace(` ON ${src}.`, ` ON ${dst}.`).replace(` ON ${schema}.`, ` ON ${dst}.`));
       const [byLower, byUpper] = readIndexes(table);
       await execute(db, `create index if not exists ${byLower} on ${src}.${t} (lower(__block_range))`);
       await execute(db, `create index if not exists ${byUpper} on ${src}.${t} (upper(__block_range))`);
