@@ -24,13 +24,20 @@ export interface NotifyListener {
  * while the connection was down are lost, as PostgreSQL keeps none for absent listeners.
  */
 export async function createNotifyListener(options: NotifyListenerOptions): Promise<NotifyListener> {
+  let closed = false;
   // pg-listen is CommonJS: its function is `module.exports`, and again as `.default`, which TypeScript sees
   const subscriber: Subscriber = pgListen.default(options.connection, {
     parse: (text: string) => text,
     // A node restart takes seconds; keep trying rather than give up after pg-listen's 3 s default.
     retryLimit: Number.POSITIVE_INFINITY,
     retryTimeout: Number.POSITIVE_INFINITY,
-    retryInterval: (attempt: number) => Math.min(5000, 250 * 2 ** Math.min(attempt, 5)),
+    // pg-listen's close() does not stop a reconnection under way (the database went away as the process
+    // stops, as when idx-node and idx-query stop together): its loop asks for the next wait after each
+    // failed attempt, and this ends it, so no timer keeps the process alive nor reports attempts
+    retryInterval: (attempt: number) => {
+      if (closed) throw new Error('the listener is closed');
+      return Math.min(5000, 250 * 2 ** Math.min(attempt, 5));
+    },
     paranoidChecking: 10_000,
   });
   const handlers = new Map<string, Set<NotifyHandler>>();
@@ -46,8 +53,16 @@ export async function createNotifyListener(options: NotifyListenerOptions): Prom
     }
     for (const handler of set) handler(parsed);
   });
-  subscriber.events.on('error', (err) => options.onError?.(err));
-  subscriber.events.on('reconnect', (attempt) => options.onReconnect?.(attempt));
+  subscriber.events.on('error', (err) => {
+    if (!closed) options.onError?.(err);
+  });
+  subscriber.events.on('reconnect', (attempt) => {
+    if (!closed) options.onReconnect?.(attempt);
+  });
+  // a reconnection under way at close() that then succeeded: that connection is closed too
+  subscriber.events.on('connected', () => {
+    if (closed) subscriber.close().catch(() => undefined);
+  });
   await subscriber.connect();
 
   return {
@@ -66,6 +81,7 @@ export async function createNotifyListener(options: NotifyListenerOptions): Prom
       };
     },
     async close() {
+      closed = true;
       handlers.clear();
       await subscriber.close();
     },
