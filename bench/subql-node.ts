@@ -98,8 +98,10 @@ export async function runSubqlNode(
   schema: string,
   toBlock: number,
   timeoutMs = 120_000,
+  /** SubQuery's node to run: @subql/node unless given (subqlNodeEthereumBin) */
+  bin?: string,
 ): Promise<IndexerRun> {
-  const bin = await subqlNodeBin();
+  bin ??= await subqlNodeBin();
   const port = await deadPort();
   const child = spawn(process.execPath, [bin, '-f', manifest, '--db-schema', schema, '--port', String(port), '--output-fmt', 'json', '--log-level', 'info'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...dbEnv, DB_PASS: dbEnv.DB_PASS ?? 'postgres' },

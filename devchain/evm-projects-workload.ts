@@ -1,0 +1,109 @@
+import type { Abi } from 'viem';
+import { encodeFunctionData } from 'viem/utils';
+import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
+import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
+import { testAggregatorAbi, testAggregatorBytecode } from './contracts/test-aggregator.artifact.ts';
+import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
+import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
+import { deployContract } from './deploy-contract.ts';
+import type { AnvilOptions } from './start-anvil.ts';
+
+/**
+ * One reproducible anvil chain for the public EVM projects of test/fixtures/evm-projects: the
+ * contracts their data sources name (stand-ins with the same events and calls, devchain/contracts)
+ * and the calls that exercise their handlers. Every run gives the same blocks and hashes: the chain
+ * starts at a fixed time (these options), every block is 12 s after the last, and the transactions
+ * are sent from anvil's dev accounts in a fixed order.
+ */
+export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(Date.UTC(2024, 0, 1) / 1000)] };
+
+export interface EvmProjectsWorkload {
+  /** the contract each project's first data source indexes, by project */
+  addresses: Record<'gravity' | 'feedRegistry', string>;
+  /** the block of the first deployment: the data sources' start */
+  startBlock: number;
+  lastBlock: number;
+  lastHash: string;
+}
+
+const ZERO = '0x0000000000000000000000000000000000000000';
+// the assets and the denomination of the price feeds (any addresses do)
+const ETH = '0x00000000000000000000000000000000000000e7';
+const BTC = '0x000000000000000000000000000000000000bbbb';
+const USD = '0x0000000000000000000000000000000000000348';
+
+/** Runs the workload on a fresh chain started with EVM_PROJECTS_ANVIL. */
+export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProjectsWorkload> {
+  await client.request('anvil_setBlockTimestampInterval', [12]);
+  await client.request('evm_setAutomine', [false]);
+  const accounts = await client.request<string[]>('eth_accounts');
+  const deploy = (name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []) => deployContract(client, { name, abi, bytecode, args });
+  const gravity = await deploy('TestGravity', testGravityAbi, testGravityBytecode);
+  const registry = await deploy('TestFeedRegistry', testFeedRegistryAbi, testFeedRegistryBytecode);
+  const [ethUsd, btcUsd, unnamed] = [
+    await deploy('TestAggregator', testAggregatorAbi, testAggregatorBytecode, ['ETH / USD', 8]),
+    await deploy('TestAggregator', testAggregatorAbi, testAggregatorBytecode, ['BTC/USD', 18]),
+    // no description and no decimals: the starter's `if (description)` and `if (decimals)` take the other way
+    await deploy('TestAggregator', testAggregatorAbi, testAggregatorBytecode, ['', 0]),
+  ].map((c) => c.address) as [string, string, string];
+
+  const send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[]) =>
+    client.request('eth_sendTransaction', [
+      { from: accounts[from], to, gas: '0x100000', data: encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]) },
+    ]);
+  const gravatar = (from: number, fn: string, ...args: string[]) => send(from, gravity.address, testGravityAbi, fn, args);
+  const confirm = (asset: string, latest: string, previous: string, phase: number) =>
+    send(0, registry.address, testFeedRegistryAbi, 'confirmFeed', [asset, USD, latest, previous, phase]);
+  const answer = (aggregator: string, current: bigint, round: bigint) => send(1, aggregator, testAggregatorAbi, 'update', [current, round]);
+  const mine = () => client.request('evm_mine');
+
+  // gravatars: created, renamed, re-imaged (twice in a block), a failing update, strings of every kind
+  await gravatar(1, 'createGravatar', 'Alice', 'https://example.com/a.png');
+  await gravatar(2, 'createGravatar', 'Bob', '');
+  await gravatar(3, 'createGravatar', '', 'ipfs://x');
+  // a price from an aggregator no feed names yet: no data source indexes it
+  await answer(ethUsd, 100n, 1n);
+  await mine();
+  await gravatar(1, 'updateGravatarName', 'Alice II');
+  await gravatar(2, 'updateGravatarImage', 'https://example.com/b.png');
+  await gravatar(3, 'updateGravatarName', 'Carol');
+  await gravatar(3, 'updateGravatarName', 'Carol 2');
+  // the feed and its first price in one block: the data source made by the first serves the second
+  await confirm(ETH, ethUsd, ZERO, 1);
+  await answer(ethUsd, 2000n * 10n ** 8n, 2n);
+  await mine();
+  await mine();
+  await gravatar(4, 'createGravatar', 'Dave ✓ 日本語 😀', 'data:,'.padEnd(3000, 'x'));
+  await gravatar(4, 'updateGravatarImage', 'img2');
+  await gravatar(5, 'updateGravatarName', 'nobody'); // reverts: no gravatar
+  await answer(ethUsd, -5n, 3n);
+  await confirm(BTC, btcUsd, ZERO, 1);
+  await mine();
+  await gravatar(1, 'updateGravatarImage', 'https://example.com/a2.png');
+  await gravatar(6, 'createGravatar', 'O\'Brien "quoted" \\ back', 'tab\there\nnewline');
+  await answer(btcUsd, 10n ** 30n, 1n);
+  await mine();
+  // the ETH feed moves to another aggregator, which then answers twice in one transaction
+  await confirm(ETH, unnamed, ethUsd, 2);
+  await mine();
+  await send(2, unnamed, testAggregatorAbi, 'updateTwice', [7n, 8n, 1n]);
+  await answer(ethUsd, 1n, 4n);
+  await gravatar(2, 'updateGravatarName', 'Bob');
+  await mine();
+  // the ETH feed retired; its old aggregator still answers
+  await confirm(ETH, ZERO, ethUsd, 3);
+  await mine();
+  await answer(ethUsd, 2n, 5n);
+  await answer(unnamed, 9n, 3n);
+  await mine();
+  await mine();
+  const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
+  // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
+  await client.request('anvil_mine', ['0x40']);
+  return {
+    addresses: { gravity: gravity.address, feedRegistry: registry.address },
+    startBlock: gravity.blockNumber,
+    lastBlock: hexToNumber(last.number),
+    lastHash: last.hash,
+  };
+}

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { buildProject } from '../../apps/cli/build-project.ts';
+import { codegen } from '../../apps/cli/codegen.ts';
+import type { EvmProjectsWorkload } from '../../devchain/evm-projects-workload.ts';
+import { REPO } from './idx-programs.ts';
+import type { Reference } from './substrate-projects.ts';
+import type { Teardown } from './teardown.ts';
+
+/**
+ * The public SubQuery EVM projects of test/fixtures/evm-projects (their sources unchanged; the
+ * folder's README tells where each comes from), with what a test needs to know about each.
+ */
+export interface EvmFixture {
+  /** its folder under test/fixtures/evm-projects */
+  name: string;
+  source: { repo: string; path: string; commit: string };
+  /** what the project exercises */
+  exercises: string;
+  /** which of the workload's contracts its data sources index (devchain/evm-projects-workload.ts) */
+  contract: keyof EvmProjectsWorkload['addresses'];
+}
+
+export const EVM_PROJECTS = join(REPO, 'test', 'fixtures', 'evm-projects');
+/** the manifest a prepared copy runs from: the project's, pointed at the local chain */
+export const LOCAL_MANIFEST = 'project-local.yaml';
+/** anvil's chain id */
+const LOCAL_CHAIN_ID = '31337';
+
+const STARTERS = { repo: 'subquery/ethereum-subql-starter', commit: 'a600d41c3cbb0c40c1f12420ceeb8424f4bc5958' };
+
+export const EVM_FIXTURES: readonly EvmFixture[] = [
+  {
+    name: 'ethereum-gravatar',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-gravatar' },
+    exercises: 'log handlers with string and address arguments (none indexed), BigNumber.toHexString ids, get-or-create then update, Bytes fields',
+    contract: 'gravity',
+  },
+  {
+    name: 'ethereum-chainlink',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-chainlink' },
+    exercises:
+      'a data source template instantiated from a handler (createDataFeedDatasource), its logs in the same block, contract calls at the block ' +
+      '(typechain factories: description, decimals), indexed int256 arguments (negative), saves not awaited, a package beyond SubQuery’s (abab)',
+    contract: 'feedRegistry',
+  },
+];
+
+export interface PreparedEvmFixture {
+  dir: string;
+  /** `<dir>/project-local.yaml` */
+  manifest: string;
+}
+
+/**
+ * A copy of the fixture as its user has it after `npm install` (node_modules resolving to idx's own
+ * packages), then `idx codegen` and `idx build` run in it (in this process, as the CLI runs them), and
+ * its manifest pointed at the local chain as a user testing locally points it (see localEvmManifest).
+ * Throws the build's error when it fails.
+ */
+export async function prepareEvmFixture(t: Teardown, fixture: EvmFixture, endpoint: string, workload: EvmProjectsWorkload): Promise<PreparedEvmFixture> {
+  const parent = await mkdtemp(join(tmpdir(), 'idx-evm-project-'));
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
+  const dir = join(parent, fixture.name);
+  await cp(join(EVM_PROJECTS, fixture.name), dir, { recursive: true, filter: (src) => !src.endsWith('reference.json') });
+  await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const reporter = { info: () => {}, warn: () => {} };
+  await codegen({ location: dir, reporter });
+  const built = await buildProject({ location: dir, reporter });
+  const manifest = join(dir, LOCAL_MANIFEST);
+  await writeFile(manifest, localEvmManifest(await readFile(built.manifest!, 'utf8'), endpoint, workload.addresses[fixture.contract], workload.startBlock));
+  return { dir, manifest };
+}
+
+/**
+ * The manifest text pointed at the local chain: chainId anvil's, endpoint the local node, the first
+ * data source at the workload's contract, every data source from the workload's first block, no
+ * dictionary and no bypassed blocks. Templates keep no address, as they are written.
+ */
+export function localEvmManifest(text: string, endpoint: string, address: string, startBlock: number): string {
+  const manifest = parse(text) as { network?: Record<string, unknown>; dataSources?: { startBlock?: number; options?: Record<string, unknown> }[] };
+  manifest.network = { chainId: LOCAL_CHAIN_ID, endpoint };
+  for (const [i, ds] of (manifest.dataSources ?? []).entries()) {
+    ds.startBlock = startBlock;
+    if (i === 0) ds.options = { ...ds.options, address };
+  }
+  return stringify(manifest);
+}
+
+export function evmReferencePath(fixture: EvmFixture): string {
+  return join(EVM_PROJECTS, fixture.name, 'reference.json');
+}
+
+export async function readEvmReference(fixture: EvmFixture): Promise<Reference | undefined> {
+  const file = evmReferencePath(fixture);
+  return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Reference) : undefined;
+}
