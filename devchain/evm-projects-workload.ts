@@ -3,6 +3,7 @@ import { encodeFunctionData } from 'viem/utils';
 import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { testAggregatorAbi, testAggregatorBytecode } from './contracts/test-aggregator.artifact.ts';
+import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact.ts';
 import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
 import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
 import { deployContract } from './deploy-contract.ts';
@@ -19,7 +20,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -31,6 +32,11 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 const ETH = '0x00000000000000000000000000000000000000e7';
 const BTC = '0x000000000000000000000000000000000000bbbb';
 const USD = '0x0000000000000000000000000000000000000348';
+/**
+ * The ERC20 token's address: where SubQuery's Zora starter finds its token, named in its source
+ * (`src/const.ts`, WETH's predeploy) and not only in its manifest; the token's code is put there.
+ */
+export const ERC20_ADDRESS = '0x4200000000000000000000000000000000000006';
 
 /** Runs the workload on a fresh chain started with EVM_PROJECTS_ANVIL. */
 export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProjectsWorkload> {
@@ -56,6 +62,18 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
     send(0, registry.address, testFeedRegistryAbi, 'confirmFeed', [asset, USD, latest, previous, phase]);
   const answer = (aggregator: string, current: bigint, round: bigint) => send(1, aggregator, testAggregatorAbi, 'update', [current, round]);
   const mine = () => client.request('evm_mine');
+  const deployed = await deploy('TestErc20', testErc20Abi, testErc20Bytecode, ['Wrapped Ether', 'WETH']);
+  await client.request('anvil_setCode', [ERC20_ADDRESS, await client.request<string>('eth_getCode', [deployed.address, 'latest'])]);
+  const token = (from: number, fn: string, args: unknown[], gas?: string) =>
+    client.request('eth_sendTransaction', [
+      {
+        from: accounts[from],
+        to: ERC20_ADDRESS,
+        gas: gas ?? '0x100000',
+        data: encodeFunctionData({ abi: testErc20Abi, functionName: fn, args } as Parameters<typeof encodeFunctionData>[0]),
+      },
+    ]);
+  const UNIT = 10n ** 18n;
 
   // gravatars: created, renamed, re-imaged (twice in a block), a failing update, strings of every kind
   await gravatar(1, 'createGravatar', 'Alice', 'https://example.com/a.png');
@@ -63,6 +81,10 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await gravatar(3, 'createGravatar', '', 'ipfs://x');
   // a price from an aggregator no feed names yet: no data source indexes it
   await answer(ethUsd, 100n, 1n);
+  // tokens minted (Transfer from the zero address), a transfer and an approval (a call handler's function)
+  for (const to of [1, 2, 3]) await token(0, 'mint', [accounts[to], 100n * UNIT]);
+  await token(1, 'transfer', [accounts[2], 5n * UNIT]);
+  await token(1, 'approve', [accounts[4], 50n * UNIT]);
   await mine();
   await gravatar(1, 'updateGravatarName', 'Alice II');
   await gravatar(2, 'updateGravatarImage', 'https://example.com/b.png');
@@ -76,6 +98,13 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await gravatar(4, 'createGravatar', 'Dave ✓ 日本語 😀', 'data:,'.padEnd(3000, 'x'));
   await gravatar(4, 'updateGravatarImage', 'img2');
   await gravatar(5, 'updateGravatarName', 'nobody'); // reverts: no gravatar
+  // transfers from a spender, of nothing, to oneself, one that fails (more than the balance), and an
+  // approval that runs out of gas (a failed transaction calling the handler's function)
+  await token(4, 'transferFrom', [accounts[1], accounts[5], 20n * UNIT]);
+  await token(2, 'transfer', [accounts[3], 0n]);
+  await token(3, 'transfer', [accounts[3], UNIT]);
+  await token(5, 'transfer', [accounts[1], 1000n * UNIT]);
+  await token(2, 'approve', [accounts[4], 1n], '0x6000');
   await answer(ethUsd, -5n, 3n);
   await confirm(BTC, btcUsd, ZERO, 1);
   await mine();
@@ -89,11 +118,15 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await send(2, unnamed, testAggregatorAbi, 'updateTwice', [7n, 8n, 1n]);
   await answer(ethUsd, 1n, 4n);
   await gravatar(2, 'updateGravatarName', 'Bob');
+  await token(2, 'approve', [accounts[4], 0n]);
+  await token(2, 'transfer', [accounts[6], 7n]);
   await mine();
   // the ETH feed retired; its old aggregator still answers
   await confirm(ETH, ZERO, ethUsd, 3);
   await mine();
   await answer(ethUsd, 2n, 5n);
+  // from an account that has held tokens since a later block than the first the handlers ran on
+  await token(5, 'transfer', [accounts[6], UNIT]);
   await answer(unnamed, 9n, 3n);
   await mine();
   await mine();
@@ -101,7 +134,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
   return {
-    addresses: { gravity: gravity.address, feedRegistry: registry.address },
+    addresses: { gravity: gravity.address, feedRegistry: registry.address, erc20: ERC20_ADDRESS },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
     lastHash: last.hash,

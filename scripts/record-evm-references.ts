@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installedBin, runSubqlNode, SUBQL_NODE_ETHEREUM_VERSION, subqlNodeEthereumBin } from '../bench/subql-node.ts';
@@ -10,11 +10,11 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { dumpEntityTables } from '../test/support/entity-table-dump.ts';
-import { EVM_FIXTURES, EVM_PROJECTS, evmReferencePath, localEvmManifest } from '../test/support/evm-projects.ts';
+import { copyEvmFixture, EVM_FIXTURES, evmReferencePath, localEvmManifest } from '../test/support/evm-projects.ts';
 import { formatReference } from '../test/support/substrate-projects.ts';
 
 /**
- * Records what SubQuery makes of each project of test/fixtures/evm-projects over the EVM projects'
+ * Records what SubQuery makes of each project of test/support/evm-projects.ts over the EVM projects'
  * workload (devchain/evm-projects-workload.ts): each project built by SubQuery's own CLI (`subql
  * codegen && subql build`, with ethers 5 and the project's packages, as its users build it) and
  * indexed by SubQuery's own node (@subql/node-ethereum, bench/subql-node.ts), its entity tables,
@@ -28,7 +28,15 @@ import { formatReference } from '../test/support/substrate-projects.ts';
  */
 const SUBQL_CLI_VERSION = '6.6.3';
 /** what the projects' builds import, at the versions recorded with (ethers 5: the typechain factories SubQuery's codegen writes) */
-const BUILD_PACKAGES = ['@subql/common-ethereum@4.10.1', '@subql/types-ethereum@4.2.3', 'ethers@5.7.2', 'abab@2.0.6', 'assert@2.1.0', 'typescript@5.9.3'];
+const BUILD_PACKAGES = [
+  '@subql/common-ethereum@4.10.1',
+  '@subql/types-ethereum@4.2.3',
+  'ethers@5.7.2',
+  'abab@2.0.6',
+  'assert@2.1.0',
+  'typescript@5.9.3',
+  '@subql/testing@2.3.1',
+];
 
 const names = process.argv.slice(2);
 if (names.some((n) => !EVM_FIXTURES.some((f) => f.name === n))) throw new Error(`unknown project among ${names.join(', ')}`);
@@ -53,7 +61,7 @@ try {
     const parent = await mkdtemp(join(tmpdir(), 'idx-evm-reference-'));
     td.teardown(() => rm(parent, { recursive: true, force: true }));
     const dir = join(parent, fixture.name);
-    await cp(join(EVM_PROJECTS, fixture.name), dir, { recursive: true, filter: (src) => !src.endsWith('reference.json') });
+    await copyEvmFixture(fixture, dir);
     await symlink(join(cliDir, 'node_modules'), join(dir, 'node_modules'), 'dir');
     execFileSync(process.execPath, [subql, 'codegen'], { cwd: dir, stdio: 'inherit' });
     execFileSync(process.execPath, [subql, 'build'], { cwd: dir, stdio: 'inherit' });

@@ -425,6 +425,26 @@ t.test('globals: logger, api pinned to the block, chainId, createDynamicDatasour
   });
 });
 
+t.test("api is each block's own, as SubQuery freezes one per block: one kept from the bundle's top level reads the first block handled", async (t) => {
+  // SubQuery's sandbox loads the mapping at its first handler call, so a contract made at the top level with that
+  // call's `api` reads that block for good (its Zora, Degen, Merlin and Metis starters do so; test/evm-projects.test.ts)
+  const { sb, calls } = await sandbox(`
+    const kept = api;
+    let held;
+    module.exports.handle = async function (log) {
+      held ??= api;
+      await kept.call({ to: log.address, data: '0x01' });
+      await api.call({ to: log.address, data: '0x02' });
+      await held.call({ to: log.address, data: '0x03' });
+    };
+  `);
+  for (const height of [100, 101, 105]) await sb.runBlock({ block: block(height), logs: [transferLog(0, 1n)] }, [logCall('handle')]);
+  const heights = (data: string) => calls.filter((c) => c[0] === 'ethCall' && (c[1] as { data: string }).data === data).map((c) => c[2]);
+  t.same(heights('0x01'), [100, 100, 100], 'the api the bundle kept as it loaded: the first block handled');
+  t.same(heights('0x02'), [100, 101, 105], "the global: the block's own");
+  t.same(heights('0x03'), [100, 100, 100], 'one a handler kept: the block it was kept at');
+});
+
 t.test('only assert, buffer, crypto, events, path, stream, url and util can be required', async (t) => {
   const { sb, calls } = await sandbox(`
     const assert = require('assert');

@@ -11,12 +11,13 @@ import type { Reference } from './substrate-projects.ts';
 import type { Teardown } from './teardown.ts';
 
 /**
- * The public SubQuery EVM projects of test/fixtures/evm-projects (their sources unchanged; the
- * folder's README tells where each comes from), with what a test needs to know about each.
+ * The public SubQuery EVM projects of test/fixtures/evm-projects and test/fixtures/evm-starters (their
+ * sources unchanged; the folders' READMEs tell where each comes from), with what a test needs to know about each.
  */
 export interface EvmFixture {
-  /** its folder under test/fixtures/evm-projects */
   name: string;
+  /** its folder under test/fixtures (where its reference.json is) */
+  folder: string;
   source: { repo: string; path: string; commit: string };
   /** what the project exercises */
   exercises: string;
@@ -24,7 +25,7 @@ export interface EvmFixture {
   contract: keyof EvmProjectsWorkload['addresses'];
 }
 
-export const EVM_PROJECTS = join(REPO, 'test', 'fixtures', 'evm-projects');
+const FIXTURES = join(REPO, 'test', 'fixtures');
 /** the manifest a prepared copy runs from: the project's, pointed at the local chain */
 export const LOCAL_MANIFEST = 'project-local.yaml';
 /** anvil's chain id */
@@ -34,13 +35,40 @@ const STARTERS = { repo: 'subquery/ethereum-subql-starter', commit: 'a600d41c3cb
 
 export const EVM_FIXTURES: readonly EvmFixture[] = [
   {
+    name: 'ethereum-starter',
+    folder: 'evm-starters/ethereum-starter',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-starter' },
+    exercises:
+      'the ERC20 starter most of SubQuery’s EVM starters are (188 of 226 at this commit): a Transfer log handler, an approve call handler ' +
+      '(a function filter with parameter names; a failed call too), transaction hashes as ids',
+    contract: 'erc20',
+  },
+  {
+    name: 'polygon-starter',
+    folder: 'evm-projects/polygon-starter',
+    source: { ...STARTERS, path: 'Polygon/polygon-starter' },
+    exercises: 'the ERC20 starter with block heights as String fields (blockNumber.toString()), as its EOS and zkSync copies',
+    contract: 'erc20',
+  },
+  {
+    name: 'zora-starter',
+    folder: 'evm-projects/zora-starter',
+    source: { ...STARTERS, path: 'Zora/zora-starter' },
+    exercises:
+      'the ERC20 starter with Address entities: balanceOf called at the block through a contract made at module load (its address in the source), ' +
+      'Promise.all in a handler, saves not awaited, relations',
+    contract: 'erc20',
+  },
+  {
     name: 'ethereum-gravatar',
+    folder: 'evm-projects/ethereum-gravatar',
     source: { ...STARTERS, path: 'Ethereum/ethereum-gravatar' },
     exercises: 'log handlers with string and address arguments (none indexed), BigNumber.toHexString ids, get-or-create then update, Bytes fields',
     contract: 'gravity',
   },
   {
     name: 'ethereum-chainlink',
+    folder: 'evm-projects/ethereum-chainlink',
     source: { ...STARTERS, path: 'Ethereum/ethereum-chainlink' },
     exercises:
       'a data source template instantiated from a handler (createDataFeedDatasource), its logs in the same block, contract calls at the block ' +
@@ -65,7 +93,7 @@ export async function prepareEvmFixture(t: Teardown, fixture: EvmFixture, endpoi
   const parent = await mkdtemp(join(tmpdir(), 'idx-evm-project-'));
   t.teardown(() => rm(parent, { recursive: true, force: true }));
   const dir = join(parent, fixture.name);
-  await cp(join(EVM_PROJECTS, fixture.name), dir, { recursive: true, filter: (src) => !src.endsWith('reference.json') });
+  await copyEvmFixture(fixture, dir);
   await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const reporter = { info: () => {}, warn: () => {} };
   await codegen({ location: dir, reporter });
@@ -90,8 +118,13 @@ export function localEvmManifest(text: string, endpoint: string, address: string
   return stringify(manifest);
 }
 
+/** a fresh copy of the fixture's sources, without its reference */
+export async function copyEvmFixture(fixture: EvmFixture, dir: string): Promise<void> {
+  await cp(join(FIXTURES, fixture.folder), dir, { recursive: true, filter: (src) => !src.endsWith('reference.json') });
+}
+
 export function evmReferencePath(fixture: EvmFixture): string {
-  return join(EVM_PROJECTS, fixture.name, 'reference.json');
+  return join(FIXTURES, fixture.folder, 'reference.json');
 }
 
 export async function readEvmReference(fixture: EvmFixture): Promise<Reference | undefined> {

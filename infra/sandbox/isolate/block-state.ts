@@ -20,6 +20,8 @@ export interface BlockState {
   height: number;
   /** the height of the last block run: a height seen again means a rewind or a retry */
   lastHeight: number;
+  /** the height of the first block whose handlers ran here (undefined before it) */
+  firstHandledHeight: number | undefined;
   /** the project bundle's exports */
   handlers: Record<string, unknown>;
 }
@@ -33,6 +35,7 @@ export const createBlockState = (): BlockState => ({
   handler: '',
   height: 0,
   lastHeight: -1,
+  firstHandledHeight: undefined,
   handlers: {},
 });
 

@@ -12,6 +12,12 @@ export interface IsolateFamilyContext {
   chainId: string;
   /** the height of the block running */
   height(): number;
+  /**
+   * the height of the first block whose handlers ran in this sandbox (the block running before it): SubQuery's
+   * sandbox loads a mapping at its first handler call, so what the bundle's top level keeps of that call's `api`
+   * reads that block for good
+   */
+  loadHeight(): number;
   /** the project's chain types' value (evaluated on first use; a failure names the file) */
   chainTypes(): unknown;
   /** the family's library bundle's exports, when it has one (infra/sandbox/families/<family>/) */
@@ -30,8 +36,13 @@ export interface BlockArguments {
 
 /** A family's side of one isolate (or node:vm context). */
 export interface IsolateFamily {
-  /** the `api` global, pinned to the block running */
+  /** the `api` global as the bundle loads */
   readonly api: unknown;
+  /**
+   * the `api` global of a block, when the family makes one per block as SubQuery freezes one into its sandbox per
+   * block: an `api` kept from an earlier block (a contract made at the bundle's top level) still reads that block
+   */
+  apiAt?(height: number): unknown;
   /** `unsafeApi` (--unsafe) */
   unsafeApi(): unknown;
   /** the handler arguments of a block (a rejection fails the block at its first call) */

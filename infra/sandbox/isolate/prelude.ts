@@ -67,6 +67,7 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     callBlocking: bridge.callBlocking,
     chainId: options.chainId,
     height: () => state.height,
+    loadHeight: () => state.firstHandledHeight ?? state.height,
     chainTypes: () => {
       try {
         return chainTypes?.value();
@@ -102,7 +103,9 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
   }
 
   const ship = createShipWrites(state, bridge);
-  const runner = { state, family, readCache, known, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress), ship };
+  // each block's own `api`, when the family makes one per block
+  const enterApi = family.apiAt === undefined ? undefined : (height: number) => void (g.api = family.apiAt!(height));
+  const runner = { state, family, enterApi, readCache, known, logBudget, writeBudget, entropy, access, progress: new Int32Array(options.progress), ship };
   const idleError = (err: unknown) => send('error', `a timer callback failed between blocks: ${describeThrown(err).message}`, undefined);
   const timed = withTimers(
     bridge,

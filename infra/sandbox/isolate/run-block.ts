@@ -11,6 +11,8 @@ import type { AccessEntry, BlockOutcome, BlockPayload, RunOutcome } from './wire
 export interface BlockRunner {
   state: BlockState;
   family: IsolateFamily;
+  /** sets the `api` global of the block entered, where the family makes one per block */
+  enterApi: ((height: number) => void) | undefined;
   readCache: ReadCache;
   /** the ids of the fresh entity types (domain/entities/known-ids.ts) */
   known: KnownIds;
@@ -81,6 +83,8 @@ function taken(state: BlockState, access: AccessEntry[]): Pick<RunOutcome, 'writ
 export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<BlockOutcome> {
   const { state, readCache } = r;
   state.height = payload.height;
+  if (payload.calls.length > 0) state.firstHandledHeight ??= payload.height;
+  r.enterApi?.(payload.height);
   // a height seen again means a rewind or a retry; `fresh`, that the host dropped the last block
   if (payload.fresh || payload.height <= state.lastHeight) readCache.clear();
   if (payload.forgetKnownIds) r.known.forgetAll();

@@ -10,12 +10,13 @@ import type { BlockExtrasWire, EvmBlockPayload } from './ethereum-wire.ts';
  */
 export const ethereumIsolate: IsolateFamilyDefinition = {
   callNames: { ethCall: 'api.call' },
-  install({ call, callBlocking, chainId, height }) {
+  install({ call, callBlocking, chainId, loadHeight }) {
     const fetchReceipt = async (hash: string) => (await call('receipt', [hash])) as WireRecord;
     const loadExtras =
       callBlocking && ((want: { transactions: boolean; logs: boolean }) => callBlocking('blockExtras', [want.transactions, want.logs]) as BlockExtrasWire);
     return {
-      api: createEthProvider(call, chainId, height),
+      api: createEthProvider(call, chainId, loadHeight),
+      apiAt: (height) => createEthProvider(call, chainId, () => height),
       unsafeApi: () => createEthProvider(call, chainId, undefined),
       enterBlock: (payload) => buildChainObjects(payload as EvmBlockPayload, fetchReceipt, loadExtras),
     };
