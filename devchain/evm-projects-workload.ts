@@ -74,6 +74,9 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
       },
     ]);
   const UNIT = 10n ** 18n;
+  // a transaction whose input is text (an ethscription when it is a data: URI), to an account or a contract
+  const inscribe = (from: number, to: string, text: string) =>
+    client.request('eth_sendTransaction', [{ from: accounts[from], to, gas: '0x100000', data: `0x${Buffer.from(text, 'utf8').toString('hex')}` }]);
 
   // gravatars: created, renamed, re-imaged (twice in a block), a failing update, strings of every kind
   await gravatar(1, 'createGravatar', 'Alice', 'https://example.com/a.png');
@@ -85,6 +88,8 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   for (const to of [1, 2, 3]) await token(0, 'mint', [accounts[to], 100n * UNIT]);
   await token(1, 'transfer', [accounts[2], 5n * UNIT]);
   await token(1, 'approve', [accounts[4], 50n * UNIT]);
+  await inscribe(7, accounts[8]!, 'data:,Hello ethscriptions');
+  await inscribe(7, accounts[9]!, 'data:text/plain;base64,aGVsbG8gd29ybGQ=');
   await mine();
   await gravatar(1, 'updateGravatarName', 'Alice II');
   await gravatar(2, 'updateGravatarImage', 'https://example.com/b.png');
@@ -105,6 +110,11 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await token(3, 'transfer', [accounts[3], UNIT]);
   await token(5, 'transfer', [accounts[1], 1000n * UNIT]);
   await token(2, 'approve', [accounts[4], 1n], '0x6000');
+  // not base64 after ;base64, no comma, a NUL and UTF-8 beyond ASCII, and one to a contract (which reverts)
+  await inscribe(8, accounts[7]!, 'data:image/svg+xml;base64,!!not base64!!');
+  await inscribe(9, accounts[7]!, 'data:no comma here');
+  await inscribe(8, accounts[9]!, 'data:,caf\u00e9 \u0000 \u2713 \u{1F600}');
+  await inscribe(9, gravity.address, 'data:application/json,{"p":"erc-20","op":"mint"}');
   await answer(ethUsd, -5n, 3n);
   await confirm(BTC, btcUsd, ZERO, 1);
   await mine();
@@ -120,6 +130,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await gravatar(2, 'updateGravatarName', 'Bob');
   await token(2, 'approve', [accounts[4], 0n]);
   await token(2, 'transfer', [accounts[6], 7n]);
+  await inscribe(7, accounts[8]!, 'data:text/html;charset=utf-8;base64,PGgxPmhpPC9oMT4=');
   await mine();
   // the ETH feed retired; its old aggregator still answers
   await confirm(ETH, ZERO, ethUsd, 3);

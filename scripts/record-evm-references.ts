@@ -10,7 +10,7 @@ import { createDb } from '../infra/postgres/create-db.ts';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { createRpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { dumpEntityTables } from '../test/support/entity-table-dump.ts';
-import { copyEvmFixture, EVM_FIXTURES, evmReferencePath, localEvmManifest } from '../test/support/evm-projects.ts';
+import { contractOf, copyEvmFixture, EVM_FIXTURES, evmReferencePath, localEvmManifest } from '../test/support/evm-projects.ts';
 import { formatReference } from '../test/support/substrate-projects.ts';
 
 /**
@@ -67,7 +67,7 @@ try {
     execFileSync(process.execPath, [subql, 'build'], { cwd: dir, stdio: 'inherit' });
     // SubQuery's build writes the manifest compiled from project.ts beside it
     const manifest = join(dir, 'project.yaml');
-    await writeFile(manifest, localEvmManifest(await readFile(manifest, 'utf8'), anvil.url, workload.addresses[fixture.contract], workload.startBlock));
+    await writeFile(manifest, localEvmManifest(await readFile(manifest, 'utf8'), anvil.url, contractOf(fixture, workload), workload.startBlock));
     const schema = `subql_ref_${fixture.name.replace(/-/g, '_')}`;
     const db = await createDb({ env: dbEnv });
     try {

@@ -21,8 +21,8 @@ export interface EvmFixture {
   source: { repo: string; path: string; commit: string };
   /** what the project exercises */
   exercises: string;
-  /** which of the workload's contracts its data sources index (devchain/evm-projects-workload.ts) */
-  contract: keyof EvmProjectsWorkload['addresses'];
+  /** which of the workload's contracts its first data source indexes (devchain/evm-projects-workload.ts); none when it names no address */
+  contract?: keyof EvmProjectsWorkload['addresses'];
 }
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
@@ -58,6 +58,14 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       'the ERC20 starter with Address entities: balanceOf called at the block through a contract made at module load (its address in the source), ' +
       'Promise.all in a handler, saves not awaited, relations',
     contract: 'erc20',
+  },
+  {
+    name: 'ethscriptions',
+    folder: 'evm-projects/ethscriptions',
+    source: { ...STARTERS, path: 'Ethereum/ethscriptions' },
+    exercises:
+      'a call handler on a 4-byte function filter (0x64617461, "data") with no address and no ABI: transactions to any account or contract, ' +
+      'failed ones too; tx.input decoded by hand, atob on ;base64 data URIs, Date from tx.blockTimestamp',
   },
   {
     name: 'ethereum-gravatar',
@@ -99,24 +107,28 @@ export async function prepareEvmFixture(t: Teardown, fixture: EvmFixture, endpoi
   await codegen({ location: dir, reporter });
   const built = await buildProject({ location: dir, reporter });
   const manifest = join(dir, LOCAL_MANIFEST);
-  await writeFile(manifest, localEvmManifest(await readFile(built.manifest!, 'utf8'), endpoint, workload.addresses[fixture.contract], workload.startBlock));
+  await writeFile(manifest, localEvmManifest(await readFile(built.manifest!, 'utf8'), endpoint, contractOf(fixture, workload), workload.startBlock));
   return { dir, manifest };
 }
 
 /**
  * The manifest text pointed at the local chain: chainId anvil's, endpoint the local node, the first
- * data source at the workload's contract, every data source from the workload's first block, no
+ * data source at the workload's contract (when it names one), every data source from the workload's first block, no
  * dictionary and no bypassed blocks. Templates keep no address, as they are written.
  */
-export function localEvmManifest(text: string, endpoint: string, address: string, startBlock: number): string {
+export function localEvmManifest(text: string, endpoint: string, address: string | undefined, startBlock: number): string {
   const manifest = parse(text) as { network?: Record<string, unknown>; dataSources?: { startBlock?: number; options?: Record<string, unknown> }[] };
   manifest.network = { chainId: LOCAL_CHAIN_ID, endpoint };
   for (const [i, ds] of (manifest.dataSources ?? []).entries()) {
     ds.startBlock = startBlock;
-    if (i === 0) ds.options = { ...ds.options, address };
+    if (i === 0 && address !== undefined) ds.options = { ...ds.options, address };
   }
   return stringify(manifest);
 }
+
+/** the address the fixture's first data source is pointed at, if any */
+export const contractOf = (fixture: EvmFixture, workload: EvmProjectsWorkload): string | undefined =>
+  fixture.contract === undefined ? undefined : workload.addresses[fixture.contract];
 
 /** a fresh copy of the fixture's sources, without its reference */
 export async function copyEvmFixture(fixture: EvmFixture, dir: string): Promise<void> {

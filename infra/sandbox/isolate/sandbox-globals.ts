@@ -1,4 +1,5 @@
 import { Buffer } from 'buffer';
+import { atob, btoa } from './builtins/base64.ts';
 import { TextDecoder, TextEncoder } from './builtins/text-codec.ts';
 import type { createUrl } from './builtins/url.ts';
 import { timerGlobals } from './timers.ts';
@@ -35,8 +36,8 @@ export function sandboxGlobals(parts: {
     URL: parts.url.URL,
     URLSearchParams: parts.url.URLSearchParams,
     ...timerGlobals,
-    atob: (s: string) => Buffer.from(String(s), 'base64').toString('latin1'),
-    btoa: (s: string) => Buffer.from(String(s), 'latin1').toString('base64'),
+    atob,
+    btoa,
     global: parts.g,
   };
 }
