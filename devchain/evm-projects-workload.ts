@@ -3,6 +3,7 @@ import { encodeFunctionData } from 'viem/utils';
 import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { testAggregatorAbi, testAggregatorBytecode } from './contracts/test-aggregator.artifact.ts';
+import { testClaimsAbi, testClaimsBytecode } from './contracts/test-claims.artifact.ts';
 import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact.ts';
 import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
 import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
@@ -20,7 +21,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -62,6 +63,8 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
     send(0, registry.address, testFeedRegistryAbi, 'confirmFeed', [asset, USD, latest, previous, phase]);
   const answer = (aggregator: string, current: bigint, round: bigint) => send(1, aggregator, testAggregatorAbi, 'update', [current, round]);
   const mine = () => client.request('evm_mine');
+  const claims = await deploy('TestClaims', testClaimsAbi, testClaimsBytecode);
+  const claim = (from: number, fn: string, args: unknown[]) => send(from, claims.address, testClaimsAbi, fn, args);
   const deployed = await deploy('TestErc20', testErc20Abi, testErc20Bytecode, ['Wrapped Ether', 'WETH']);
   await client.request('anvil_setCode', [ERC20_ADDRESS, await client.request<string>('eth_getCode', [deployed.address, 'latest'])]);
   const token = (from: number, fn: string, args: unknown[], gas?: string) =>
@@ -90,6 +93,12 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await token(1, 'approve', [accounts[4], 50n * UNIT]);
   await inscribe(7, accounts[8]!, 'data:,Hello ethscriptions');
   await inscribe(7, accounts[9]!, 'data:text/plain;base64,aGVsbG8gd29ybGQ=');
+  // airdrop claims (two in a block, one day's total), an NFT drop's claims, LSP7 transfers forced or not, with data
+  await claim(1, 'claim', [0n, accounts[1], 5n * UNIT]);
+  await claim(2, 'claim', [1n, accounts[2], 7n]);
+  await claim(3, 'claimTokens', [0n, accounts[3], 0n, 3n]);
+  await claim(1, 'lsp7Transfer', [accounts[1], accounts[2], 10n, true, '0x']);
+  await claim(2, 'lsp7Transfer', [ZERO, accounts[3], 2n ** 255n, false, '0xdeadbeef00']);
   await mine();
   await gravatar(1, 'updateGravatarName', 'Alice II');
   await gravatar(2, 'updateGravatarImage', 'https://example.com/b.png');
@@ -131,6 +140,9 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await token(2, 'approve', [accounts[4], 0n]);
   await token(2, 'transfer', [accounts[6], 7n]);
   await inscribe(7, accounts[8]!, 'data:text/html;charset=utf-8;base64,PGgxPmhpPC9oMT4=');
+  await claim(3, 'claim', [2n, accounts[3], 0n]);
+  await claim(4, 'claimTokens', [1n, accounts[4], 3n, 1n]);
+  await claim(4, 'claimTokens', [1n, accounts[5], 4n, 2n]);
   await mine();
   // the ETH feed retired; its old aggregator still answers
   await confirm(ETH, ZERO, ethUsd, 3);
@@ -140,12 +152,19 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await token(5, 'transfer', [accounts[6], UNIT]);
   await answer(unnamed, 9n, 3n);
   await mine();
+  // a day later: the daily totals of the airdrop and the NFT drop begin again; an index claimed twice
+  const { timestamp } = await client.request<{ timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
+  await client.request('evm_setNextBlockTimestamp', [hexToNumber(timestamp) + 86_400]);
+  await claim(1, 'claim', [3n, accounts[1], 1n]);
+  await claim(2, 'claim', [3n, accounts[2], 2n]);
+  await claim(5, 'claimTokens', [2n, accounts[5], 6n, 10n]);
+  await mine();
   await mine();
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
   return {
-    addresses: { gravity: gravity.address, feedRegistry: registry.address, erc20: ERC20_ADDRESS },
+    addresses: { gravity: gravity.address, feedRegistry: registry.address, erc20: ERC20_ADDRESS, claims: claims.address },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
     lastHash: last.hash,

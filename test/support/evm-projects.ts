@@ -68,6 +68,27 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       'failed ones too; tx.input decoded by hand, atob on ;base64 data URIs, Date from tx.blockTimestamp',
   },
   {
+    name: 'optimism-airdrop',
+    folder: 'evm-projects/optimism-airdrop',
+    source: { ...STARTERS, path: 'Optimism/optimism-airdrop' },
+    exercises: 'daily totals keyed by the ISO day of log.block.timestamp across two days, two claims of one day in a block, an index claimed twice',
+    contract: 'claims',
+  },
+  {
+    name: 'base-nft',
+    folder: 'evm-projects/base-nft',
+    source: { ...STARTERS, path: 'Base/base-nft' },
+    exercises: 'a topic filter written with spaces and a newline (" TokensClaimed (uint256 …)\\n"), indexed addresses, a Date field, daily totals',
+    contract: 'claims',
+  },
+  {
+    name: 'lukso-starter',
+    folder: 'evm-projects/lukso-starter',
+    source: { ...STARTERS, path: 'Lukso/lukso-starter' },
+    exercises: 'LSP7 Transfer: a bool and a bytes argument, an operator, a uint256 of 2^255, transaction hashes as ids',
+    contract: 'claims',
+  },
+  {
     name: 'ethereum-gravatar',
     folder: 'evm-projects/ethereum-gravatar',
     source: { ...STARTERS, path: 'Ethereum/ethereum-gravatar' },
@@ -123,7 +144,8 @@ export function localEvmManifest(text: string, endpoint: string, address: string
     ds.startBlock = startBlock;
     if (i === 0 && address !== undefined) ds.options = { ...ds.options, address };
   }
-  return stringify(manifest);
+  // no folding of long lines: a folded string whose first line is indented more keeps its line breaks (base-nft's topic)
+  return stringify(manifest, { lineWidth: 0 });
 }
 
 /** the address the fixture's first data source is pointed at, if any */

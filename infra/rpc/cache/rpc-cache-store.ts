@@ -112,10 +112,11 @@ export async function openRpcCacheStore(options: RpcCacheStoreOptions): Promise<
     }
     const path = join(dir, segment);
     const reading = readFile(path).then(
-      (file) => {
+      async (file) => {
         const b = checkedBody(file);
         if (b === undefined) {
-          void unlink(path).catch(() => undefined);
+          // gone before the answer: a later process (or look) never meets it again
+          await unlink(path).catch(() => undefined);
           return undefined;
         }
         loadedBytes += b.length;
