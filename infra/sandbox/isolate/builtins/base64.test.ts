@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
 import { atob, btoa } from './base64.ts';
@@ -49,15 +50,19 @@ const base64ish = fc.oneof(
 );
 
 t.test("atob: the value or the error of Node's atob, for any string", async (t) => {
-  fc.assert(
-    fc.property(base64ish, (s) => {
-      t.same(
-        outcome(() => atob(s)),
-        outcome(() => nodeAtob(s)),
-        JSON.stringify(s),
-      );
-    }),
-    { numRuns: 3000 },
+  // one assertion for the generated strings: fast-check's error names the first string that differs
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(base64ish, (s) =>
+          isDeepStrictEqual(
+            outcome(() => atob(s)),
+            outcome(() => nodeAtob(s)),
+          ),
+        ),
+        { numRuns: 3000 },
+      ),
+    '3,000 generated strings',
   );
   for (const s of ['aGVsbG8=', 'aGVsbG8', '!!not base64!!', 'ab=c', 'a===', 'abc==', 'YR', ' aGVs\nbG8= ', '', 'a', '=', '==']) {
     t.same(
@@ -82,15 +87,18 @@ t.test("atob: the value or the error of Node's atob, for any string", async (t) 
 });
 
 t.test("btoa: the value or the error of Node's btoa, for any string", async (t) => {
-  fc.assert(
-    fc.property(fc.string({ unit: chars, maxLength: 24 }), (s) => {
-      t.same(
-        outcome(() => btoa(s)),
-        outcome(() => nodeBtoa(s)),
-        JSON.stringify(s),
-      );
-    }),
-    { numRuns: 2000 },
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(fc.string({ unit: chars, maxLength: 24 }), (s) =>
+          isDeepStrictEqual(
+            outcome(() => btoa(s)),
+            outcome(() => nodeBtoa(s)),
+          ),
+        ),
+        { numRuns: 2000 },
+      ),
+    '2,000 generated strings',
   );
   t.same(
     outcome(() => atob(btoa('\u0000\u00ff hello'))),
