@@ -99,6 +99,10 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await claim(3, 'claimTokens', [0n, accounts[3], 0n, 3n]);
   await claim(1, 'lsp7Transfer', [accounts[1], accounts[2], 10n, true, '0x']);
   await claim(2, 'lsp7Transfer', [ZERO, accounts[3], 2n ** 255n, false, '0xdeadbeef00']);
+  // staking rewards: one user paid twice in a block (a running total), ids from the block hash and log index
+  await claim(0, 'payReward', [accounts[1], 3n]);
+  await claim(0, 'payReward', [accounts[1], 4n]);
+  await claim(0, 'payReward', [accounts[2], 10n ** 21n]);
   await mine();
   await gravatar(1, 'updateGravatarName', 'Alice II');
   await gravatar(2, 'updateGravatarImage', 'https://example.com/b.png');
@@ -158,6 +162,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await claim(1, 'claim', [3n, accounts[1], 1n]);
   await claim(2, 'claim', [3n, accounts[2], 2n]);
   await claim(5, 'claimTokens', [2n, accounts[5], 6n, 10n]);
+  await claim(0, 'payReward', [accounts[1], 0n]);
   await mine();
   await mine();
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);

@@ -89,6 +89,13 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
     contract: 'claims',
   },
   {
+    name: 'pangolin-rewards-tutorial',
+    folder: 'evm-projects/pangolin-rewards-tutorial',
+    source: { ...STARTERS, path: 'Avalanche/pangolin-rewards-tutorial' },
+    exercises: 'ids from log.blockHash and logIndex, lower-cased address ids, a running total updated twice in a block, a derived field',
+    contract: 'claims',
+  },
+  {
     name: 'ethereum-gravatar',
     folder: 'evm-projects/ethereum-gravatar',
     source: { ...STARTERS, path: 'Ethereum/ethereum-gravatar' },
