@@ -54,9 +54,9 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
     await deploy('TestAggregator', testAggregatorAbi, testAggregatorBytecode, ['', 0]),
   ].map((c) => c.address) as [string, string, string];
 
-  const send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[]) =>
+  const send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[], gas = '0x100000') =>
     client.request('eth_sendTransaction', [
-      { from: accounts[from], to, gas: '0x100000', data: encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]) },
+      { from: accounts[from], to, gas, data: encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]) },
     ]);
   const gravatar = (from: number, fn: string, ...args: string[]) => send(from, gravity.address, testGravityAbi, fn, args);
   const confirm = (asset: string, latest: string, previous: string, phase: number) =>
@@ -67,15 +67,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   const claim = (from: number, fn: string, args: unknown[]) => send(from, claims.address, testClaimsAbi, fn, args);
   const deployed = await deploy('TestErc20', testErc20Abi, testErc20Bytecode, ['Wrapped Ether', 'WETH']);
   await client.request('anvil_setCode', [ERC20_ADDRESS, await client.request<string>('eth_getCode', [deployed.address, 'latest'])]);
-  const token = (from: number, fn: string, args: unknown[], gas?: string) =>
-    client.request('eth_sendTransaction', [
-      {
-        from: accounts[from],
-        to: ERC20_ADDRESS,
-        gas: gas ?? '0x100000',
-        data: encodeFunctionData({ abi: testErc20Abi, functionName: fn, args } as Parameters<typeof encodeFunctionData>[0]),
-      },
-    ]);
+  const token = (from: number, fn: string, args: unknown[], gas?: string) => send(from, ERC20_ADDRESS, testErc20Abi, fn, args, gas);
   const UNIT = 10n ** 18n;
   // a transaction whose input is text (an ethscription when it is a data: URI), to an account or a contract
   const inscribe = (from: number, to: string, text: string) =>

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { buildProject } from '../../apps/cli/build-project.ts';
 import { codegen } from '../../apps/cli/codegen.ts';
 import type { EvmProjectsWorkload } from '../../devchain/evm-projects-workload.ts';
 import { REPO } from './idx-programs.ts';
-import type { Reference } from './substrate-projects.ts';
+import { LOCAL_MANIFEST, quietReporter, readReferenceFile, type PreparedFixture, type Reference } from './substrate-projects.ts';
 import type { Teardown } from './teardown.ts';
 
 /**
@@ -26,8 +25,6 @@ export interface EvmFixture {
 }
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
-/** the manifest a prepared copy runs from: the project's, pointed at the local chain */
-export const LOCAL_MANIFEST = 'project-local.yaml';
 /** anvil's chain id */
 const LOCAL_CHAIN_ID = '31337';
 
@@ -113,25 +110,19 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
   },
 ];
 
-export interface PreparedEvmFixture {
-  dir: string;
-  /** `<dir>/project-local.yaml` */
-  manifest: string;
-}
-
 /**
  * A copy of the fixture as its user has it after `npm install` (node_modules resolving to idx's own
  * packages), then `idx codegen` and `idx build` run in it (in this process, as the CLI runs them), and
  * its manifest pointed at the local chain as a user testing locally points it (see localEvmManifest).
  * Throws the build's error when it fails.
  */
-export async function prepareEvmFixture(t: Teardown, fixture: EvmFixture, endpoint: string, workload: EvmProjectsWorkload): Promise<PreparedEvmFixture> {
+export async function prepareEvmFixture(t: Teardown, fixture: EvmFixture, endpoint: string, workload: EvmProjectsWorkload): Promise<PreparedFixture> {
   const parent = await mkdtemp(join(tmpdir(), 'idx-evm-project-'));
   t.teardown(() => rm(parent, { recursive: true, force: true }));
   const dir = join(parent, fixture.name);
   await copyEvmFixture(fixture, dir);
   await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const reporter = { info: () => {}, warn: () => {} };
+  const reporter = quietReporter();
   await codegen({ location: dir, reporter });
   const built = await buildProject({ location: dir, reporter });
   const manifest = join(dir, LOCAL_MANIFEST);
@@ -169,6 +160,5 @@ export function evmReferencePath(fixture: EvmFixture): string {
 }
 
 export async function readEvmReference(fixture: EvmFixture): Promise<Reference | undefined> {
-  const file = evmReferencePath(fixture);
-  return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Reference) : undefined;
+  return readReferenceFile(evmReferencePath(fixture));
 }

@@ -108,7 +108,7 @@ export async function linkRepoPackages(nodeModules: string): Promise<void> {
   }
 }
 
-function quietReporter(): Reporter {
+export function quietReporter(): Reporter {
   return { info: () => {}, warn: () => {} };
 }
 
@@ -126,7 +126,11 @@ export function referencePath(fixture: SubstrateFixture): string {
 }
 
 export async function readReference(fixture: SubstrateFixture): Promise<Reference | undefined> {
-  const file = referencePath(fixture);
+  return readReferenceFile(referencePath(fixture));
+}
+
+/** A recorded reference (of a Substrate or an EVM project), or undefined when none was recorded. */
+export async function readReferenceFile(file: string): Promise<Reference | undefined> {
   return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Reference) : undefined;
 }
 
