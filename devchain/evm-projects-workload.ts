@@ -7,6 +7,7 @@ import { testClaimsAbi, testClaimsBytecode } from './contracts/test-claims.artif
 import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact.ts';
 import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
 import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
+import { testNftsAbi, testNftsBytecode } from './contracts/test-nfts.artifact.ts';
 import { deployContract } from './deploy-contract.ts';
 import type { AnvilOptions } from './start-anvil.ts';
 
@@ -21,7 +22,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -157,11 +158,42 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await claim(0, 'payReward', [accounts[1], 0n]);
   await mine();
   await mine();
+  // NFTs: POAPs, crabs and Lens profiles minted; the mint's Transfer comes before its EventToken or NewCrab
+  const nfts = await deploy('TestNfts', testNftsAbi, testNftsBytecode);
+  const nft = (from: number, fn: string, args: unknown[]) => send(from, nfts.address, testNftsAbi, fn, args);
+  await nft(0, 'mintToken', [1n, accounts[1], 1n]);
+  await nft(0, 'mintToken', [1n, accounts[2], 2n]);
+  await nft(0, 'mintToken', [7n, accounts[1], 3n]);
+  // a crab whose tokenURI answers, then one whose parents are the first and one never minted, and whose tokenURI reverts
+  await nft(0, 'mintCrab', [accounts[1], 1n, 0n, 0n, 2n ** 200n + 5n, 2n ** 40n + 1n, 0, 'ipfs://crab-1']);
+  await nft(0, 'mintCrab', [accounts[2], 2n, 1n, 99n, 0n, 1_700_000_000n, 255, '']);
+  await nft(1, 'createProfile', [1n, accounts[1], 'alice.lens', 'ipfs://alice.png', 'ipfs://alice-follow']);
+  await nft(2, 'createProfile', [2n, accounts[3], '', '', '']);
+  await mine();
+  // transfers: a POAP passed on, one burnt, one never minted here; a crab passed on and one never minted here
+  await nft(1, 'transfer', [accounts[1], accounts[2], 1n]);
+  await nft(2, 'transfer', [accounts[2], ZERO, 2n]);
+  await nft(3, 'transfer', [accounts[3], accounts[4], 9n]);
+  await nft(1, 'transfer', [accounts[1], accounts[3], 1n]);
+  // posts (two profiles' first publications share one pubId), follows of two profiles, of none, and of one twice
+  await nft(1, 'post', [1n, 1n, 'ipfs://post-1', '0x']);
+  await nft(3, 'post', [2n, 1n, 'ar://post-2', '0xdead']);
+  await nft(3, 'follow', [
+    [1n, 2n],
+    ['0x', '0x01'],
+  ]);
+  await nft(4, 'follow', [[], []]);
+  await nft(5, 'follow', [
+    [2n, 2n],
+    ['0x', '0x'],
+  ]);
+  await nft(2, 'createProfile', [3n, accounts[2], 'bob ✓', 'data:,'.padEnd(300, 'y'), 'ipfs://bob-follow']);
+  await mine();
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
   return {
-    addresses: { gravity: gravity.address, feedRegistry: registry.address, erc20: ERC20_ADDRESS, claims: claims.address },
+    addresses: { gravity: gravity.address, feedRegistry: registry.address, erc20: ERC20_ADDRESS, claims: claims.address, nfts: nfts.address },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
     lastHash: last.hash,

@@ -108,6 +108,33 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       '(typechain factories: description, decimals), indexed int256 arguments (negative), saves not awaited, a package beyond SubQuery’s (abab)',
     contract: 'feedRegistry',
   },
+  {
+    name: 'ethereum-poap',
+    folder: 'evm-projects/ethereum-poap',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-poap' },
+    exercises:
+      'two log handlers whose logs share a transaction (a mint’s Transfer before its EventToken), a topic filter whose parameter names and ' +
+      'indexed flags differ from the ABI’s (decoded by the ABI), checksummed address ids, burns, a token never minted',
+    contract: 'nfts',
+  },
+  {
+    name: 'crabada-nft',
+    folder: 'evm-projects/crabada-nft',
+    source: { ...STARTERS, path: 'Avalanche/crabada-nft' },
+    exercises:
+      'log.transaction.from, a contract call that reverts caught by the mapping (tokenURI), uint8 and uint64 arguments, relations to ' +
+      'entities that may not exist, an entity created minimally then replaced in the same transaction, topics without indexed flags',
+    contract: 'nfts',
+  },
+  {
+    name: 'polygon-lens',
+    folder: 'evm-projects/polygon-lens',
+    source: { ...STARTERS, path: 'Polygon/polygon-lens' },
+    exercises:
+      'uint256[] and bytes[] arguments walked with for…in, string arguments, Promise.all of saves never awaited, log.transaction.hash, ' +
+      'topics by type list only, an id shared by two profiles’ posts',
+    contract: 'nfts',
+  },
 ];
 
 /**
