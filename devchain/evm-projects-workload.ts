@@ -8,6 +8,9 @@ import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact
 import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
 import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
 import { testNftsAbi, testNftsBytecode } from './contracts/test-nfts.artifact.ts';
+import { testPositionManagerAbi, testPositionManagerBytecode } from './contracts/test-position-manager.artifact.ts';
+import { testUniFactoryAbi, testUniFactoryBytecode } from './contracts/test-uni-factory.artifact.ts';
+import { testUniPoolAbi, testUniPoolBytecode } from './contracts/test-uni-pool.artifact.ts';
 import { deployContract } from './deploy-contract.ts';
 import type { AnvilOptions } from './start-anvil.ts';
 
@@ -22,7 +25,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -39,6 +42,13 @@ const USD = '0x0000000000000000000000000000000000000348';
  * (`src/const.ts`, WETH's predeploy) and not only in its manifest; the token's code is put there.
  */
 export const ERC20_ADDRESS = '0x4200000000000000000000000000000000000006';
+/**
+ * Uniswap v3's factory and position manager, where SubQuery's ethereum-uniswap-v3 starter finds them: the
+ * factory named in its source (`FACTORY_ADDRESS`, read through a contract made at module load), the position
+ * manager in its manifest's second data source.
+ */
+export const UNISWAP_FACTORY_ADDRESS = '0x1F98431c8aD98523631AE4a59f267346ea31F984';
+const POSITION_MANAGER_ADDRESS = '0xC36442b4a4522E871399CD717aBDD847Ab11FE88';
 
 /** Runs the workload on a fresh chain started with EVM_PROJECTS_ANVIL. */
 export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProjectsWorkload> {
@@ -189,13 +199,84 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   ]);
   await nft(2, 'createProfile', [3n, accounts[2], 'bob ✓', 'data:,'.padEnd(300, 'y'), 'ipfs://bob-follow']);
   await mine();
+  await runUniswap(client, accounts, send);
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
   return {
-    addresses: { gravity: gravity.address, feedRegistry: registry.address, erc20: ERC20_ADDRESS, claims: claims.address, nfts: nfts.address },
+    addresses: {
+      gravity: gravity.address,
+      feedRegistry: registry.address,
+      erc20: ERC20_ADDRESS,
+      claims: claims.address,
+      nfts: nfts.address,
+      uniswapFactory: UNISWAP_FACTORY_ADDRESS,
+    },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
     lastHash: last.hash,
   };
+}
+
+type Send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[], gas?: string) => Promise<unknown>;
+
+/** The deployed code of a fresh contract, put at `address` (storage empty). */
+async function placeContract(client: RpcClient, address: string, name: string, abi: Abi, bytecode: `0x${string}`): Promise<void> {
+  const deployed = await deployContract(client, { name, abi, bytecode, args: [] });
+  await client.request('anvil_setCode', [address, await client.request<string>('eth_getCode', [deployed.address, 'latest'])]);
+}
+
+/**
+ * Uniswap v3: pools created (their template's logs in the same block), initialised, minted into, swapped (across
+ * ticks, up and down, negative amounts), flashed and burnt, positions minted, changed, collected and passed on, one
+ * never minted, and a pool created after the first block the starter handled (its module-level factory contract
+ * still reads that block, as on SubQuery).
+ */
+async function runUniswap(client: RpcClient, accounts: string[], send: Send): Promise<void> {
+  const mine = () => client.request('evm_mine');
+  await placeContract(client, UNISWAP_FACTORY_ADDRESS, 'TestUniFactory', testUniFactoryAbi, testUniFactoryBytecode);
+  await placeContract(client, POSITION_MANAGER_ADDRESS, 'TestPositionManager', testPositionManagerAbi, testPositionManagerBytecode);
+  const tokenA = (await deployContract(client, { name: 'TestErc20', abi: testErc20Abi, bytecode: testErc20Bytecode, args: ['Token A', 'TKA'] })).address;
+  const tokenB = (await deployContract(client, { name: 'TestErc20', abi: testErc20Abi, bytecode: testErc20Bytecode, args: ['Token B', 'TKB'] })).address;
+  const [pool1, pool2, pool3] = [
+    await deployContract(client, { name: 'TestUniPool', abi: testUniPoolAbi, bytecode: testUniPoolBytecode, args: [] }),
+    await deployContract(client, { name: 'TestUniPool', abi: testUniPoolAbi, bytecode: testUniPoolBytecode, args: [] }),
+    await deployContract(client, { name: 'TestUniPool', abi: testUniPoolAbi, bytecode: testUniPoolBytecode, args: [] }),
+  ].map((c) => c.address) as [string, string, string];
+  const factory = (fn: string, args: unknown[]) => send(0, UNISWAP_FACTORY_ADDRESS, testUniFactoryAbi, fn, args);
+  const pool = (from: number, address: string, fn: string, args: unknown[]) => send(from, address, testUniPoolAbi, fn, args);
+  const positions = (from: number, fn: string, args: unknown[]) => send(from, POSITION_MANAGER_ADDRESS, testPositionManagerAbi, fn, args);
+  const E18 = 10n ** 18n;
+  const Q96 = 2n ** 96n;
+
+  // two pools created; the first initialised in the same block
+  await factory('createPool', [tokenA, tokenB, 3000, 60, pool1]);
+  await factory('createPool', [tokenB, ERC20_ADDRESS, 500, 10, pool2]);
+  await pool(1, pool1, 'initialize', [2n * Q96, 180]);
+  await mine();
+  // liquidity minted into both, a position minted and passed on
+  await pool(1, pool1, 'mint', [accounts[1], -120, 120, E18, 5n * E18, 3n * E18, 1000n]);
+  await pool(2, pool2, 'initialize', [Q96, -5]);
+  await pool(2, pool2, 'mint', [accounts[2], -10, 10, 7n * E18, 2n * E18, 9n * E18, 5n]);
+  await positions(1, 'mint', [1n, accounts[1], tokenA, tokenB, 3000, -120, 120, E18]);
+  await positions(1, 'transfer', [accounts[1], accounts[2], 1n]);
+  await mine();
+  // swaps down across a tick and up with a negative remainder, a flash, the position changed and collected, a token id never minted
+  await pool(3, pool1, 'swap', [accounts[3], 2n * E18, -(3n * E18), (3n * Q96) / 2n, E18, -60, 2n ** 130n, 7n]);
+  await pool(3, pool2, 'swap', [accounts[4], -(E18 / 2n), 4n * E18, (5n * Q96) / 4n, 7n * E18, 25, 1n, 2n]);
+  await pool(4, pool1, 'flash', [accounts[4], 10n * E18, E18, 2n ** 131n, 8n]);
+  await positions(2, 'increase', [1n, E18 / 2n, 4n * E18, E18]);
+  await positions(2, 'decrease', [1n, E18 / 4n, 2n * E18, 3n * E18]);
+  await positions(2, 'collect', [1n, accounts[2], 3n * E18, 0n]);
+  await positions(3, 'increase', [99n, E18, E18, E18]);
+  await pool(1, pool1, 'burn', [-120, 120, E18 / 2n, E18, 2n * E18]);
+  // a pool created now: the starter's factory contract, made at module load, reads the first block it handled
+  await factory('createPool', [tokenA, ERC20_ADDRESS, 10000, 200, pool3]);
+  await pool(1, pool3, 'initialize', [3n * Q96, 400]);
+  await positions(1, 'mint', [2n, accounts[3], tokenA, ERC20_ADDRESS, 10000, -200, 200, 3n * E18]);
+  await mine();
+  await positions(2, 'transfer', [accounts[2], accounts[5], 1n]);
+  await pool(5, pool3, 'mint', [accounts[5], -200, 200, E18, E18, E18, 9n]);
+  await pool(5, pool3, 'swap', [accounts[5], E18, -E18, 3n * Q96, E18, 399, 3n, 4n]);
+  await mine();
 }

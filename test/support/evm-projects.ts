@@ -135,6 +135,17 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       'topics by type list only, an id shared by two profiles’ posts',
     contract: 'nfts',
   },
+  {
+    name: 'ethereum-uniswap-v3',
+    folder: 'evm-projects/ethereum-uniswap-v3',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-uniswap-v3' },
+    exercises:
+      'Uniswap v3: a pool template instantiated from a handler (its logs in the same block), two data sources, @ethersproject/bignumber ' +
+      'arithmetic on decoded arguments (mod, div, negative int256), formatUnits, Float fields (Math.pow, divisions), getByField with a limit, ' +
+      'Promise.all of reads and saves of the same entities, contract reads of tuples (positions, ticks) and a revert caught, ' +
+      'a factory contract made at module load (its address in the source)',
+    contract: 'uniswapFactory',
+  },
 ];
 
 /**
