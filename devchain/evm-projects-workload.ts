@@ -4,6 +4,7 @@ import type { RpcClient } from '../infra/rpc/create-rpc-client.ts';
 import { hexToNumber } from '../infra/rpc/hex-quantity.ts';
 import { testAggregatorAbi, testAggregatorBytecode } from './contracts/test-aggregator.artifact.ts';
 import { testClaimsAbi, testClaimsBytecode } from './contracts/test-claims.artifact.ts';
+import { testDelegatesAbi, testDelegatesBytecode } from './contracts/test-delegates.artifact.ts';
 import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact.ts';
 import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
 import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
@@ -25,7 +26,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -200,6 +201,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await nft(2, 'createProfile', [3n, accounts[2], 'bob ✓', 'data:,'.padEnd(300, 'y'), 'ipfs://bob-follow']);
   await mine();
   await runUniswap(client, accounts, send);
+  const delegates = await runDelegations(client, accounts, send);
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
@@ -211,6 +213,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
       claims: claims.address,
       nfts: nfts.address,
       uniswapFactory: UNISWAP_FACTORY_ADDRESS,
+      delegates,
     },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
@@ -279,4 +282,32 @@ async function runUniswap(client: RpcClient, accounts: string[], send: Send): Pr
   await pool(5, pool3, 'mint', [accounts[5], -200, 200, E18, E18, E18, 9n]);
   await pool(5, pool3, 'swap', [accounts[5], E18, -E18, 3n * Q96, E18, 399, 3n, 4n]);
   await mine();
+}
+
+/**
+ * Snapshot delegations: set and cleared in one block (the starter neither awaits its save nor its remove), cleared a
+ * block later, cleared and set again in one block, set twice, and cleared without ever being set. Returns the
+ * registry's address.
+ */
+async function runDelegations(client: RpcClient, accounts: string[], send: Send): Promise<string> {
+  const mine = () => client.request('evm_mine');
+  const registry = await deployContract(client, { name: 'TestDelegates', abi: testDelegatesAbi, bytecode: testDelegatesBytecode, args: [] });
+  const delegate = (from: number, fn: 'setDelegate' | 'clearDelegate', space: string, to: number) =>
+    send(from, registry.address, testDelegatesAbi, fn, [`0x${Buffer.from(space, 'utf8').toString('hex').padEnd(64, '0')}`, accounts[to]]);
+  await delegate(1, 'setDelegate', 'snapshot.eth', 2);
+  await delegate(1, 'setDelegate', 'ens.eth', 3);
+  await delegate(2, 'setDelegate', '', 1);
+  await delegate(3, 'setDelegate', 'snapshot.eth', 4);
+  await delegate(3, 'clearDelegate', 'snapshot.eth', 4);
+  await mine();
+  await delegate(1, 'clearDelegate', 'snapshot.eth', 2);
+  await delegate(4, 'clearDelegate', 'never.eth', 5);
+  await delegate(1, 'setDelegate', 'ens.eth', 3);
+  await mine();
+  // (not set again in a later block once cleared: @subql/node-ethereum then closes the cleared version at the block
+  // it is set again in, or at the clear, as its cache flushes fall; docs/testing.md)
+  await delegate(2, 'clearDelegate', '', 1);
+  await delegate(2, 'setDelegate', '', 1);
+  await mine();
+  return registry.address;
 }

@@ -63,10 +63,11 @@ try {
     const dir = join(parent, fixture.name);
     await copyEvmFixture(fixture, dir);
     await symlink(join(cliDir, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    execFileSync(process.execPath, [subql, 'codegen'], { cwd: dir, stdio: 'inherit' });
-    execFileSync(process.execPath, [subql, 'build'], { cwd: dir, stdio: 'inherit' });
-    // SubQuery's build writes the manifest compiled from project.ts beside it
-    const manifest = join(dir, 'project.yaml');
+    const only = fixture.manifest === undefined ? [] : [fixture.manifest];
+    execFileSync(process.execPath, [subql, 'codegen', ...only], { cwd: dir, stdio: 'inherit' });
+    execFileSync(process.execPath, [subql, 'build', ...only], { cwd: dir, stdio: 'inherit' });
+    // SubQuery's build writes the manifest compiled from project.ts beside it; a YAML manifest is run as it is
+    const manifest = join(dir, fixture.manifest ?? 'project.yaml');
     await writeFile(manifest, localEvmManifest(await readFile(manifest, 'utf8'), anvil.url, contractOf(fixture, workload), workload.startBlock));
     const schema = `subql_ref_${fixture.name.replace(/-/g, '_')}`;
     const db = await createDb({ env: dbEnv });

@@ -22,6 +22,8 @@ export interface EvmFixture {
   exercises: string;
   /** which of the workload's contracts its first data source indexes (devchain/evm-projects-workload.ts); none when it names no address */
   contract?: keyof EvmProjectsWorkload['addresses'];
+  /** the YAML manifest to run, for a project of several (one chain of a multichain project); by default its project.ts */
+  manifest?: string;
 }
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
@@ -146,6 +148,16 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       'a factory contract made at module load (its address in the source)',
     contract: 'uniswapFactory',
   },
+  {
+    name: 'snapshot',
+    folder: 'evm-projects/snapshot',
+    source: { ...STARTERS, path: 'Multi-Chain/snapshot' },
+    exercises:
+      'one chain of a multichain project (ethereum.yaml), saves and store.remove never awaited, an entity set and removed in one ' +
+      'block, removed a block later and set again, removed without being set; bytes32 ids',
+    contract: 'delegates',
+    manifest: 'ethereum.yaml',
+  },
 ];
 
 /**
@@ -162,9 +174,10 @@ export async function prepareEvmFixture(t: Teardown, fixture: EvmFixture, endpoi
   await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const reporter = quietReporter();
   await codegen({ location: dir, reporter });
-  const built = await buildProject({ location: dir, reporter });
+  const built = await buildProject({ location: fixture.manifest === undefined ? dir : join(dir, fixture.manifest), reporter });
   const manifest = join(dir, LOCAL_MANIFEST);
-  await writeFile(manifest, localEvmManifest(await readFile(built.manifest!, 'utf8'), endpoint, contractOf(fixture, workload), workload.startBlock));
+  const source = fixture.manifest === undefined ? built.manifest! : join(dir, fixture.manifest);
+  await writeFile(manifest, localEvmManifest(await readFile(source, 'utf8'), endpoint, contractOf(fixture, workload), workload.startBlock));
   return { dir, manifest };
 }
 
