@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,12 @@ try {
   const cliDir = process.env.SUBQL_CLI_DIR ?? join(homedir(), '.cache', 'idx-bench', `subql-cli-${SUBQL_CLI_VERSION}`);
   // installedBin installs the CLI; the build's packages go beside it, by the same npm command's --prefix
   const subql = await installedBin(cliDir, '@subql/cli', SUBQL_CLI_VERSION, 'about a minute');
-  execFileSync('npm', ['install', '--prefix', cliDir, '--no-audit', '--no-fund', '--loglevel', 'error', ...BUILD_PACKAGES], { stdio: 'inherit' });
+  // once per list: a marker beside them names the packages last installed
+  const marker = join(cliDir, '.idx-build-packages');
+  if (!existsSync(marker) || (await readFile(marker, 'utf8')) !== BUILD_PACKAGES.join('\n')) {
+    execFileSync('npm', ['install', '--prefix', cliDir, '--no-audit', '--no-fund', '--loglevel', 'error', ...BUILD_PACKAGES], { stdio: 'inherit' });
+    await writeFile(marker, BUILD_PACKAGES.join('\n'));
+  }
   const nodeBin = await subqlNodeEthereumBin();
 
   const anvil = await startAnvil(EVM_PROJECTS_ANVIL);
