@@ -1,7 +1,7 @@
 import t from 'tap';
 import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { BACKENDS, envFor, openRunSchema } from './support/node-backends.ts';
 import { setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { patchStarterMapping } from './support/starter-mapping.ts';
@@ -45,13 +45,8 @@ for (const [i, [what, replacement, message]] of cases.entries()) {
     t.equal(r.code, 1);
     t.match(r.output, new RegExp(`Handler handleTransfer failed at block ${failAt}: store\\.set\\("Transfer", "0x[0-9a-f]{64}-\\d+"\\) failed: `));
     t.match(r.output, message);
-    const db = await openDb(kind, dir);
-    t.teardown(async () => {
-      await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-      await db.close();
-    });
-    const [row] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
-    t.equal(row?.value, failAt - 1, 'every block before the failing one was saved');
+    const { db, lastProcessedHeight } = await openRunSchema(t, kind, dir, schema);
+    t.equal(lastProcessedHeight, failAt - 1, 'every block before the failing one was saved');
     const [count] = await execute<{ n: string }>(db.kysely, `select count(*)::text as n from ${quoteIdent(schema)}.transfers where block_height >= ${failAt}`);
     t.equal(count?.n, '0', 'nothing of the failing block was saved');
   });

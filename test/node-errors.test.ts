@@ -1,9 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { execute, quoteIdent } from '../infra/postgres/sql.ts';
 import { uniqueSchemaName } from './support/test-backends.ts';
-import { BACKENDS, envFor, openDb } from './support/node-backends.ts';
+import { BACKENDS, envFor, openRunSchema } from './support/node-backends.ts';
 import { setupErc20Chain } from './support/erc20-chain.ts';
 import { copyProject, rebuild } from './support/project-copies.ts';
 import { atTransferStart, patchStarterMapping } from './support/starter-mapping.ts';
@@ -35,6 +34,28 @@ t.test('an EVM project relabelled substrate/Runtime is read as a Substrate manif
   t.equal(r.code, 1);
   t.match(r.output, /network\.chainId: expected the chain's genesis hash/);
   t.match(r.output, /handlers\[0\]\.kind: expected one of substrate\/BlockHandler, substrate\/EventHandler, substrate\/CallHandler/);
+});
+
+t.test('a handler the mapping does not export: a warning at start, blocks indexed until one calls it, then a stop naming it', async (t) => {
+  // as SubQuery's node: its public Multi-Chain/safe starter names a handler it does not export, and runs until a log reaches it
+  const dir = await copyProject(t, built);
+  const failAt = workload.fromBlock + 4;
+  const manifest = join(dir, 'project.ts');
+  const source = await readFile(manifest, 'utf8');
+  const unexported =
+    `dataSources: [\n    { kind: EthereumDatasourceKind.Runtime, startBlock: ${failAt}, ` +
+    'mapping: { file: "./dist/index.js", handlers: [{ kind: EthereumHandlerKind.Block, handler: "handleTransfr" }] } },';
+  const patched = source.replace('dataSources: [', unexported);
+  t.not(patched, source, 'a data source with an unexported handler added');
+  await writeFile(manifest, patched);
+  const schema = uniqueSchemaName('idx_e2e');
+  const r = await runNodeCli(dir, envFor(kind), ['--network-endpoint', anvil.url, '--batch-size', '2', '--db-schema', schema]);
+  t.equal(r.code, 1);
+  t.match(r.output, /WARN.*does not export handleTransfr \(did you mean "handleTransfer"\?\).*the first block that calls one will fail/);
+  t.match(r.output, new RegExp(`HANDLER_NOT_FOUND|Handler handleTransfr at block ${failAt}`));
+  t.match(r.output, /exports no function named "handleTransfr"/);
+  const { lastProcessedHeight } = await openRunSchema(t, kind, dir, schema);
+  t.equal(lastProcessedHeight, failAt - 1, 'every block before the one that calls it was indexed and saved');
 });
 
 t.test('a bad schema names the file, line and column', async (t) => {
@@ -69,13 +90,8 @@ t.test('a throwing handler stops with its name, the block and the source line; e
   t.match(r.output, new RegExp(`block ${failAt}|${failAt}`));
   t.match(r.output, /cannot index block/);
   t.match(r.output, /src\/mappings\/erc20\.ts:\d+/);
-  const db = await openDb(kind, dir);
-  t.teardown(async () => {
-    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-    await db.close();
-  });
-  const [row] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
-  t.equal(row?.value, failAt - 1, 'every block before the failing one was saved');
+  const { lastProcessedHeight } = await openRunSchema(t, kind, dir, schema);
+  t.equal(lastProcessedHeight, failAt - 1, 'every block before the failing one was saved');
 });
 
 t.test('a schema.graphql change that needs a reindex is refused without --allow-schema-migration, naming it and the ways out', async (t) => {
@@ -94,11 +110,6 @@ t.test('a schema.graphql change that needs a reindex is refused without --allow-
   t.match(second.output, /--allow-schema-migration/);
   t.match(second.output, /--db-schema <name>/);
   t.match(second.output, /force-clean/);
-  const db = await openDb(kind, dir);
-  t.teardown(async () => {
-    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
-    await db.close();
-  });
-  const [row] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
-  t.equal(row?.value, workload.toBlock, 'the data indexed before is untouched');
+  const { lastProcessedHeight } = await openRunSchema(t, kind, dir, schema);
+  t.equal(lastProcessedHeight, workload.toBlock, 'the data indexed before is untouched');
 });

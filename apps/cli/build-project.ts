@@ -6,7 +6,7 @@ import { loadProjects, manifestToYaml } from '../../infra/project/load-project.t
 import { toPlainData } from '../../infra/project/to-plain-data.ts';
 import { BUILD_MODES, type BuildMode } from './build-mode.ts';
 import { bundleEntry } from './bundle-entry.ts';
-import { checkHandlerExports, type BundleExports } from './check-handler-exports.ts';
+import { unexportedHandlers, type BundleExports } from './unexported-handlers.ts';
 import type { Reporter } from './reporter.ts';
 import { testEntries } from './test-entries.ts';
 
@@ -79,7 +79,12 @@ export async function buildProject(options: BuildProjectOptions): Promise<BuildP
     bundles.push({ name: entry.name, file: entry.file, exports });
     options.reporter.info(`built ${relative(root, entry.source)} → ${relative(process.cwd(), entry.file) || entry.file}`);
   }
-  checkHandlerExports(projects, bundles);
+  const unexported = unexportedHandlers(projects, bundles);
+  if (unexported.length > 0)
+    options.reporter.warn(
+      `the manifest names handlers the built code does not export (idx-node stops at the first block that calls one, as SubQuery's node does):\n` +
+        `${unexported.map((p) => `  - ${p}`).join('\n')}\nExport each handler from src/index.ts (export * from "./mappings/…"), or fix its name in the manifest.`,
+    );
 
   let manifest: string | undefined;
   // Each .ts manifest is written out as YAML; a .ts multichain manifest then lists those.

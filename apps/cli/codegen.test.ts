@@ -182,7 +182,7 @@ export function handleCalls(a: ConfigureTransaction, b: SafeTransfer_addressTran
   return [fee, cap, holders, flags, b.args.to, c.args.data].join();
 }
 
-/** The Pool template's handler: idx build refuses a manifest naming a handler the bundle does not export. */
+/** The Pool template's handler: idx build warns of a manifest naming a handler the bundle does not export. */
 export async function handleBlock(): Promise<void> {}
 `;
 

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { createDb } from '../../infra/postgres/create-db.ts';
+import { execute, quoteIdent } from '../../infra/postgres/sql.ts';
+import type { Teardown } from './teardown.ts';
 import type { BackendKind } from './test-backends.ts';
 
 /** PGlite always; PostgreSQL too when `DB_HOST` is set (CI sets it). */
@@ -21,4 +23,18 @@ export function envFor(kind: BackendKind): Record<string, string | undefined> {
 /** The database a node run on `dir` wrote to. */
 export function openDb(kind: BackendKind, dir: string) {
   return createDb({ env: envFor(kind), dataDir: join(dir, '.idx-data') });
+}
+
+/**
+ * The schema a node run on `dir` wrote, opened for a test's checks and dropped at its end, with the height the
+ * run saved last (`_metadata.lastProcessedHeight`, undefined when it saved none).
+ */
+export async function openRunSchema(t: Teardown, kind: BackendKind, dir: string, schema: string) {
+  const db = await openDb(kind, dir);
+  t.teardown(async () => {
+    await execute(db.kysely, `drop schema if exists ${quoteIdent(schema)} cascade`);
+    await db.close();
+  });
+  const [row] = await execute<{ value: unknown }>(db.kysely, `select value from ${quoteIdent(schema)}._metadata where key = 'lastProcessedHeight'`);
+  return { db, lastProcessedHeight: row?.value };
 }

@@ -68,13 +68,12 @@ export async function startMapping(input: {
   const missing = [...project.manifest.dataSources, ...project.manifest.templates]
     .flatMap((ds) => ds.mapping.handlers.map((h) => h.handler))
     .filter((h) => !sandbox.handlers.includes(h));
-  if (missing.length > 0) {
-    sandbox.dispose();
-    throw new IdxError(
-      'HANDLER_NOT_FOUND',
-      `${files.codeFile} does not export ${[...new Set(missing)].map((h) => `${h}${didYouMean(h, sandbox.handlers)}`).join(', ')}, named as handlers in ${project.manifestPath}; export them from src/index.ts and run idx build`,
+  // as SubQuery's node: a block that calls one fails (HANDLER_NOT_FOUND), and until one does the project runs
+  if (missing.length > 0)
+    input.logger.warn(
+      `${files.codeFile} does not export ${[...new Set(missing)].map((h) => `${h}${didYouMean(h, sandbox.handlers)}`).join(', ')}, named as handlers in ${project.manifestPath}: ` +
+        'the first block that calls one will fail; export them from src/index.ts and run idx build',
     );
-  }
   if (sandbox.customProblems.length > 0) {
     sandbox.dispose();
     throw new ValidationError(project.manifestPath, [...sandbox.customProblems]);

@@ -1,6 +1,5 @@
 import { basename, relative, resolve } from 'node:path';
 import { didYouMean } from '../../domain/closest-name.ts';
-import { IdxError } from '../../domain/errors.ts';
 import type { LoadedProject } from '../../infra/project/load-project.ts';
 
 /** A bundle `idx build` wrote, with the names it exports. */
@@ -12,13 +11,15 @@ export interface BundleExports {
 }
 
 /**
- * Refuses a build whose bundles lack a handler the manifest names (idx-node would refuse it at
- * start, after the user has moved on): each data source's and template's handlers against the bundle
- * its `mapping.file` names (the output file itself, or the entry of that name, e.g. `dist/index.js` →
- * `index`). A name one edit from an export gets a "did you mean". A mapping file this build did not
- * write is left to idx-node.
+ * The handlers the manifest names that the bundles do not export, one line each: each data source's and
+ * template's handlers against the bundle its `mapping.file` names (the output file itself, or the entry of
+ * that name, e.g. `dist/index.js` → `index`). A name one edit from an export gets a "did you mean". A
+ * mapping file this build did not write is left to idx-node. `idx build` warns with them and still builds, as
+ * SubQuery's does: its node, and idx-node, fail only when a block reaches such a handler, so a project whose
+ * misnamed handler never fires (SubQuery's Multi-Chain/safe starter names `handleProxyCreation_1_1_0` and exports
+ * `handleProxyCreation_1_1_1`) runs on both.
  */
-export function checkHandlerExports(projects: readonly LoadedProject[], bundles: readonly BundleExports[]): void {
+export function unexportedHandlers(projects: readonly LoadedProject[], bundles: readonly BundleExports[]): string[] {
   const problems: string[] = [];
   for (const project of projects) {
     const sources = [
@@ -29,7 +30,7 @@ export function checkHandlerExports(projects: readonly LoadedProject[], bundles:
       const file = resolve(project.root, mapping.file);
       const bundle = bundles.find((b) => b.file === file) ?? bundles.find((b) => b.name === basename(file).replace(/\.[mc]?js$/, ''));
       if (bundle === undefined) continue;
-      // `export *` from a module rollup cannot see into leaves the names unknown: idx-node checks them
+      // `export *` from a module rollup cannot see into leaves the names unknown: idx-node warns of them at start
       if (bundle.exports.some((e) => e.startsWith('*'))) continue;
       const exported = new Set(bundle.exports);
       for (const [j, h] of mapping.handlers.entries()) {
@@ -41,11 +42,5 @@ export function checkHandlerExports(projects: readonly LoadedProject[], bundles:
       }
     }
   }
-  if (problems.length > 0) {
-    throw new IdxError(
-      'HANDLER_NOT_FOUND',
-      `the manifest names handlers the built code does not export:\n${problems.map((p) => `  - ${p}`).join('\n')}\n` +
-        'Export each handler from src/index.ts (export * from "./mappings/…"), or fix its name in the manifest.',
-    );
-  }
+  return problems;
 }
