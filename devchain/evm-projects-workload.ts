@@ -9,6 +9,8 @@ import { testErc20Abi, testErc20Bytecode } from './contracts/test-erc20.artifact
 import { testFeedRegistryAbi, testFeedRegistryBytecode } from './contracts/test-feed-registry.artifact.ts';
 import { testGravityAbi, testGravityBytecode } from './contracts/test-gravity.artifact.ts';
 import { testNftsAbi, testNftsBytecode } from './contracts/test-nfts.artifact.ts';
+import { testSafeFactoryAbi, testSafeFactoryBytecode } from './contracts/test-safe-factory.artifact.ts';
+import { testSafeAbi, testSafeBytecode } from './contracts/test-safe.artifact.ts';
 import { testPositionManagerAbi, testPositionManagerBytecode } from './contracts/test-position-manager.artifact.ts';
 import { testUniFactoryAbi, testUniFactoryBytecode } from './contracts/test-uni-factory.artifact.ts';
 import { testUniPoolAbi, testUniPoolBytecode } from './contracts/test-uni-pool.artifact.ts';
@@ -26,7 +28,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates' | 'safeFactory', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -202,6 +204,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await mine();
   await runUniswap(client, accounts, send);
   const delegates = await runDelegations(client, accounts, send);
+  const safeFactory = await runSafes(client, send);
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
@@ -214,6 +217,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
       nfts: nfts.address,
       uniswapFactory: UNISWAP_FACTORY_ADDRESS,
       delegates,
+      safeFactory,
     },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
@@ -310,4 +314,35 @@ async function runDelegations(client: RpcClient, accounts: string[], send: Send)
   await delegate(2, 'setDelegate', '', 1);
   await mine();
   return registry.address;
+}
+
+/**
+ * Gnosis Safes: proxies announced by the factory (the starter then makes a data source of its template for each,
+ * with no `address` among the template's arguments), and messages signed by a safe before and after it is announced,
+ * in its announcing block, and by a safe never announced. Returns the factory's address.
+ */
+async function runSafes(client: RpcClient, send: Send): Promise<string> {
+  const mine = () => client.request('evm_mine');
+  const deploy = async (name: string, abi: Abi, bytecode: `0x${string}`) => (await deployContract(client, { name, abi, bytecode, args: [] })).address;
+  const factory = await deploy('TestSafeFactory', testSafeFactoryAbi, testSafeFactoryBytecode);
+  const [safeA, safeB, safeC] = [
+    await deploy('TestSafe', testSafeAbi, testSafeBytecode),
+    await deploy('TestSafe', testSafeAbi, testSafeBytecode),
+    await deploy('TestSafe', testSafeAbi, testSafeBytecode),
+  ];
+  const sign = (from: number, safe: string, text: string) =>
+    send(from, safe, testSafeAbi, 'signMessage', [`0x${Buffer.from(text, 'utf8').toString('hex').padEnd(64, '0')}`]);
+  await sign(1, safeB, 'before any safe is announced');
+  await send(0, factory, testSafeFactoryAbi, 'createProxy', [safeA]);
+  await sign(1, safeA, 'in the announcing block');
+  await mine();
+  await sign(2, safeB, 'before it is announced');
+  await sign(3, safeC, 'never announced');
+  await send(0, factory, testSafeFactoryAbi, 'createProxy', [safeB]);
+  await sign(2, safeB, 'after it is announced');
+  await mine();
+  await sign(3, safeC, 'never announced, later');
+  await sign(1, safeA, 'again');
+  await mine();
+  return factory;
 }

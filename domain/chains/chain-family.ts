@@ -1,4 +1,5 @@
 import { IdxError } from '../errors.ts';
+import type { CallOrder } from './call-order.ts';
 import type { DataSource } from '../project/project-model.ts';
 import { DEFAULT_FAMILY, familyOfKind, runtimeKindOf, type ChainFamilyName } from './families.ts';
 
@@ -27,8 +28,17 @@ export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   compile(ds: DataSource, index: number): Compiled;
   /** what to fetch for `[from, to]` so that every handler of the active data sources finds its data */
   plan(sources: readonly Compiled[], from: number, to: number): Plan;
-  /** the handler calls of a fetched block, in the family's order, with what the sandbox receives; none when the block has none */
-  blockCalls(sources: readonly Compiled[], fetched: Fetched, height: number): { content: Content; calls: Call[] } | undefined;
+  /**
+   * the handler calls of a fetched block, in the family's order, with what the sandbox receives, and each call's place
+   * in that order (call-order.ts); none when the block has none. `extra`: the block fetched again for data sources
+   * created in it, whose data joins the range's.
+   */
+  blockCalls(
+    sources: readonly Compiled[],
+    fetched: Fetched,
+    height: number,
+    extra?: Fetched,
+  ): { content: Content; calls: Call[]; order: CallOrder[] } | undefined;
 }
 
 /** A program that runs one family only (`idx-node-ethereum`), and that family. */

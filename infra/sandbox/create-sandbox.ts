@@ -86,8 +86,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const state = createRunState();
   const core: SandboxCore = {
     async run(height, calls, makePayload, running) {
-      const { error } = await runInRuntime(r, [{ height, calls, makePayload, running }]);
+      const { error, ran } = await runInRuntime(r, [{ height, calls, makePayload, running }]);
       if (error !== undefined) throw error;
+      return ran === undefined ? {} : { ran };
     },
     runMany: (items, budgetMs) => runInRuntime(r, items, budgetMs),
     running: () => state.running,

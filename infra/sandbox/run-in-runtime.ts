@@ -83,6 +83,8 @@ export interface RunItem {
 export interface RunResult {
   completed: number;
   error?: SandboxError;
+  /** block `completed - 1` stopped after its first `ran` calls, the last of which created data sources */
+  ran?: number;
 }
 
 /**
@@ -177,7 +179,7 @@ export async function runInRuntime(r: RuntimeRun, items: readonly RunItem[], bud
       const { call, error } = outcome.failed;
       return { completed, error: handlerFailure(item.height, item.calls[call]?.handler ?? '(unknown)', error, r.fileName, r.sourceMap) };
     }
-    return { completed };
+    return outcome.ran === undefined ? { completed } : { completed, ran: outcome.ran };
   } catch (err) {
     // a refused write names its own block; the runtime gone, the block the host last saw begin
     const at = err instanceof WriteFailed ? err.block : runningBlock();

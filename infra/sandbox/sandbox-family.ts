@@ -34,7 +34,7 @@ export interface SandboxCore {
    * bounded by --timeout, its failures named for the handler; `running` is the family's view of the
    * block, which `running()` answers while it runs.
    */
-  run(height: number, calls: readonly { handler: string }[], makePayload: (fresh: boolean) => BlockPayload, running?: unknown): Promise<void>;
+  run(height: number, calls: readonly { handler: string }[], makePayload: (fresh: boolean) => BlockPayload, running?: unknown): Promise<BlockRan>;
   /** runs blocks one after another in one entry into the runtime; how many completed, and why the next did not (run-in-runtime.ts) */
   runMany(items: readonly RunItem[], budgetMs?: number): Promise<RunResult>;
   /** the `running` of the block running, if any */
@@ -54,4 +54,9 @@ export interface SandboxLibrary {
   hash(ext: string): Promise<string>;
   /** the bundle's rollup input options */
   recipe(ext: string): Promise<object>;
+}
+
+/** How a block's run ended: `ran`, it stopped after that many calls, the last of which created data sources. */
+export interface BlockRan {
+  ran?: number;
 }

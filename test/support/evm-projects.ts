@@ -158,6 +158,17 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
     contract: 'delegates',
     manifest: 'ethereum.yaml',
   },
+  {
+    name: 'safe',
+    folder: 'evm-projects/safe',
+    source: { ...STARTERS, path: 'Multi-Chain/safe' },
+    exercises:
+      'one chain of a multichain project (ethereum.yaml): a data source named per proxy the factory announces, from a template ' +
+      'given no address (createGnosisSafeDatasource({ proxyAddress })), a contract read of an address[], log.topics, ' +
+      'a handler the manifest names and the mapping does not export (never called), saves never awaited',
+    contract: 'safeFactory',
+    manifest: 'ethereum.yaml',
+  },
 ];
 
 /**

@@ -7,6 +7,7 @@ import type { ProjectFiles } from '../../../infra/project/read-project-files.ts'
 import type { Sandbox } from '../../../infra/sandbox/create-sandbox.ts';
 import type { ChainTypesSource, CustomSourcesInstall } from '../../../infra/sandbox/isolate/wire.ts';
 import type { RunResult } from '../../../infra/sandbox/run-in-runtime.ts';
+import type { BlockRan } from '../../../infra/sandbox/sandbox-family.ts';
 import type { RangeFetcher } from '../indexing/range-fetcher.ts';
 
 /** A block of a run: its content and calls, and `enter`, told when its writes and host calls begin. */
@@ -56,8 +57,8 @@ export interface NodeChain<Compiled, Plan, Fetched extends FetchedBlocks, Conten
   fetcher(dictionaries: readonly string[], logger: Logger, onUseDictionary: (using: boolean) => void): RangeFetcher<Plan, Fetched>;
   /** the sandbox's view of the node: store calls, chain reads */
   mappingHost(common: CommonHostParts): MappingHost;
-  /** runs a block's calls in the sandbox */
-  runBlock(sandbox: Sandbox, content: Content, calls: readonly Call[]): Promise<void>;
+  /** runs a block's calls in the sandbox; `ran`: it stopped after that many, the last of which created data sources */
+  runBlock(sandbox: Sandbox, content: Content, calls: readonly Call[]): Promise<BlockRan>;
   /** runs blocks' calls in one entry into the sandbox (run-in-runtime.ts); without it, one block at a time */
   runBlocks?(sandbox: Sandbox, blocks: readonly RunBlock<Content, Call>[], budgetMs?: number): Promise<RunResult>;
   /** readies the sandbox for this chain's blocks while the first range is fetched (not awaited) */

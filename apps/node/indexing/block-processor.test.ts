@@ -1,7 +1,11 @@
 import t from 'tap';
+import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { StoreCache } from '../../../domain/entities/store-cache.ts';
 import { bypassedHeights } from '../../../domain/project/bypass-blocks.ts';
+import { createLogger } from '../../../infra/logging/create-logger.ts';
 import { blockHandlerSource, blockHandlerTemplate, createFakeChain, createMemoryStore, fakeIndexer } from '../../../test/support/fake-chain.ts';
+import { callsAfter, createBlockProcessor, type BlockRunner } from './block-processor.ts';
+import { createIndexerStatus } from './indexer-status.ts';
 
 type Ctx = { height: number; hash: string; cache: StoreCache };
 
@@ -56,4 +60,106 @@ t.test('network.bypassBlocks: the listed blocks run no handler, the node goes on
     [1, 2, 4, 5, 9, 10, 11, 12].filter((h) => h >= 1),
   );
   t.equal(memory.metadata.lastProcessedHeight, 12, 'indexed to the end');
+});
+
+/**
+ * A family of blocks of numbered items (`item` transactions or logs, in order): each data source's one handler is
+ * called on every item from its start block on, in SubQuery's order (item, then data source).
+ */
+function itemsFamily(items: number): ChainFamily<{ handler: string; startBlock: number; index: number }, null, FetchedBlocks, null, ItemCall> {
+  return {
+    name: 'ethereum',
+    specName: 'items',
+    compile: (ds, index) => ({ handler: ds.mapping.handlers[0]!.handler, startBlock: ds.startBlock, index }),
+    plan: () => null,
+    blockCalls(sources, fetched, height) {
+      if (!fetched.blocks.has(height)) return undefined;
+      const active = sources.filter((s) => s.startBlock <= height);
+      const matched = Array.from({ length: items }, (_v, item) => active.map((s) => ({ call: { handler: s.handler, item }, order: [item, s.index] }))).flat();
+      return { content: null, calls: matched.map((m) => m.call), order: matched.map((m) => m.order) };
+    },
+  };
+}
+type ItemCall = { handler: string; item: number };
+
+t.test('a data source created by a call runs on the calls after it in its block, in their order, and on none before', async (t) => {
+  // as SubQuery's node, which appends the new data source to those it is iterating: the creating item's later data
+  // sources, then the new one, then every later item with all of them
+  const ran: string[] = [];
+  const blocks = new Map([5, 6].map((h) => [h, { height: h, hash: `0x${h}`, parentHash: `0x${h - 1}`, timestamp: h }]));
+  const fetched: FetchedBlocks = { blocks, logCount: 0 };
+  const runner: BlockRunner<null, ItemCall> = {
+    async runBlock(height, _content, calls) {
+      for (const [i, call] of calls.entries()) {
+        ran.push(`${height}:${call.handler}@${call.item}`);
+        // the sandbox stops the block after the call that created a data source (isolate/run-block.ts)
+        if (height === 5 && call.handler === 'root' && call.item === 1) return { created: [{ template: 'Child', args: {} }], ran: i + 1 };
+      }
+      return { created: [] };
+    },
+  };
+  const processor = createBlockProcessor({
+    family: itemsFamily(3),
+    dataSources: [blockHandlerSource('root'), blockHandlerSource('other')],
+    templates: [blockHandlerTemplate('Child', 'child')],
+    runner,
+    fetch: async () => fetched,
+    status: createIndexerStatus(),
+    logger: createLogger({ level: 'silent', format: 'json' }),
+  });
+  processor.load([]);
+  t.equal(await processor.process(fetched, 5), true, 'the block created a data source');
+  t.equal(await processor.process(fetched, 6), false);
+  t.same(ran, [
+    '5:root@0',
+    '5:other@0',
+    '5:root@1',
+    '5:other@1',
+    '5:child@1',
+    '5:root@2',
+    '5:other@2',
+    '5:child@2',
+    '6:root@0',
+    '6:other@0',
+    '6:child@0',
+    '6:root@1',
+    '6:other@1',
+    '6:child@1',
+    '6:root@2',
+    '6:other@2',
+    '6:child@2',
+  ]);
+  t.same(processor.metadata(), { dynamicDatasources: [{ templateName: 'Child', startBlock: 5, args: {} }] });
+});
+
+t.test('callsAfter: the calls after a place, in order, with their places', async (t) => {
+  const block = {
+    calls: ['a', 'b', 'c', 'd'],
+    order: [
+      [0, 0],
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ],
+  };
+  t.same(callsAfter(block, [1, 0]), {
+    calls: ['c', 'd'],
+    order: [
+      [1, 1],
+      [2, 0],
+    ],
+  });
+  t.same(callsAfter(block, [2, 0]), { calls: [], order: [] });
+  t.same(
+    callsAfter(block, [0, 5]),
+    {
+      calls: ['b', 'c', 'd'],
+      order: [
+        [1, 0],
+        [1, 1],
+        [2, 0],
+      ],
+    },
+    'a place between two calls',
+  );
 });

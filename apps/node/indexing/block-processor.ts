@@ -1,5 +1,6 @@
 import type { ChainFamily, FetchedBlocks } from '../../../domain/chains/chain-family.ts';
 import type { HeightRange } from '../../../domain/blocks/next-range.ts';
+import { compareCallOrder, type CallOrder } from '../../../domain/chains/call-order.ts';
 import { instantiateTemplate, type DynamicDataSourceRecord } from '../../../domain/project/dynamic-data-sources.ts';
 import type { DataSource, Template } from '../../../domain/project/project-model.ts';
 import type { Logger } from '../../../infra/logging/create-logger.ts';
@@ -13,7 +14,8 @@ export interface CreatedDataSource {
 
 /** Runs one block's handler calls (the sandbox), and says which data sources they created. */
 export interface BlockRunner<Content, Call> {
-  runBlock(height: number, content: Content, calls: readonly Call[]): Promise<{ created: readonly CreatedDataSource[] }>;
+  /** `ran`: the block stopped after that many calls, the last of which created data sources (the rest were not run) */
+  runBlock(height: number, content: Content, calls: readonly Call[]): Promise<{ created: readonly CreatedDataSource[]; ran?: number }>;
   /**
    * runs blocks in order in one entry into the sandbox, until one fails or creates data sources, or until the block
    * running when `budgetMs` is spent (without it: oneAtATime)
@@ -29,6 +31,8 @@ export interface RunBlocksResult {
   completed: number;
   error?: unknown;
   created: readonly (readonly CreatedDataSource[])[];
+  /** the last completed block stopped after that many of its calls, the last of which created data sources */
+  ran?: number;
 }
 
 /** At most this many blocks with handler calls run in one entry into the sandbox: a stop waits for at most one run. */
@@ -72,20 +76,38 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     sources = [...deps.dataSources, ...dynamic.map((d) => instantiateTemplate(deps.templates, d))].map((ds, i) => family.compile(ds, i));
   };
 
-  async function processWith(pool: readonly Compiled[], fetched: Fetched, height: number): Promise<boolean> {
-    const block = family.blockCalls(pool, fetched, height);
+  /**
+   * Runs a block's calls, those after `after` only when given (`extra`: the block fetched again for data sources
+   * created in it). True when it created data sources (the rest of the range must be fetched again).
+   */
+  async function processBlock(fetched: Fetched, height: number, extra?: Fetched, after?: CallOrder): Promise<boolean> {
+    const block = family.blockCalls(sources, fetched, height, extra);
     if (block === undefined) return false;
-    const { created } = await deps.runner.runBlock(height, block.content, block.calls);
-    deps.status.eventsProcessed += block.calls.length;
-    if (created.length === 0) return false;
-    await adoptCreated(created, fetched, height);
-    return true;
+    const { calls, order } = after === undefined ? block : callsAfter(block, after);
+    if (calls.length === 0) return false;
+    const { created, ran } = await deps.runner.runBlock(height, block.content, calls);
+    deps.status.eventsProcessed += ran ?? calls.length;
+    if (created.length === 0 && ran === undefined) return false;
+    return continueBlock(created, fetched, height, extra, order[(ran ?? calls.length) - 1]!);
   }
 
-  /** Data sources a block created: kept, and their handlers run on that very block. */
-  async function adoptCreated(created: readonly CreatedDataSource[], fetched: Fetched, height: number): Promise<void> {
+  /**
+   * A block whose call created data sources (or stopped to say so): they are kept, and the block goes on with the
+   * calls after that one, theirs among them, as SubQuery's node appends a new data source to those it is iterating,
+   * so it sees what follows in the block and nothing before.
+   */
+  async function continueBlock(created: readonly CreatedDataSource[], fetched: Fetched, height: number, extra: Fetched | undefined, after: CallOrder) {
+    let again = extra;
+    if (created.length > 0) {
+      const added = adoptCreated(created, height);
+      again = await deps.fetch(family.plan(added, height, height), { from: height, to: height });
+    }
+    return (await processBlock(fetched, height, again, after)) || created.length > 0;
+  }
+
+  /** Data sources a block created: kept from that block on; returns those of the block's so far, to fetch it for. */
+  function adoptCreated(created: readonly CreatedDataSource[], height: number): Compiled[] {
     const fresh = created.map((c) => ({ templateName: c.template, startBlock: height, args: c.args }));
-    const before = sources.length;
     dynamic = [...dynamic, ...fresh];
     changed = true;
     rebuild();
@@ -98,12 +120,8 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
         templates,
       },
     );
-    // The new data sources apply from this very block: run their handlers on it too.
-    const added = sources.slice(before);
-    const extra = await deps.fetch(family.plan(added, height, height), { from: height, to: height });
-    const own = fetched.blocks.get(height);
-    if (!extra.blocks.has(height) && own !== undefined) extra.blocks.set(height, own);
-    await processWith(added, extra, height);
+    const ofBlock = new Set(dynamic.flatMap((d, i) => (d.startBlock === height ? [deps.dataSources.length + i] : [])));
+    return sources.filter((_s, i) => ofBlock.has(i));
   }
 
   return {
@@ -118,7 +136,7 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     plan: (from: number, to: number) => family.plan(sources, from, to),
 
     /** Runs the handlers of one block; true when it created data sources (the rest of the range must be fetched again). */
-    process: async (fetched: Fetched, height: number) => (deps.bypassed?.(height) ? false : processWith(sources, fetched, height)),
+    process: async (fetched: Fetched, height: number) => (deps.bypassed?.(height) ? false : processBlock(fetched, height)),
 
     /**
      * Runs the handlers of the blocks from `from` to at most `to` in one entry into the sandbox (at most RUN_BLOCKS
@@ -126,7 +144,7 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
      * again) or at one that failed.
      */
     async processRun(fetched: Fetched, from: number, to: number, budgetMs?: number): Promise<ProcessedRun> {
-      const blocks: { height: number; content: Content; calls: readonly Call[] }[] = [];
+      const blocks: { height: number; content: Content; calls: readonly Call[]; order: readonly CallOrder[] }[] = [];
       let h = from;
       for (; h <= to && blocks.length < RUN_BLOCKS; h++) {
         if (deps.bypassed?.(h)) continue;
@@ -142,9 +160,9 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
       if (run.error !== undefined) return { through: done, created: false, error: run.error };
       const last = blocks[run.completed - 1]!;
       const created = run.created[run.completed - 1] ?? [];
-      if (created.length === 0) return { through: done, created: false };
-      await adoptCreated(created, fetched, last.height);
-      return { through: last.height, created: true };
+      if (created.length === 0 && run.ran === undefined) return { through: done, created: false };
+      const made = await continueBlock(created, fetched, last.height, undefined, last.order[(run.ran ?? last.calls.length) - 1]!);
+      return made ? { through: last.height, created: true } : { through: done, created: false };
     },
 
     /** What a flush commits: the data sources created since the last one. */
@@ -166,12 +184,20 @@ export async function oneAtATime<Content, Call>(
   const started = Date.now();
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i]!;
+    let ran: number | undefined;
     try {
-      made[i] = (await runBlock(b.height, b.content, b.calls)).created;
+      ({ created: made[i], ran } = await runBlock(b.height, b.content, b.calls));
     } catch (error) {
       return { completed: i, error, created: made.slice(0, i) };
     }
+    if (ran !== undefined) return { completed: i + 1, created: made.slice(0, i + 1), ran };
     if (made[i]!.length > 0 || Date.now() - started >= budgetMs) return { completed: i + 1, created: made.slice(0, i + 1) };
   }
   return { completed: blocks.length, created: made };
+}
+
+/** A block's calls after `after` in the block's order (call-order.ts), with their places. */
+export function callsAfter<Call>(block: { calls: readonly Call[]; order: readonly CallOrder[] }, after: CallOrder): { calls: Call[]; order: CallOrder[] } {
+  const keep = block.order.flatMap((o, i) => (compareCallOrder(o, after) > 0 ? [i] : []));
+  return { calls: keep.map((i) => block.calls[i]!), order: keep.map((i) => block.order[i]!) };
 }

@@ -4,7 +4,7 @@ import { oneAtATime, type BlockRunner, type CreatedDataSource, type RunBlocksRes
 type RunMany<Content, Call> = (
   blocks: readonly { content: Content; calls: readonly Call[]; enter: () => void }[],
   budgetMs?: number,
-) => Promise<{ completed: number; error?: unknown }>;
+) => Promise<{ completed: number; error?: unknown; ran?: number }>;
 
 /**
  * The block the sandbox is running, as the mapping host sees it: the height its writes are
@@ -18,14 +18,17 @@ export function createBlockScope() {
   return {
     height: () => height,
     createDataSource: (template: string, args: Record<string, unknown>) => void created.push({ template, args }),
-    runner<Content, Call>(run: (content: Content, calls: readonly Call[]) => Promise<void>, runMany?: RunMany<Content, Call>): BlockRunner<Content, Call> {
+    runner<Content, Call>(
+      run: (content: Content, calls: readonly Call[]) => Promise<{ ran?: number }>,
+      runMany?: RunMany<Content, Call>,
+    ): BlockRunner<Content, Call> {
       const runBlock = async (h: number, content: Content, calls: readonly Call[]) => {
         height = h;
         created = [];
-        await run(content, calls);
+        const { ran } = await run(content, calls);
         const out = created;
         created = [];
-        return { created: out };
+        return ran === undefined ? { created: out } : { created: out, ran };
       };
       return {
         runBlock,

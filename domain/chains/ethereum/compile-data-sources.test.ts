@@ -123,6 +123,6 @@ t.test('cron block handlers ask whether they are due', async (t) => {
   );
   t.same(
     matchHandlers(sources, input, (d, h) => d === 0 && h === 0),
-    [{ kind: 'block', handler: 'daily', dataSource: 0 }],
+    [{ kind: 'block', handler: 'daily', dataSource: 0, order: [0, 0, 0, 0, 0] }],
   );
 });

@@ -1,3 +1,4 @@
+import { compareCallOrder, type CallOrder } from '../call-order.ts';
 import type { LogQuery } from './chain-data.ts';
 import { dictionaryEntries, type DictionaryEntry } from './dictionary-query.ts';
 import {
@@ -152,10 +153,14 @@ export interface MatchInput {
   logs: readonly { address: string; topics: readonly string[]; transactionIndex: number; logIndex: number }[];
 }
 
-export type HandlerMatch =
+export type HandlerMatch = (
   | { kind: 'block'; handler: string; dataSource: number }
   | { kind: 'transaction'; handler: string; dataSource: number; transactionIndex: number }
-  | { kind: 'log'; handler: string; dataSource: number; logIndex: number };
+  | { kind: 'log'; handler: string; dataSource: number; logIndex: number }
+) & {
+  /** its place in the block's calls (call-order.ts): the item, the data source, the handler */
+  order: CallOrder;
+};
 
 /**
  * Which handlers run for a block, in SubQuery's order: block handlers first, then for each
@@ -174,41 +179,39 @@ export function matchHandlers(
     ds.handlers.forEach((h, i) => {
       if (h.kind !== 'block') return;
       const due = h.cron !== undefined ? cronDue(ds.index, i) : h.modulo === undefined || block.height % h.modulo === 0;
-      if (due) calls.push({ kind: 'block', handler: h.handler, dataSource: ds.index });
+      if (due) calls.push({ kind: 'block', handler: h.handler, dataSource: ds.index, order: [0, 0, 0, ds.index, i] });
     });
   }
 
-  type Item = { order: [number, number, number]; call: HandlerMatch };
-  const items: Item[] = [];
+  const items: HandlerMatch[] = [];
   for (const tx of block.transactions ?? []) {
     const from = tx.from.toLowerCase();
     const to = tx.to?.toLowerCase() ?? null;
     for (const ds of active) {
       // `options.address` restricts transactions to those sent to it.
       if (ds.address !== undefined && to !== ds.address) continue;
-      for (const h of ds.handlers) {
-        if (h.kind !== 'transaction') continue;
-        if (h.from !== undefined && from !== h.from) continue;
-        if (h.to !== undefined && to !== h.to) continue;
-        if (!matchesFunctionFilter(h.fn, tx.input)) continue;
-        items.push({
-          order: [tx.transactionIndex, 0, 0],
-          call: { kind: 'transaction', handler: h.handler, dataSource: ds.index, transactionIndex: tx.transactionIndex },
-        });
-      }
+      ds.handlers.forEach((h, i) => {
+        if (h.kind !== 'transaction') return;
+        if (h.from !== undefined && from !== h.from) return;
+        if (h.to !== undefined && to !== h.to) return;
+        if (!matchesFunctionFilter(h.fn, tx.input)) return;
+        const { transactionIndex } = tx;
+        items.push({ kind: 'transaction', handler: h.handler, dataSource: ds.index, transactionIndex, order: [1, transactionIndex, 0, ds.index, i] });
+      });
     }
   }
   for (const log of block.logs) {
     const address = log.address.toLowerCase();
     for (const ds of active) {
       if (ds.address !== undefined && address !== ds.address) continue;
-      for (const h of ds.handlers) {
-        if (h.kind !== 'log' || !matchesTopicFilter(h.topics, log.topics)) continue;
-        items.push({ order: [log.transactionIndex, 1, log.logIndex], call: { kind: 'log', handler: h.handler, dataSource: ds.index, logIndex: log.logIndex } });
-      }
+      ds.handlers.forEach((h, i) => {
+        if (h.kind !== 'log' || !matchesTopicFilter(h.topics, log.topics)) return;
+        const order = [1, log.transactionIndex, 1 + log.logIndex, ds.index, i];
+        items.push({ kind: 'log', handler: h.handler, dataSource: ds.index, logIndex: log.logIndex, order });
+      });
     }
   }
-  // A stable sort keeps data-source and handler order within one transaction or log.
-  items.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2]);
-  return calls.concat(items.map((i) => i.call));
+  // each transaction's own handlers, then its logs' in log order; in each, data sources and handlers in order
+  items.sort((a, b) => compareCallOrder(a.order, b.order));
+  return calls.concat(items);
 }

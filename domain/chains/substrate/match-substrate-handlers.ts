@@ -1,3 +1,4 @@
+import type { CallOrder } from '../call-order.ts';
 import { compileBlockHandler } from '../../project/compile-block-handler.ts';
 import { cronDue } from '../../project/cron-schedule.ts';
 import { isCustomDataSource, type DataSource } from '../../project/project-model.ts';
@@ -38,6 +39,8 @@ export interface SubstrateCompiledSource {
 /** One handler call: the block, an extrinsic (by index) or an event (by index in `System.Events`); `custom`, through a processor. */
 export type SubstrateHandlerCall = ({ handler: string; kind: 'block' } | { handler: string; kind: 'call' | 'event'; index: number }) & {
   custom?: { source: number; position: number; ds: ProcessorDataSource };
+  /** its place in the block's calls (call-order.ts), as matchSubstrateHandlers sets it */
+  order?: CallOrder;
 };
 
 /** What compiling a custom data source needs: the loaded processors' shapes, and files made absolute. */
@@ -118,42 +121,45 @@ export function matchSubstrateHandlers(
     inSpecRange(h, block.specVersion);
   const viaProcessor = (s: SubstrateCompiledSource, h: CompiledCustomHandler) => ({ custom: { source: s.index, position: h.position, ds: s.custom! } });
   const calls: SubstrateHandlerCall[] = [];
+  // the item's place in the block (block, initialization events, each extrinsic then its events, finalization events)
+  const add = (call: SubstrateHandlerCall, item: readonly number[], s: SubstrateCompiledSource, position: number) =>
+    calls.push({ ...call, order: [...item, s.index, position] });
   for (const s of active) {
-    for (const h of s.handlers) {
-      if (h.kind === 'block' && blockDue(h)) calls.push({ handler: h.handler, kind: 'block' });
+    s.handlers.forEach((h, hi) => {
+      if (h.kind === 'block' && blockDue(h)) add({ handler: h.handler, kind: 'block' }, [0, 0, 0], s, hi);
       else if (h.kind === 'custom' && h.base === 'block' && anyMatches(h, (f) => blockDue(f as BlockHandler)))
-        calls.push({ handler: h.handler, kind: 'block', ...viaProcessor(s, h) });
-    }
+        add({ handler: h.handler, kind: 'block', ...viaProcessor(s, h) }, [0, 0, 0], s, hi);
+    });
   }
-  const event = (index: number) => {
+  const event = (index: number, item: readonly number[]) => {
     const e = block.events[index]!;
     for (const s of active)
-      for (const h of s.handlers) {
-        if (h.kind === 'event' && eventMatches(h.filter, e, block.specVersion)) calls.push({ handler: h.handler, kind: 'event', index });
+      s.handlers.forEach((h, hi) => {
+        if (h.kind === 'event' && eventMatches(h.filter, e, block.specVersion)) add({ handler: h.handler, kind: 'event', index }, item, s, hi);
         else if (
           h.kind === 'custom' &&
           h.base === 'event' &&
           anyMatches(h, (f) => eventMatches((f as { filter: SubstrateEventFilter }).filter, e, block.specVersion))
         )
-          calls.push({ handler: h.handler, kind: 'event', index, ...viaProcessor(s, h) });
-      }
+          add({ handler: h.handler, kind: 'event', index, ...viaProcessor(s, h) }, item, s, hi);
+      });
   };
-  const byPhase = (phase: 'initialization' | 'finalization') => block.events.forEach((e, i) => e.extrinsic === phase && event(i));
-  byPhase('initialization');
+  const byPhase = (phase: 'initialization' | 'finalization', at: number) => block.events.forEach((e, i) => e.extrinsic === phase && event(i, [at, i, 0]));
+  byPhase('initialization', 1);
   block.extrinsics.forEach((x, xi) => {
     for (const s of active)
-      for (const h of s.handlers) {
-        if (h.kind === 'call' && callMatches(h.filter, x, block.specVersion)) calls.push({ handler: h.handler, kind: 'call', index: xi });
+      s.handlers.forEach((h, hi) => {
+        if (h.kind === 'call' && callMatches(h.filter, x, block.specVersion)) add({ handler: h.handler, kind: 'call', index: xi }, [2, xi, 0], s, hi);
         else if (
           h.kind === 'custom' &&
           h.base === 'call' &&
           anyMatches(h, (f) => callMatches((f as { filter: SubstrateCallFilter }).filter, x, block.specVersion))
         )
-          calls.push({ handler: h.handler, kind: 'call', index: xi, ...viaProcessor(s, h) });
-      }
-    block.events.forEach((e, i) => e.extrinsic === xi && event(i));
+          add({ handler: h.handler, kind: 'call', index: xi, ...viaProcessor(s, h) }, [2, xi, 0], s, hi);
+      });
+    block.events.forEach((e, i) => e.extrinsic === xi && event(i, [2, xi, 1 + i]));
   });
-  byPhase('finalization');
+  byPhase('finalization', 3);
   return calls;
 }
 

@@ -10,8 +10,10 @@ export interface BlockState {
   blockMark: number;
   /** batches of writes shipped so far (Bridge.send), for the life of the runtime */
   sent: number;
-  /** the running block created a data source: the run stops after it */
+  /** the running block created a data source: the block stops after the call that did, the run after the block */
   createdDataSource: boolean;
+  /** the creations the host has not answered yet (a handler need not await one): the block waits for them before it stops */
+  creations: Promise<void>[];
   /** the call running (-1 between blocks) */
   current: number;
   /** the handler of the call running (of the last call between blocks) */
@@ -31,6 +33,7 @@ export const createBlockState = (): BlockState => ({
   blockMark: 0,
   sent: 0,
   createdDataSource: false,
+  creations: [],
   current: -1,
   handler: '',
   height: 0,

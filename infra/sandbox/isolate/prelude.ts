@@ -86,8 +86,11 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     chainId: options.chainId,
     createDynamicDatasource: async (template: string, args: Record<string, unknown>) => {
       if (typeof template !== 'string') throw new TypeError('createDynamicDatasource: the template name must be a string');
-      await call('createDynamicDatasource', [template, args ?? {}]);
+      // known at once, by the call that asked (its handler may not await it: SubQuery's safe starter does not)
       state.createdDataSource = true;
+      const asked = call('createDynamicDatasource', [template, args ?? {}]);
+      state.creations.push(asked.then(settled, settled));
+      await asked;
     },
     url,
   });
@@ -167,3 +170,5 @@ function chainTypesOf(options: InstallOptions, sandboxRequire: (name: string) =>
     'readFromHost' in source && source.readFromHost === true ? (specifier, from) => bridge.callSync('chainTypesModule', [specifier, from]) as never : undefined,
   );
 }
+
+const settled = () => {};

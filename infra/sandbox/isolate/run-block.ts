@@ -57,7 +57,7 @@ export async function runBlocks(
     }
     const noted = r.access.take();
     if (noted !== undefined) access.push(...noted);
-    if (state.createdDataSource) return { completed: i + 1, ...taken(state, access), created: true };
+    if (state.createdDataSource) return { completed: i + 1, ...taken(state, access), created: true, ...(outcome.ran !== undefined && { ran: outcome.ran }) };
     // the host asked the run to end here: its time budget is spent (run-in-runtime.ts)
     if (Atomics.load(r.progress, 2) !== 0) return { completed: i + 1, ...taken(state, access) };
   }
@@ -121,7 +121,22 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
       readCache.clear();
       return { ok: false, call: i, error: describeThrown(err) };
     }
+    // a data source created: the block's later calls are made again with it (as SubQuery's node runs a new data
+    // source on what follows in the block), so the block stops here
+    if (state.createdDataSource && i + 1 < payload.calls.length) {
+      await answered(state);
+      args.done?.();
+      return { ok: true, ran: i + 1 };
+    }
   }
+  await answered(state);
   args.done?.();
   return { ok: true };
+}
+
+/** Waits until the host has every data source the block's calls asked for. */
+async function answered(state: BlockState): Promise<void> {
+  if (state.creations.length === 0) return;
+  await Promise.all(state.creations);
+  state.creations = [];
 }

@@ -68,7 +68,8 @@ export interface ThrownError {
 export type AccessEntry = [handler: string, entity: string, kind: number];
 
 /** One block's run inside: its writes stay in the run's write stream (block-state.ts). */
-export type BlockOutcome = { ok: true } | { ok: false; call: number; error: ThrownError };
+/** `ran`: the block stopped after that many calls, the last of which created data sources (the rest were made without them) */
+export type BlockOutcome = { ok: true; ran?: number } | { ok: false; call: number; error: ThrownError };
 
 /**
  * What a run of blocks (one entry into the sandbox) gave: how many of its payloads completed, the writes
@@ -86,6 +87,8 @@ export interface RunOutcome {
   failed?: { call: number; error: ThrownError; abandon?: true };
   /** block `completed - 1` created data sources */
   created?: true;
+  /** and stopped after its first `ran` calls, the last of which created them */
+  ran?: number;
 }
 
 export type LoadOutcome =

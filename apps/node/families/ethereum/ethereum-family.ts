@@ -1,4 +1,5 @@
 import type { ChainFamily } from '../../../../domain/chains/chain-family.ts';
+import type { EthBlock, EthLog } from '../../../../domain/chains/ethereum/chain-data.ts';
 import type { BlockContent, HandlerCall } from '../../../../domain/chains/ethereum/handler-call.ts';
 import type { JsonAbi } from '../../../../domain/mapping/json-abi.ts';
 import {
@@ -54,13 +55,14 @@ export function createEthereumFamily(deps: EthereumFamilyDeps): EthereumFamily {
         deps.extras?.wanted(),
       ),
 
-    blockCalls(sources, fetched, height) {
+    blockCalls(sources, fetched, height, extra) {
       // the block's transactions and logs are loaded from this range when a mapping reads them
       deps.extras?.use(fetched);
-      const block = fetched.blocks.get(height);
+      const block = blockOf(fetched.blocks.get(height), extra?.blocks.get(height));
       if (block === undefined) return undefined;
       const prev = fetched.blocks.get(height - 1);
-      const logs = fetched.logs.get(height) ?? [];
+      const logs = unionOfLogs(fetched.logs.get(height), extra?.logs.get(height));
+      const logsComplete = fetched.logsComplete || extra?.logsComplete === true;
       const byIndex = new Map(sources.map((s) => [s.compiled.index, s]));
       const matches = matchHandlers(
         sources.map((s) => s.compiled),
@@ -78,7 +80,21 @@ export function createEthereumFamily(deps: EthereumFamilyDeps): EthereumFamily {
         if (m.kind === 'log') return { handler: m.handler, kind: 'log', index: logPos.get(m.logIndex)!, ...(abi && { abi }) };
         return { handler: m.handler, kind: 'transaction', index: m.transactionIndex, ...(abi && { abi }) };
       });
-      return { content: { block, logs, logsComplete: fetched.logsComplete }, calls };
+      return { content: { block, logs, logsComplete }, calls, order: matches.map((m) => m.order) };
     },
   };
+}
+
+/** The block from the range's fetch, or from the fetch for new data sources when only that one holds its transactions. */
+function blockOf(own: EthBlock | undefined, again: EthBlock | undefined): EthBlock | undefined {
+  if (own === undefined) return again;
+  return own.transactions === undefined && again?.transactions !== undefined ? again : own;
+}
+
+/** A block's logs from two fetches, once each, in log order. */
+function unionOfLogs(own: readonly EthLog[] = [], again: readonly EthLog[] = []): readonly EthLog[] {
+  if (again.length === 0) return own;
+  const byIndex = new Map<number, EthLog>();
+  for (const log of [...own, ...again]) byIndex.set(log.logIndex, log);
+  return [...byIndex.values()].sort((a, b) => a.logIndex - b.logIndex);
 }

@@ -31,12 +31,13 @@ export function createSubstrateFamily(specName: string, custom?: CustomSourceCon
     specName,
     compile: (ds, index) => compileSubstrateSource(ds, index, custom),
     plan: (_sources, from, to) => ({ from, to }),
+    // whole blocks are fetched: a block fetched again for data sources created in it holds nothing more
     blockCalls(sources, fetched, height) {
       const block = fetched.blocks.get(height);
       if (block === undefined) return undefined;
       const previous = fetched.blocks.get(height - 1)?.timestamp ?? block.timestamp - 1;
       const calls = matchSubstrateHandlers(sources, block, previous);
-      return calls.length === 0 ? undefined : { content: block, calls };
+      return calls.length === 0 ? undefined : { content: block, calls, order: calls.map((c) => c.order!) };
     },
   };
 }

@@ -5,7 +5,7 @@ import { createAbiDecoder, type AbiDecoder } from '../../abi-decoder.ts';
 import type { BlockExtrasWire } from '../../isolate/families/ethereum/ethereum-wire.ts';
 import type { WireRecord } from '../../isolate/wire.ts';
 import type { RunResult } from '../../run-in-runtime.ts';
-import type { SandboxFamily } from '../../sandbox-family.ts';
+import type { BlockRan, SandboxFamily } from '../../sandbox-family.ts';
 import { evmPayload, txLogArgsOf, type AbiArgs } from './evm-payload.ts';
 import { toWireLog, toWireReceipt, toWireTransaction } from './format-chain-data.ts';
 
@@ -14,9 +14,10 @@ export interface EthereumSandboxMethods {
   /**
    * Runs the calls of one block strictly in order, each awaited. Rejects with a `SandboxError`
    * (`HANDLER_FAILED`, `SANDBOX_TIMEOUT`, `SANDBOX_MEMORY_LIMIT`, `HANDLER_NOT_FOUND`, …); the block's
-   * store writes may then have partly reached the host and must be dropped with the block.
+   * store writes may then have partly reached the host and must be dropped with the block. `ran`: the block
+   * stopped after that many calls, the last of which created data sources (the host runs the rest with them).
    */
-  runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<void>;
+  runBlock(content: BlockContent, calls: readonly HandlerCall[]): Promise<BlockRan>;
   /**
    * Runs blocks one after another in one entry into the sandbox (each as `runBlock` would); `enter` is told when a
    * block's writes and host calls begin; past `budgetMs` the run ends after the block running. How many completed,
@@ -75,7 +76,7 @@ export const ethereumSandbox: SandboxFamily<EthereumSandboxMethods> = {
       methods: {
         runBlock: (content, calls) =>
           calls.length === 0
-            ? Promise.resolve()
+            ? Promise.resolve({})
             : core.run(content.block.height, calls, (fresh) => evmPayload(content, calls, fresh, abi), { content, calls } satisfies Running),
         runBlocks: (blocks, budgetMs) =>
           core.runMany(

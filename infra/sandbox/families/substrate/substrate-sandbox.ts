@@ -6,13 +6,13 @@ import type { SubstrateBlock } from '../../../../domain/chains/substrate/substra
 import type { SubstrateMappingHost } from '../../../../domain/chains/substrate/substrate-mapping-host.ts';
 import type { SubstrateHandlerCall } from '../../../../domain/chains/substrate/match-substrate-handlers.ts';
 import type { RunResult } from '../../run-in-runtime.ts';
-import type { SandboxFamily, SandboxLibrary } from '../../sandbox-family.ts';
+import type { BlockRan, SandboxFamily, SandboxLibrary } from '../../sandbox-family.ts';
 import { substratePayload } from './substrate-payload.ts';
 
 /** What a Substrate sandbox adds: running a block's calls, and making a runtime ahead. */
 export interface SubstrateSandboxMethods {
   /** As `runBlock`, for a Substrate block (a `family: 'substrate'` sandbox). */
-  runSubstrateBlock(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): Promise<void>;
+  runSubstrateBlock(block: SubstrateBlock, calls: readonly SubstrateHandlerCall[]): Promise<BlockRan>;
   /**
    * Runs blocks one after another in one entry into the sandbox, as the EVM family's `runBlocks` (a block of another
    * spec version makes its runtime inside, as a lone block does).
@@ -70,7 +70,7 @@ export const substrateSandbox: SandboxFamily<SubstrateSandboxMethods> = {
       },
       methods: {
         runSubstrateBlock: (block, calls) =>
-          calls.length === 0 ? Promise.resolve() : core.run(block.height, calls, (fresh) => substratePayload(block, calls, fresh)),
+          calls.length === 0 ? Promise.resolve({}) : core.run(block.height, calls, (fresh) => substratePayload(block, calls, fresh)),
         runSubstrateBlocks: (blocks, budgetMs) =>
           core.runMany(
             blocks.map(({ content, calls, enter }) => ({
