@@ -79,8 +79,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   const mine = () => client.request('evm_mine');
   const claims = await deploy('TestClaims', testClaimsAbi, testClaimsBytecode);
   const claim = (from: number, fn: string, args: unknown[]) => send(from, claims.address, testClaimsAbi, fn, args);
-  const deployed = await deploy('TestErc20', testErc20Abi, testErc20Bytecode, ['Wrapped Ether', 'WETH']);
-  await client.request('anvil_setCode', [ERC20_ADDRESS, await client.request<string>('eth_getCode', [deployed.address, 'latest'])]);
+  await placeContract(client, ERC20_ADDRESS, 'TestErc20', testErc20Abi, testErc20Bytecode, ['Wrapped Ether', 'WETH']);
   const token = (from: number, fn: string, args: unknown[], gas?: string) => send(from, ERC20_ADDRESS, testErc20Abi, fn, args, gas);
   const UNIT = 10n ** 18n;
   // a transaction whose input is text (an ethscription when it is a data: URI), to an account or a contract
@@ -227,10 +226,18 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
 
 type Send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[], gas?: string) => Promise<unknown>;
 
+/** A short text as a bytes32 (its UTF-8, padded with zeros). */
+const bytes32Of = (text: string) => `0x${Buffer.from(text, 'utf8').toString('hex').padEnd(64, '0')}`;
+
+/** A fresh contract's address. */
+async function deployedAt(client: RpcClient, name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []): Promise<string> {
+  return (await deployContract(client, { name, abi, bytecode, args })).address;
+}
+
 /** The deployed code of a fresh contract, put at `address` (storage empty). */
-async function placeContract(client: RpcClient, address: string, name: string, abi: Abi, bytecode: `0x${string}`): Promise<void> {
-  const deployed = await deployContract(client, { name, abi, bytecode, args: [] });
-  await client.request('anvil_setCode', [address, await client.request<string>('eth_getCode', [deployed.address, 'latest'])]);
+async function placeContract(client: RpcClient, address: string, name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []): Promise<void> {
+  const code = await client.request<string>('eth_getCode', [await deployedAt(client, name, abi, bytecode, args), 'latest']);
+  await client.request('anvil_setCode', [address, code]);
 }
 
 /**
@@ -243,13 +250,10 @@ async function runUniswap(client: RpcClient, accounts: string[], send: Send): Pr
   const mine = () => client.request('evm_mine');
   await placeContract(client, UNISWAP_FACTORY_ADDRESS, 'TestUniFactory', testUniFactoryAbi, testUniFactoryBytecode);
   await placeContract(client, POSITION_MANAGER_ADDRESS, 'TestPositionManager', testPositionManagerAbi, testPositionManagerBytecode);
-  const tokenA = (await deployContract(client, { name: 'TestErc20', abi: testErc20Abi, bytecode: testErc20Bytecode, args: ['Token A', 'TKA'] })).address;
-  const tokenB = (await deployContract(client, { name: 'TestErc20', abi: testErc20Abi, bytecode: testErc20Bytecode, args: ['Token B', 'TKB'] })).address;
-  const [pool1, pool2, pool3] = [
-    await deployContract(client, { name: 'TestUniPool', abi: testUniPoolAbi, bytecode: testUniPoolBytecode, args: [] }),
-    await deployContract(client, { name: 'TestUniPool', abi: testUniPoolAbi, bytecode: testUniPoolBytecode, args: [] }),
-    await deployContract(client, { name: 'TestUniPool', abi: testUniPoolAbi, bytecode: testUniPoolBytecode, args: [] }),
-  ].map((c) => c.address) as [string, string, string];
+  const tokenA = await deployedAt(client, 'TestErc20', testErc20Abi, testErc20Bytecode, ['Token A', 'TKA']);
+  const tokenB = await deployedAt(client, 'TestErc20', testErc20Abi, testErc20Bytecode, ['Token B', 'TKB']);
+  const newPool = () => deployedAt(client, 'TestUniPool', testUniPoolAbi, testUniPoolBytecode);
+  const [pool1, pool2, pool3] = [await newPool(), await newPool(), await newPool()];
   const factory = (fn: string, args: unknown[]) => send(0, UNISWAP_FACTORY_ADDRESS, testUniFactoryAbi, fn, args);
   const pool = (from: number, address: string, fn: string, args: unknown[]) => send(from, address, testUniPoolAbi, fn, args);
   const positions = (from: number, fn: string, args: unknown[]) => send(from, POSITION_MANAGER_ADDRESS, testPositionManagerAbi, fn, args);
@@ -295,9 +299,9 @@ async function runUniswap(client: RpcClient, accounts: string[], send: Send): Pr
  */
 async function runDelegations(client: RpcClient, accounts: string[], send: Send): Promise<string> {
   const mine = () => client.request('evm_mine');
-  const registry = await deployContract(client, { name: 'TestDelegates', abi: testDelegatesAbi, bytecode: testDelegatesBytecode, args: [] });
+  const registry = await deployedAt(client, 'TestDelegates', testDelegatesAbi, testDelegatesBytecode);
   const delegate = (from: number, fn: 'setDelegate' | 'clearDelegate', space: string, to: number) =>
-    send(from, registry.address, testDelegatesAbi, fn, [`0x${Buffer.from(space, 'utf8').toString('hex').padEnd(64, '0')}`, accounts[to]]);
+    send(from, registry, testDelegatesAbi, fn, [bytes32Of(space), accounts[to]]);
   await delegate(1, 'setDelegate', 'snapshot.eth', 2);
   await delegate(1, 'setDelegate', 'ens.eth', 3);
   await delegate(2, 'setDelegate', '', 1);
@@ -313,7 +317,7 @@ async function runDelegations(client: RpcClient, accounts: string[], send: Send)
   await delegate(2, 'clearDelegate', '', 1);
   await delegate(2, 'setDelegate', '', 1);
   await mine();
-  return registry.address;
+  return registry;
 }
 
 /**
@@ -323,15 +327,10 @@ async function runDelegations(client: RpcClient, accounts: string[], send: Send)
  */
 async function runSafes(client: RpcClient, send: Send): Promise<string> {
   const mine = () => client.request('evm_mine');
-  const deploy = async (name: string, abi: Abi, bytecode: `0x${string}`) => (await deployContract(client, { name, abi, bytecode, args: [] })).address;
-  const factory = await deploy('TestSafeFactory', testSafeFactoryAbi, testSafeFactoryBytecode);
-  const [safeA, safeB, safeC] = [
-    await deploy('TestSafe', testSafeAbi, testSafeBytecode),
-    await deploy('TestSafe', testSafeAbi, testSafeBytecode),
-    await deploy('TestSafe', testSafeAbi, testSafeBytecode),
-  ];
-  const sign = (from: number, safe: string, text: string) =>
-    send(from, safe, testSafeAbi, 'signMessage', [`0x${Buffer.from(text, 'utf8').toString('hex').padEnd(64, '0')}`]);
+  const factory = await deployedAt(client, 'TestSafeFactory', testSafeFactoryAbi, testSafeFactoryBytecode);
+  const newSafe = () => deployedAt(client, 'TestSafe', testSafeAbi, testSafeBytecode);
+  const [safeA, safeB, safeC] = [await newSafe(), await newSafe(), await newSafe()];
+  const sign = (from: number, safe: string, text: string) => send(from, safe, testSafeAbi, 'signMessage', [bytes32Of(text)]);
   await sign(1, safeB, 'before any safe is announced');
   await send(0, factory, testSafeFactoryAbi, 'createProxy', [safeA]);
   await sign(1, safeA, 'in the announcing block');
