@@ -129,14 +129,15 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
       return { ok: true, ran: i + 1 };
     }
   }
-  await answered(state);
+  // (only when some are pending: a block without creations takes no extra turn)
+  if (state.creations.length > 0) await answered(state);
   args.done?.();
   return { ok: true };
 }
 
-/** Waits until the host has every data source the block's calls asked for. */
+/** Settles once the host has answered every data source the block's calls asked for. */
 async function answered(state: BlockState): Promise<void> {
-  if (state.creations.length === 0) return;
-  await Promise.all(state.creations);
+  const pending = state.creations;
   state.creations = [];
+  await Promise.all(pending);
 }
