@@ -33,3 +33,14 @@ export async function deployContract(
   }
   return { address: toLowerHex(receipt.contractAddress), blockNumber: hexToNumber(receipt.blockNumber), transactionHash: toLowerHex(hash) };
 }
+
+/** A fresh contract's address. */
+export async function deployedAt(client: RpcClient, name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []): Promise<string> {
+  return (await deployContract(client, { name, abi, bytecode, args })).address;
+}
+
+/** The deployed code of a fresh contract, put at `address` (storage empty): where a project's manifest or source names it. */
+export async function placeContract(client: RpcClient, address: string, name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []): Promise<void> {
+  const code = await client.request<string>('eth_getCode', [await deployedAt(client, name, abi, bytecode, args), 'latest']);
+  await client.request('anvil_setCode', [address, code]);
+}

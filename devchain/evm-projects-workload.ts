@@ -14,7 +14,8 @@ import { testSafeAbi, testSafeBytecode } from './contracts/test-safe.artifact.ts
 import { testPositionManagerAbi, testPositionManagerBytecode } from './contracts/test-position-manager.artifact.ts';
 import { testUniFactoryAbi, testUniFactoryBytecode } from './contracts/test-uni-factory.artifact.ts';
 import { testUniPoolAbi, testUniPoolBytecode } from './contracts/test-uni-pool.artifact.ts';
-import { deployContract } from './deploy-contract.ts';
+import { deployContract, deployedAt, placeContract } from './deploy-contract.ts';
+import { ENS_ADDRESSES, runEns } from './ens-workload.ts';
 import type { AnvilOptions } from './start-anvil.ts';
 
 /**
@@ -28,7 +29,7 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates' | 'safeFactory', string>;
+  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates' | 'safeFactory' | 'ensRegistry', string>;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -204,6 +205,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   await runUniswap(client, accounts, send);
   const delegates = await runDelegations(client, accounts, send);
   const safeFactory = await runSafes(client, send);
+  await runEns(client, accounts, send);
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
@@ -217,6 +219,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
       uniswapFactory: UNISWAP_FACTORY_ADDRESS,
       delegates,
       safeFactory,
+      ensRegistry: ENS_ADDRESSES.registry,
     },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),
@@ -224,21 +227,10 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   };
 }
 
-type Send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[], gas?: string) => Promise<unknown>;
+export type Send = (from: number, to: string, abi: Abi, functionName: string, args: unknown[], gas?: string) => Promise<unknown>;
 
 /** A short text as a bytes32 (its UTF-8, padded with zeros). */
 const bytes32Of = (text: string) => `0x${Buffer.from(text, 'utf8').toString('hex').padEnd(64, '0')}`;
-
-/** A fresh contract's address. */
-async function deployedAt(client: RpcClient, name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []): Promise<string> {
-  return (await deployContract(client, { name, abi, bytecode, args })).address;
-}
-
-/** The deployed code of a fresh contract, put at `address` (storage empty). */
-async function placeContract(client: RpcClient, address: string, name: string, abi: Abi, bytecode: `0x${string}`, args: unknown[] = []): Promise<void> {
-  const code = await client.request<string>('eth_getCode', [await deployedAt(client, name, abi, bytecode, args), 'latest']);
-  await client.request('anvil_setCode', [address, code]);
-}
 
 /**
  * Uniswap v3: pools created (their template's logs in the same block), initialised, minted into, swapped (across

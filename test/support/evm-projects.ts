@@ -169,6 +169,18 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
     contract: 'safeFactory',
     manifest: 'ethereum.yaml',
   },
+  {
+    name: 'ethereum-ens',
+    folder: 'evm-projects/ethereum-ens',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-ens' },
+    exercises:
+      'ENS: seven data sources (four at an address, three at none: a resolver’s, a controller’s and a name wrapper’s events from ' +
+      'any contract), events sharing a name (two TextChanged, three NameRegistered, two NameRenewed, two Transfer), topics ' +
+      'written with spaces, one log taken by two data sources, ids from keccak256 of Buffers, Uint8Array.toString() ids, ' +
+      'new Buffer and Buffer.concat, positional args (event.args[2]), an indexed string, new Entity(id) saved, [BigInt] and ' +
+      '[String] fields grown, store.remove, logger.warn with arguments',
+    contract: 'ensRegistry',
+  },
 ];
 
 /**
