@@ -16,6 +16,7 @@ import { testUniFactoryAbi, testUniFactoryBytecode } from './contracts/test-uni-
 import { testUniPoolAbi, testUniPoolBytecode } from './contracts/test-uni-pool.artifact.ts';
 import { deployContract, deployedAt, placeContract } from './deploy-contract.ts';
 import { ENS_ADDRESSES, runEns } from './ens-workload.ts';
+import { runOpensea, SEAPORT_ADDRESS } from './opensea-workload.ts';
 import type { AnvilOptions } from './start-anvil.ts';
 
 /**
@@ -29,7 +30,10 @@ export const EVM_PROJECTS_ANVIL: AnvilOptions = { args: ['--timestamp', String(D
 
 export interface EvmProjectsWorkload {
   /** the contract each project's first data source indexes, by project */
-  addresses: Record<'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates' | 'safeFactory' | 'ensRegistry', string>;
+  addresses: Record<
+    'gravity' | 'feedRegistry' | 'erc20' | 'claims' | 'nfts' | 'uniswapFactory' | 'delegates' | 'safeFactory' | 'ensRegistry' | 'seaport',
+    string
+  >;
   /** the block of the first deployment: the data sources' start */
   startBlock: number;
   lastBlock: number;
@@ -206,6 +210,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
   const delegates = await runDelegations(client, accounts, send);
   const safeFactory = await runSafes(client, send);
   await runEns(client, accounts, send);
+  await runOpensea(client, accounts);
   const last = await client.request<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
   // anvil calls a block final 64 blocks behind the head, and both nodes index final blocks only
   await client.request('anvil_mine', ['0x40']);
@@ -220,6 +225,7 @@ export async function runEvmProjectsWorkload(client: RpcClient): Promise<EvmProj
       delegates,
       safeFactory,
       ensRegistry: ENS_ADDRESSES.registry,
+      seaport: SEAPORT_ADDRESS,
     },
     startBlock: gravity.blockNumber,
     lastBlock: hexToNumber(last.number),

@@ -24,12 +24,18 @@ const BOOKKEEPING = new Set(['_id', '_block_range', '__block_range']);
 const WALL_CLOCK = new Set(['created_at', 'updated_at']);
 const RANGE_COLUMNS = ['_block_range', '__block_range'];
 
-/** The entity tables of `schema`: its tables but those whose name starts with `_` (metadata, PoI, …). */
+/**
+ * The entity tables of `schema`: every table that keeps versions, and the others but those whose name starts with `_`
+ * (metadata, PoI, migrations…). An entity's own name may start with `_` (`type _Item`, whose table is `_items`).
+ */
 export async function dumpEntityTables(db: Kysely<any>, schema: string): Promise<SchemaDump> {
   const tables = await execute<{ name: string }>(
     db,
-    `select table_name as name from information_schema.tables
-      where table_schema = ${quoteLiteral(schema)} and table_type = 'BASE TABLE' and table_name not like '\\_%' order by table_name`,
+    `select t.table_name as name from information_schema.tables t
+      where t.table_schema = ${quoteLiteral(schema)} and t.table_type = 'BASE TABLE'
+        and (t.table_name not like '\\_%' or exists (select 1 from information_schema.columns c
+          where c.table_schema = t.table_schema and c.table_name = t.table_name and c.column_name in (${RANGE_COLUMNS.map(quoteLiteral).join(', ')})))
+      order by t.table_name`,
   );
   const dump: SchemaDump = {};
   for (const { name } of tables) dump[name] = await dumpTable(db, schema, name);

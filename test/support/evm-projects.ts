@@ -181,6 +181,17 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       '[String] fields grown, store.remove, logger.warn with arguments',
     contract: 'ensRegistry',
   },
+  {
+    name: 'ethereum-opensea',
+    folder: 'evm-projects/ethereum-opensea',
+    source: { ...STARTERS, path: 'Ethereum/ethereum-opensea' },
+    exercises:
+      'OpenSea (Seaport): arrays of tuples decoded with named fields (offer[i].itemType, .token, .amount), a topic with a ' +
+      'trailing newline, the chainId global, transaction.input’s selector, contract calls that answer, revert or reach an ' +
+      'account (caught), Float fields (sums, Math.min/max, 0/0), ids from fractional days, new Entity(id) saved, saves not ' +
+      'awaited, enums, sales skipped by the mapping’s own address comparisons',
+    contract: 'seaport',
+  },
 ];
 
 /**
