@@ -192,6 +192,18 @@ export const EVM_FIXTURES: readonly EvmFixture[] = [
       'awaited, enums, sales skipped by the mapping’s own address comparisons',
     contract: 'seaport',
   },
+  {
+    name: 'sqt-holders',
+    folder: 'evm-projects/sqt-holders',
+    source: { ...STARTERS, path: 'Multi-Chain/sqt-holders' },
+    exercises:
+      'one chain of a multichain project (ethereum.yaml): balances recomputed from getByField reads of a relation with a limit ' +
+      '(Transfer.getByAccountFromId), which must see the transfers saved earlier in the block as well as those already written, ' +
+      'several transfers in a block, a transfer to oneself (one account read twice and saved twice at once), a topic folded ' +
+      'over two YAML lines',
+    contract: 'erc20',
+    manifest: 'ethereum.yaml',
+  },
 ];
 
 /**
