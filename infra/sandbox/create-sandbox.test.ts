@@ -245,6 +245,32 @@ t.test('store calls reach the host in order, reads return host data and see earl
   t.same(calls[12]![3], { id: 'a', balance: 12n, when: new Date(0), tags: ['x'] }, 'the second block reads the first block’s write');
 });
 
+t.test('work a handler starts and does not await belongs to its block: its reads and writes reach the host before the block ends', async (t) => {
+  const { sb, calls } = await sandbox(
+    `
+    async function later(log) {
+      for (let k = 0; k < 5; k++) await store.get('Miss', 'k' + k);
+      const seen = await store.get('Account', 'a');
+      await store.set('Account', 'a', { id: 'a', n: (seen ? seen.n : 0n) + log.args.value.toBigInt() });
+      store.set('Late', String(log.blockNumber), { id: String(log.blockNumber) });
+    }
+    module.exports.handleAsync = async function (log) { later(log); };
+    module.exports.handlePlain = function (log) { later(log); };
+  `,
+    { readCacheSize: 0 },
+  );
+  await sb.runBlock(oneTransfer(7n), [logCall('handleAsync')]);
+  const first = calls.map((c) => `${c[0]} ${c[1]}`);
+  t.same(first.slice(-2), ['set Account', 'set Late'], 'the chain ran to its end within the block');
+  await sb.runBlock(oneTransfer(5n), [logCall('handlePlain')]);
+  t.same(
+    calls.slice(first.length).map((c) => `${c[0]} ${c[1]}`),
+    ['get Miss', 'get Miss', 'get Miss', 'get Miss', 'get Miss', 'get Account', 'set Account', 'set Late'],
+    'the next block carries its own chain only, which sees the first one’s write',
+  );
+  t.same(calls.at(-2)![3], { id: 'a', n: 12n });
+});
+
 t.test('the read cache answers repeated gets without the host, with copies, and forgets on failures and rewinds', async (t) => {
   const { sb, calls } = await sandbox(`
     module.exports.touch = async function () {

@@ -12,8 +12,11 @@ export interface BlockState {
   sent: number;
   /** the running block created a data source: the block stops after the call that did, the run after the block */
   createdDataSource: boolean;
-  /** the creations the host has not answered yet (a handler need not await one): the block waits for them before it stops */
-  creations: Promise<void>[];
+  /**
+   * the host calls not answered yet, each settling (never rejecting) once its answer is in: a handler need not await
+   * what it starts, and the block waits for these before it ends (run-block.ts, workDone)
+   */
+  inflight: Set<Promise<void>>;
   /** the call running (-1 between blocks) */
   current: number;
   /** the handler of the call running (of the last call between blocks) */
@@ -33,7 +36,7 @@ export const createBlockState = (): BlockState => ({
   blockMark: 0,
   sent: 0,
   createdDataSource: false,
-  creations: [],
+  inflight: new Set(),
   current: -1,
   handler: '',
   height: 0,
@@ -58,7 +61,14 @@ export function createHostCall(state: BlockState, bridge: Pick<Bridge, 'call'>, 
     const writes = state.pending;
     state.pending = [];
     state.blockMark = 0;
-    return bridge.call(op, args, writes, state.sent);
+    const answer = bridge.call(op, args, writes, state.sent);
+    // registered before the caller's own await, so the call leaves `inflight` before its caller goes on
+    const answered: Promise<void> = answer.then(
+      () => void state.inflight.delete(answered),
+      () => void state.inflight.delete(answered),
+    );
+    state.inflight.add(answered);
+    return answer;
   };
 }
 

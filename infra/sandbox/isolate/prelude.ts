@@ -86,11 +86,10 @@ export function install(bridge: Bridge & TimerBridge & UrlBridge, options: Insta
     chainId: options.chainId,
     createDynamicDatasource: async (template: string, args: Record<string, unknown>) => {
       if (typeof template !== 'string') throw new TypeError('createDynamicDatasource: the template name must be a string');
-      // known at once, by the call that asked (its handler may not await it: SubQuery's safe starter does not)
+      // known at once, by the call that asked (its handler may not await it: SubQuery's safe starter does not; the
+      // block waits for the host's answer all the same, as for every host call, run-block.ts)
       state.createdDataSource = true;
-      const asked = call('createDynamicDatasource', [template, args ?? {}]);
-      state.creations.push(asked.then(settled, settled));
-      await asked;
+      await call('createDynamicDatasource', [template, args ?? {}]);
     },
     url,
   });
@@ -170,5 +169,3 @@ function chainTypesOf(options: InstallOptions, sandboxRequire: (name: string) =>
     'readFromHost' in source && source.readFromHost === true ? (specifier, from) => bridge.callSync('chainTypesModule', [specifier, from]) as never : undefined,
   );
 }
-
-const settled = () => {};

@@ -124,20 +124,30 @@ export async function runBlock(r: BlockRunner, payload: BlockPayload): Promise<B
     // a data source created: the block's later calls are made again with it (as SubQuery's node runs a new data
     // source on what follows in the block), so the block stops here
     if (state.createdDataSource && i + 1 < payload.calls.length) {
-      await answered(state);
+      await workDone(state);
       args.done?.();
       return { ok: true, ran: i + 1 };
     }
   }
-  // (only when some are pending: a block without creations takes no extra turn)
-  if (state.creations.length > 0) await answered(state);
+  await workDone(state);
   args.done?.();
   return { ok: true };
 }
 
-/** Settles once the host has answered every data source the block's calls asked for. */
-async function answered(state: BlockState): Promise<void> {
-  const pending = state.creations;
-  state.creations = [];
-  await Promise.all(pending);
+/** Turns given to work that is only promise reactions away from done or from its next host call (a few per await). */
+const SETTLING_TURNS = 32;
+
+/**
+ * Settles once what the block's handlers started is done, awaited or not: no host call of theirs is unanswered, and
+ * what waited on one has had its turns to go on. A handler may start a promise chain and return without it (SubQuery's
+ * galxe starter calls its async claim handling so); its reads and writes belong to its block, not to whichever block
+ * runs when they end, nor to none when they end between two runs (whose writes were then dropped). A chain that keeps
+ * the block from ending is bounded by --timeout, as a handler is.
+ */
+async function workDone(state: Pick<BlockState, 'inflight'>): Promise<void> {
+  for (;;) {
+    for (let turn = 0; turn < SETTLING_TURNS && state.inflight.size === 0; turn++) await undefined;
+    if (state.inflight.size === 0) return;
+    await Promise.all(state.inflight);
+  }
 }
