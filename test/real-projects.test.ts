@@ -181,51 +181,55 @@ for (const { kind, args } of runs) {
   });
 }
 
-for (const kind of BACKENDS) {
-  t.test(`${kind}: work a handler starts and does not await (galxe-like) is written at its block, none of it lost`, async (t) => {
-    const dir = await buildRealProject(t, 'unawaited-work', replace);
-    const { db, schema } = await indexAndOpen(t, kind, dir, 'unawaited-work', []);
-    const logs = await client.request<RpcLog[]>('eth_getLogs', [
-      { fromBlock: toQuantity(workload.startBlock), toBlock: toQuantity(lastBlock), address: workload.token, topics: [TRANSFER] },
-    ]);
-    const receipts = await execute(
-      db.kysely,
-      `select id, "to", block_number, lower(__block_range) as from_block from ${quoteIdent(schema)}.receipts order by id collate "C"`,
-    );
-    t.same(
-      receipts.map((r) => ({ id: r.id, to: r.to, block: Number(r.block_number), from: Number(r.from_block) })),
-      logs
-        .map((l) => ({
-          id: `${l.transactionHash}-${Number(l.logIndex)}`,
-          to: `0x${l.topics[2]!.slice(26)}`,
-          block: Number(l.blockNumber),
-          from: Number(l.blockNumber),
-        }))
-        .sort((a, b) => (a.id < b.id ? -1 : 1)),
-      'a receipt for every Transfer, each from the block of its log',
-    );
-    // a holder's versions: one from each block it received in
-    const want: { id: string; last: number; from: number; to: number | null }[] = [];
-    const byHolder = new Map<string, Set<number>>();
-    for (const l of logs) {
-      const to = `0x${l.topics[2]!.slice(26)}`;
-      byHolder.set(to, (byHolder.get(to) ?? new Set()).add(Number(l.blockNumber)));
-    }
-    for (const [id, blocks] of [...byHolder].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const list = [...blocks].sort((a, b) => a - b);
-      list.forEach((b, i) => want.push({ id, last: b, from: b, to: i + 1 < list.length ? list[i + 1]! : null }));
-    }
-    const holders = await execute(
-      db.kysely,
-      `select id, last_block, lower(__block_range) as from_block, upper(__block_range) as to_block
+// both databases, and --unsafe's node:vm (the same runtime inside)
+for (const { kind, args } of [...BACKENDS.map((kind) => ({ kind, args: [] as string[] })), { kind: PROGRAM_BACKEND, args: ['--unsafe'] }]) {
+  t.test(
+    `${kind}${args.length ? ` ${args.join(' ')}` : ''}: work a handler starts and does not await (galxe-like) is written at its block, none of it lost`,
+    async (t) => {
+      const dir = await buildRealProject(t, 'unawaited-work', replace);
+      const { db, schema } = await indexAndOpen(t, kind, dir, 'unawaited-work', [], args);
+      const logs = await client.request<RpcLog[]>('eth_getLogs', [
+        { fromBlock: toQuantity(workload.startBlock), toBlock: toQuantity(lastBlock), address: workload.token, topics: [TRANSFER] },
+      ]);
+      const receipts = await execute(
+        db.kysely,
+        `select id, "to", block_number, lower(__block_range) as from_block from ${quoteIdent(schema)}.receipts order by id collate "C"`,
+      );
+      t.same(
+        receipts.map((r) => ({ id: r.id, to: r.to, block: Number(r.block_number), from: Number(r.from_block) })),
+        logs
+          .map((l) => ({
+            id: `${l.transactionHash}-${Number(l.logIndex)}`,
+            to: `0x${l.topics[2]!.slice(26)}`,
+            block: Number(l.blockNumber),
+            from: Number(l.blockNumber),
+          }))
+          .sort((a, b) => (a.id < b.id ? -1 : 1)),
+        'a receipt for every Transfer, each from the block of its log',
+      );
+      // a holder's versions: one from each block it received in
+      const want: { id: string; last: number; from: number; to: number | null }[] = [];
+      const byHolder = new Map<string, Set<number>>();
+      for (const l of logs) {
+        const to = `0x${l.topics[2]!.slice(26)}`;
+        byHolder.set(to, (byHolder.get(to) ?? new Set()).add(Number(l.blockNumber)));
+      }
+      for (const [id, blocks] of [...byHolder].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        const list = [...blocks].sort((a, b) => a - b);
+        list.forEach((b, i) => want.push({ id, last: b, from: b, to: i + 1 < list.length ? list[i + 1]! : null }));
+      }
+      const holders = await execute(
+        db.kysely,
+        `select id, last_block, lower(__block_range) as from_block, upper(__block_range) as to_block
         from ${quoteIdent(schema)}.holders order by id collate "C", lower(__block_range)`,
-    );
-    t.same(
-      holders.map((r) => ({ id: r.id, last: Number(r.last_block), from: Number(r.from_block), to: r.to_block === null ? null : Number(r.to_block) })),
-      want,
-      'every version of every holder at the block of its transfers',
-    );
-  });
+      );
+      t.same(
+        holders.map((r) => ({ id: r.id, last: Number(r.last_block), from: Number(r.from_block), to: r.to_block === null ? null : Number(r.to_block) })),
+        want,
+        'every version of every holder at the block of its transfers',
+      );
+    },
+  );
 }
 
 for (const kind of BACKENDS) {
