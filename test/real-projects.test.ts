@@ -65,6 +65,8 @@ const replace = {
 
 type RpcTx = { hash: string; from: string; to: string | null; value: string; gas: string; nonce: string; input: string; blockNumber: string };
 type RpcLog = { address: string; topics: string[]; data: string; transactionHash: string; logIndex: string; blockNumber: string };
+/** a Transfer log's `to`, its third topic, lower case */
+const recipientOf = (log: RpcLog) => `0x${log.topics[2]!.slice(26)}`;
 const blockLogs = (h: number) => client.request<RpcLog[]>('eth_getLogs', [{ fromBlock: toQuantity(h), toBlock: toQuantity(h) }]);
 const fullBlock = (h: number) => client.request<{ transactions: RpcTx[] }>('eth_getBlockByNumber', [toQuantity(h), true]);
 
@@ -200,7 +202,7 @@ for (const { kind, args } of [...BACKENDS.map((kind) => ({ kind, args: [] as str
         logs
           .map((l) => ({
             id: `${l.transactionHash}-${Number(l.logIndex)}`,
-            to: `0x${l.topics[2]!.slice(26)}`,
+            to: recipientOf(l),
             block: Number(l.blockNumber),
             from: Number(l.blockNumber),
           }))
@@ -211,7 +213,7 @@ for (const { kind, args } of [...BACKENDS.map((kind) => ({ kind, args: [] as str
       const want: { id: string; last: number; from: number; to: number | null }[] = [];
       const byHolder = new Map<string, Set<number>>();
       for (const l of logs) {
-        const to = `0x${l.topics[2]!.slice(26)}`;
+        const to = recipientOf(l);
         byHolder.set(to, (byHolder.get(to) ?? new Set()).add(Number(l.blockNumber)));
       }
       for (const [id, blocks] of [...byHolder].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -241,7 +243,7 @@ for (const kind of BACKENDS) {
     ]);
     const expected = new Map<string, { createdAt: string; last: number; transfers: number }>();
     for (const log of logs) {
-      const to = `0x${log.topics[2]!.slice(26)}`;
+      const to = recipientOf(log);
       const seen = expected.get(to) ?? { createdAt: String(Number(log.blockNumber)), last: 0, transfers: 0 };
       expected.set(to, { ...seen, last: Number(log.blockNumber), transfers: seen.transfers + 1 });
     }

@@ -63,10 +63,8 @@ export function createHostCall(state: BlockState, bridge: Pick<Bridge, 'call'>, 
     state.blockMark = 0;
     const answer = bridge.call(op, args, writes, state.sent);
     // registered before the caller's own await, so the call leaves `inflight` before its caller goes on
-    const answered: Promise<void> = answer.then(
-      () => void state.inflight.delete(answered),
-      () => void state.inflight.delete(answered),
-    );
+    const leave = () => void state.inflight.delete(answered);
+    const answered: Promise<void> = answer.then(leave, leave);
     state.inflight.add(answered);
     return answer;
   };
