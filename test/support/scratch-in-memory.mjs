@@ -4,7 +4,8 @@
 // and deletes hundreds of them, with project copies and builds besides: on ext4, creating a file
 // after many deletions walks the inode tables (ext4's recently_deleted): a quarter of the storage
 // tests' CPU, and the suite's kernel time went from 153 to 96 CPU-s without it. The programs the
-// tests spawn inherit TMPDIR. Plain JavaScript: tap's before step loads it too, outside tsx.
+// tests spawn inherit TMPDIR. Plain JavaScript, as plain-child-processes.mjs: worker threads get the
+// same flags, and tsx's loader does not reach them.
 import { lstatSync, mkdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,7 +22,9 @@ function memoryScratch() {
     if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < ROOM_NEEDED) return undefined;
     const dir = join(MEMORY, `idx-tests-${process.getuid()}`);
     mkdirSync(dir, { mode: 0o700, recursive: true });
-    // the folder is shared by every test process of this user; anyone else's (or a link) is not used
+    // the folder is shared by every test process of this user; anyone else's (or a link) is not used: the
+    // rule of infra/files/private-cache-dir.ts's unsafeCacheDir, stricter (no one else may read it either),
+    // written again here since this file cannot import TypeScript
     const st = lstatSync(dir);
     return st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o077) === 0 ? dir : undefined;
   } catch {
