@@ -101,6 +101,24 @@ t.test('values the database would refuse fail at the write, naming entity, id, f
   t.equal(problem('Nope', 'a', {}), 'no entity named "Nope" in schema.graphql (it has Account, Pair, Blob)');
 });
 
+t.test('a BigInt holds at most 131,072 digits, as numeric does before the point, sign and leading zeros aside', async (t) => {
+  // PostgreSQL 15: repeat('9', 131072)::numeric is stored, ('1' || repeat('0', 131072))::numeric overflows
+  const most = 10n ** 131072n - 1n;
+  const tooMany = 'Account "a": balance: has more than 131072 digits';
+  t.equal(problem('Account', 'a', { ...good, balance: most }), 'valid');
+  t.equal(problem('Account', 'a', { ...good, balance: -most }), 'valid');
+  t.equal(problem('Account', 'a', { ...good, balance: most + 1n }), tooMany, '131,073 digits');
+  t.equal(problem('Account', 'a', { ...good, balance: -most - 1n }), tooMany, '131,073 digits and a sign');
+  t.equal(problem('Account', 'a', { ...good, balance: 2n ** 256n - 1n }), 'valid', 'a uint256');
+  t.equal(problem('Account', 'a', { ...good, balance: -(2n ** 434999n) }), 'valid', 'large, below the bound that needs no text');
+  t.equal(problem('Account', 'a', { ...good, balance: '9'.repeat(131072) }), 'valid', 'as text');
+  t.equal(problem('Account', 'a', { ...good, balance: `+${'9'.repeat(131072)}` }), 'valid', 'as text with a sign');
+  t.equal(problem('Account', 'a', { ...good, balance: `000${'9'.repeat(131072)}` }), 'valid', 'as text with leading zeros');
+  t.equal(problem('Account', 'a', { ...good, balance: '0'.repeat(131080) }), 'valid', 'zero written long');
+  t.equal(problem('Account', 'a', { ...good, balance: `1${'0'.repeat(131072)}` }), tooMany, 'as text');
+  t.equal(problem('Account', 'a', { ...good, balance: `-1${'0'.repeat(131072)}` }), tooMany, 'as text with a sign');
+});
+
 t.test('indexed text too long for a btree entry is refused, alone or in a composite index', async (t) => {
   t.equal(problem('Account', 'a', { ...good, name: 'x'.repeat(2600) }), 'valid');
   t.match(problem('Account', 'a', { ...good, name: 'x'.repeat(2601) }), /^Account "a": name is 2601 bytes, above the 2600 bytes an indexed value may hold/);

@@ -27,6 +27,17 @@ const MIN_DATE_MS = Date.UTC(-4712, 0, 1);
 
 type Check = (value: unknown) => string | undefined;
 
+/**
+ * An integer's decimal text (a sign, leading zeros) with more digits than a `numeric` holds before the point. The
+ * sign is not a digit: counting it let a positive value of 131,073 digits through, which the flush then failed on.
+ */
+function tooManyDigits(text: string): string | undefined {
+  let from = text.startsWith('-') || text.startsWith('+') ? 1 : 0;
+  if (text.length - from <= NUMERIC_MAX_DIGITS) return undefined;
+  while (from < text.length - 1 && text[from] === '0') from++;
+  return text.length - from > NUMERIC_MAX_DIGITS ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
+}
+
 /** What is wrong with a string the database must store as text, if anything. */
 export function textProblem(s: string): string | undefined {
   if (s.includes('\u0000')) return 'holds a NUL byte (\\u0000), which PostgreSQL text cannot store';
@@ -61,9 +72,9 @@ const SCALAR_CHECKS: Record<Scalar, Check> = {
   String: text,
   Int: (v) => (int32Of(v) !== undefined ? undefined : expected('a 32-bit integer', v)),
   BigInt: (v) => {
-    if (typeof v === 'bigint') return v.toString().length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
+    if (typeof v === 'bigint') return tooManyDigits(v.toString());
     if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
-    if (typeof v === 'string' && isIntegerText(v)) return v.length > NUMERIC_MAX_DIGITS + 1 ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
+    if (typeof v === 'string' && isIntegerText(v)) return tooManyDigits(v);
     return expected('a bigint', v);
   },
   BigDecimal: (v) => (decimalTextOf(v) !== undefined ? undefined : expected('a decimal number', v)),

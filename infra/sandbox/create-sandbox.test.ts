@@ -771,6 +771,34 @@ t.test('a Date, bigint and bytes written by a mapping reach the host as values o
   }
 });
 
+t.test('dates in a mapping stay ordinary dates of the sandbox: made with new, subclassed, stored and read back from the cache', async (t) => {
+  const { sb, calls } = await sandbox(`
+    class Stamp extends Date {}
+    module.exports.h = async (log) => {
+      const made = new Date(1700000000000);
+      const stamp = new Stamp(1700000000001);
+      const now = new Date();
+      await store.set('D', 'd', { id: 'd', made, stamp, now });
+      const back = await store.get('D', 'd');
+      const checks = {
+        made: Object.getPrototypeOf(made) === Date.prototype && made.constructor === Date && made instanceof Date,
+        stamp: Object.getPrototypeOf(stamp) === Stamp.prototype && stamp instanceof Stamp && stamp instanceof Date,
+        now: now.getTime() === Number(log.block.timestamp) * 1000,
+        back: [back.made, back.stamp, back.now].every((d) => d instanceof Date && Object.getPrototypeOf(d) === Date.prototype && d !== made),
+        times: [back.made.getTime(), back.stamp.getTime(), back.now.getTime() === now.getTime()],
+        notDates: !({} instanceof Date) && !(Object.create(null) instanceof Date),
+      };
+      await store.set('Check', 'c', { id: 'c', checks: JSON.stringify(checks) });
+    };
+  `);
+  t.teardown(() => sb.dispose());
+  await sb.runBlock(oneTransfer(), [logCall('h')]);
+  const [d, c] = calls.filter((x) => x[0] === 'set').map((x) => x[3] as Record<string, unknown>);
+  t.same(JSON.parse(c!.checks as string), { made: true, stamp: true, now: true, back: true, times: [1700000000000, 1700000000001, true], notDates: true });
+  t.ok(d!.made instanceof Date && d!.stamp instanceof Date, 'the host gets Dates');
+  t.same([(d!.made as Date).getTime(), (d!.stamp as Date).getTime()], [1700000000000, 1700000000001]);
+});
+
 t.test(
   "each handler's first reads and writes of an entity type reach the host once, a read the sandbox's cache answers included; a failed block's are told again",
   async (t) => {

@@ -1,3 +1,5 @@
+import { RealDate } from './deterministic.ts';
+
 /**
  * A deep copy of entity data at the moment of `store.set`, as structured clone would make it when
  * the write crossed the boundary right away: later changes to the entity object must not reach the
@@ -9,7 +11,7 @@ export function clonePlain(value: unknown, depth = 0): unknown {
   if ((value as { _isBigNumber?: unknown })._isBigNumber === true && typeof (value as { _hex?: unknown })._hex === 'string') {
     return BigInt((value as { _hex: string })._hex.replace(/^-0x/, '0x')) * ((value as { _hex: string })._hex.startsWith('-') ? -1n : 1n);
   }
-  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof RealDate) return new RealDate(value.getTime());
   if (ArrayBuffer.isView(value)) return (value as unknown as Uint8Array).slice();
   if (Array.isArray(value)) return value.map((v) => clonePlain(v, depth + 1));
   const out: Record<string, unknown> = {};

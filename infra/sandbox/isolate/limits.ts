@@ -4,6 +4,8 @@
  * is measured here, inside the sandbox, before it crosses. All limits reset with every block.
  */
 
+import { RealDate } from './deterministic.ts';
+
 export interface SandboxLimits {
   /** characters of one log line's text (longer text is cut, with a note of how much) */
   logLineChars: number;
@@ -46,7 +48,7 @@ export function measure(value: unknown, depth = 0): number {
       if (depth > 64) return 0;
       if (ArrayBuffer.isView(value)) return value.byteLength;
       if (value instanceof ArrayBuffer) return value.byteLength;
-      if (value instanceof Date) return 8;
+      if (value instanceof RealDate) return 8;
       let n = 8;
       if (Array.isArray(value)) {
         for (const v of value) n += measure(v, depth + 1);
