@@ -31,6 +31,9 @@ import { createSandbox } from '../infra/sandbox/create-sandbox.ts';
 import { createFakeHost } from '../infra/sandbox/fixtures/fake-host.ts';
 
 exitWhenDone();
+
+// 191 s on a slower 2-core machine (2026-11-30), near tap's 300 s
+t.setTimeout(600_000);
 const quietLogger = createLogger({ level: 'warn', format: 'colored', colors: false, write: () => {} });
 
 const chain = await startSubstrateChain();

@@ -24,6 +24,9 @@ import { createWalker, subqlObjectsOf, WALK_MAPPING, type WalkPairs } from './su
  */
 exitWhenDone();
 
+// 190 s on a slower 2-core machine (2026-11-30), near tap's 300 s
+t.setTimeout(600_000);
+
 const chain = await startSubstrateChain();
 t.teardown(() => chain.close());
 const end = await buildVariedBlocks(chain);

@@ -19,6 +19,9 @@ import { uniqueSchemaName } from './support/test-backends.ts';
  */
 exitWhenDone();
 
+// a chain, 21 builds and 21 nodes: 279 and 323 s on a slower 2-core machine (2026-11-30), past tap's 300 s
+t.setTimeout(900_000);
+
 // IDX_SUBSTRATE_FIXTURES=a,b runs only those (while working on them)
 const only = process.env.IDX_SUBSTRATE_FIXTURES?.split(',');
 const fixtures = SUBSTRATE_FIXTURES.filter((f) => only === undefined || only.includes(f.name));
