@@ -110,7 +110,7 @@ t.test('a BigInt holds at most 131,072 digits, as numeric does before the point,
   t.equal(problem('Account', 'a', { ...good, balance: most + 1n }), tooMany, '131,073 digits');
   t.equal(problem('Account', 'a', { ...good, balance: -most - 1n }), tooMany, '131,073 digits and a sign');
   t.equal(problem('Account', 'a', { ...good, balance: 2n ** 256n - 1n }), 'valid', 'a uint256');
-  t.equal(problem('Account', 'a', { ...good, balance: -(2n ** 434999n) }), 'valid', 'large, below the bound that needs no text');
+  t.equal(problem('Account', 'a', { ...good, balance: -(2n ** 434999n) }), 'valid', 'a large value, far below the limit');
   t.equal(problem('Account', 'a', { ...good, balance: '9'.repeat(131072) }), 'valid', 'as text');
   t.equal(problem('Account', 'a', { ...good, balance: `+${'9'.repeat(131072)}` }), 'valid', 'as text with a sign');
   t.equal(problem('Account', 'a', { ...good, balance: `000${'9'.repeat(131072)}` }), 'valid', 'as text with leading zeros');
