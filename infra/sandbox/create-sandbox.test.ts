@@ -163,6 +163,41 @@ t.test('log.transaction, block.transactions, block.logs and tx.logs: every one o
   });
 });
 
+t.test("a log kept from an earlier block reads that block's transaction; `transaction` stays a hidden getter of the log", async (t) => {
+  // each block's transaction has the block's own `nonce`, so an answer from the wrong block shows
+  const txAt = (height: number) => ({ ...transferTx(height), nonce: height });
+  const { sb, calls } = await sandbox(
+    `
+    let kept;
+    module.exports.handleTransfer = async function (log) {
+      const d = Object.getOwnPropertyDescriptor(log, 'transaction');
+      const earlier = kept === undefined ? null : kept.transaction.nonce;
+      kept ??= log;
+      await store.set('Seen', String(log.blockNumber), {
+        id: String(log.blockNumber), nonce: log.transaction.nonce, earlier,
+        getter: typeof d.get, enumerable: d.enumerable, configurable: d.configurable,
+        hidden: !Object.keys(log).includes('transaction') && JSON.stringify(log).indexOf('"transaction"') === -1,
+      });
+    };
+  `,
+    {
+      host: {
+        blockExtras: async (height: number, want: { transactions: boolean; logs: boolean }) => ({
+          ...(want.transactions && { transactions: [txAt(height)] }),
+          ...(want.logs && { logs: [transferLog(0, 1n, height)] }),
+        }),
+      },
+    },
+  );
+  for (const height of [100, 101]) await sb.runBlock({ block: block(height), logs: [transferLog(0, 1n, height)] }, [logCall('handleTransfer')]);
+  const seen = calls.filter((c) => c[0] === 'set').map((c) => c[3]);
+  const shape = { getter: 'function', enumerable: false, configurable: true, hidden: true };
+  t.same(seen, [
+    { id: '100', nonce: 100, earlier: null, ...shape },
+    { id: '101', nonce: 101, earlier: 100, ...shape },
+  ]);
+});
+
 t.test('a mapping that never reads them loads nothing', async (t) => {
   const { sb, calls } = await sandbox(
     `module.exports.handleTransfer = async (log) => { await store.set('Seen', 'x', { id: 'x', v: log.args.value.toBigInt(), keys: Object.keys(log).length }); };`,

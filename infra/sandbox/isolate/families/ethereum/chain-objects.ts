@@ -36,6 +36,18 @@ function omitLinks(this: Rec): Rec {
   return out;
 }
 
+/**
+ * Each block's transaction lookup, by its block object. Every log's `transaction` is the one getter below, which
+ * finds its block through `log.block`: a getter made per log gave each log a shape of its own, and V8 then kept
+ * the logs as dictionaries, several times slower for every property a handler reads.
+ */
+const transactionLookups = new WeakMap<object, (hash: string) => Rec | undefined>();
+
+function logTransaction(this: Rec): Rec | undefined {
+  const block = this.block;
+  return typeof block === 'object' && block !== null ? transactionLookups.get(block)?.(this.transactionHash as string) : undefined;
+}
+
 /** A property computed on first read, then an ordinary one (assignable, like the rest of the object). */
 function lazy(target: Rec, key: string, compute: () => unknown): void {
   const settle = (value: unknown) => Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
@@ -65,9 +77,10 @@ export function buildChainObjects(payload: EvmBlockPayload, fetchReceipt: FetchR
     ensure(true, false);
     return byHash.get(hash);
   };
+  transactionLookups.set(block, transactionOf);
   const linkLog = (log: Rec): Rec => {
     log.block = block;
-    Object.defineProperty(log, 'transaction', { get: () => transactionOf(log.transactionHash as string), enumerable: false, configurable: true });
+    Object.defineProperty(log, 'transaction', { get: logTransaction, enumerable: false, configurable: true });
     Object.defineProperty(log, 'toJSON', { value: omitLinks, enumerable: false });
     return log;
   };
