@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import type { Teardown } from './teardown.ts';
 
@@ -116,12 +117,36 @@ export interface JsonRpcRequest {
   params: unknown[];
 }
 
-/** A port nothing listens on: connections to it are refused. */
-export function deadPort(): Promise<number> {
+/**
+ * A port nothing listens on: connections to it are refused. Taken from 10000–19999, below the kernel's range
+ * of ports for `listen(0)` and outgoing connections and below `freePortGuess` (node-ports.ts), so no server
+ * started later, by this test or another file's, is given it. One freed in that range could be: a test's
+ * "dead" endpoint once answered, as the live server started after it had been given its port.
+ */
+export async function deadPort(): Promise<number> {
+  const range = DEAD_PORTS_BELOW_EPHEMERAL ? 10_000 : 0;
+  for (let tries = 0; tries < 20; tries++) {
+    const port = await closedPort(range === 0 ? 0 : 10_000 + Math.floor(Math.random() * range)).catch(() => undefined);
+    if (port !== undefined) return port;
+  }
+  return closedPort(0);
+}
+
+/** whether the kernel's range for `listen(0)` starts above 20000 (Linux: 32768 unless set otherwise) */
+const DEAD_PORTS_BELOW_EPHEMERAL = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) > 20_000;
+  } catch {
+    return false;
+  }
+})();
+
+/** Binds `port` on 127.0.0.1 (0: one the kernel picks) and closes it: the port, free when checked. */
+function closedPort(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createNetServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
