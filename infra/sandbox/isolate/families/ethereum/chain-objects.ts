@@ -1,3 +1,4 @@
+import { lazyProperty } from '../../lazy-property.ts';
 import { rebuildArgs } from '../../rebuild-args.ts';
 import type { WireRecord, WireResult } from '../../wire.ts';
 import { EVM_CALL, type BlockExtrasWire, type EvmBlockPayload, type EvmWireCall } from './ethereum-wire.ts';
@@ -48,21 +49,6 @@ function logTransaction(this: Rec): Rec | undefined {
   return typeof block === 'object' && block !== null ? transactionLookups.get(block)?.(this.transactionHash as string) : undefined;
 }
 
-/** A property computed on first read, then an ordinary one (assignable, like the rest of the object). */
-function lazy(target: Rec, key: string, compute: () => unknown): void {
-  const settle = (value: unknown) => Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  Object.defineProperty(target, key, {
-    get() {
-      const value = compute();
-      settle(value);
-      return value;
-    },
-    set: settle,
-    enumerable: true,
-    configurable: true,
-  });
-}
-
 export function buildChainObjects(payload: EvmBlockPayload, fetchReceipt: FetchReceipt, loadExtras: LoadExtras | undefined): ChainObjects {
   const block: Rec = payload.block;
   const byHash = new Map<string, Rec>();
@@ -106,7 +92,7 @@ export function buildChainObjects(payload: EvmBlockPayload, fetchReceipt: FetchR
       });
       Object.defineProperty(tx, 'toJSON', { value: omitLinks, enumerable: false });
       if (allLogs === undefined) {
-        lazy(tx, 'logs', () => {
+        lazyProperty(tx, 'logs', () => {
           ensure(false, true);
           return tx.logs;
         });
@@ -148,11 +134,11 @@ export function buildChainObjects(payload: EvmBlockPayload, fetchReceipt: FetchR
 
   if (payload.logsComplete) adoptLogs(payload.logs);
   if (payload.transactions !== null) adoptTransactions(payload.transactions);
-  lazy(block, 'transactions', () => {
+  lazyProperty(block, 'transactions', () => {
     ensure(true, false);
     return transactions;
   });
-  lazy(block, 'logs', () => {
+  lazyProperty(block, 'logs', () => {
     ensure(false, true);
     return allLogs;
   });

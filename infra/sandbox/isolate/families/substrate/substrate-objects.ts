@@ -1,4 +1,5 @@
 import type { SubstratePayload } from './substrate-wire.ts';
+import { lazyProperty } from '../../lazy-property.ts';
 
 /** The part of `@polkadot/types` the sandbox loads for Substrate projects (infra/sandbox/families/substrate/lib/index.ts), typed loosely. */
 export interface SubstrateLib {
@@ -196,20 +197,18 @@ export async function buildSubstrateObjects(lib: SubstrateLib, runtimes: Substra
 /**
  * `vec` given `count` elements, each made on first read (or replaced when written) and a plain
  * element from then on. Array methods, iteration, spread and the codec's own encoding all read
- * elements by index, so they see every one.
+ * elements by index, so they see every one. (An element's accessor lives in the array's elements,
+ * not its shape, so one made per element costs no shape of its own, unlike lazyProperty's.)
  */
 function lazyElements<T>(vec: T[], count: number, make: (i: number) => T): T[] {
-  for (let i = 0; i < count; i++) lazyProperty(vec as unknown as Rec, i, () => make(i));
+  for (let i = 0; i < count; i++) {
+    const settle = (value: unknown) => {
+      Object.defineProperty(vec, i, { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    };
+    Object.defineProperty(vec, i, { get: () => settle(make(i)), set: settle, enumerable: true, configurable: true });
+  }
   return vec;
-}
-
-/** `key` of `target` as an enumerable property, made on first read, and a plain data property from then on. */
-function lazyProperty(target: Rec, key: string | number, make: () => unknown) {
-  const settle = (value: unknown) => {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-    return value;
-  };
-  Object.defineProperty(target, key, { get: () => settle(make()), set: settle, enumerable: true, configurable: true });
 }
 
 type CodecClass = new (registry: Registry, value: unknown) => Rec;
