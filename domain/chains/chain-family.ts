@@ -24,6 +24,12 @@ export interface ChainFamily<Compiled, Plan, Fetched extends FetchedBlocks, Cont
   readonly name: ChainFamilyName;
   /** `/meta`'s `specName` (the runtime's for Substrate chains) */
   readonly specName: string;
+  /**
+   * Its blocks are fetched whole, whatever the data sources (Substrate): a block in which a data source is created
+   * already holds what the new one matches, so it is not fetched again for it. (The rest of the range still is: a
+   * dictionary may have skipped blocks only the new data source matches.)
+   */
+  readonly wholeBlocks?: true;
   /** a data source of the manifest, or one made from a template, ready for matching */
   compile(ds: DataSource, index: number): Compiled;
   /** what to fetch for `[from, to]` so that every handler of the active data sources finds its data */

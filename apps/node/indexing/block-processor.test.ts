@@ -82,55 +82,68 @@ function itemsFamily(items: number): ChainFamily<{ handler: string; startBlock: 
 }
 type ItemCall = { handler: string; item: number };
 
-t.test('a data source created by a call runs on the calls after it in its block, in their order, and on none before', async (t) => {
-  // as SubQuery's node, which appends the new data source to those it is iterating: the creating item's later data
-  // sources, then the new one, then every later item with all of them
-  const ran: string[] = [];
-  const blocks = new Map([5, 6].map((h) => [h, { height: h, hash: `0x${h}`, parentHash: `0x${h - 1}`, timestamp: h }]));
-  const fetched: FetchedBlocks = { blocks, logCount: 0 };
-  const runner: BlockRunner<null, ItemCall> = {
-    async runBlock(height, _content, calls) {
-      for (const [i, call] of calls.entries()) {
-        ran.push(`${height}:${call.handler}@${call.item}`);
-        // the sandbox stops the block after the call that created a data source (isolate/run-block.ts)
-        if (height === 5 && call.handler === 'root' && call.item === 1) return { created: [{ template: 'Child', args: {} }], ran: i + 1 };
-      }
-      return { created: [] };
+for (const wholeBlocks of [false, true] as const)
+  t.test(
+    `a data source created by a call runs on the calls after it in its block, in their order, and on none before${wholeBlocks ? ' (blocks fetched whole: the block is not fetched again)' : ''}`,
+    async (t) => {
+      // as SubQuery's node, which appends the new data source to those it is iterating: the creating item's later data
+      // sources, then the new one, then every later item with all of them
+      const ran: string[] = [];
+      let fetches = 0;
+      const blocks = new Map([5, 6].map((h) => [h, { height: h, hash: `0x${h}`, parentHash: `0x${h - 1}`, timestamp: h }]));
+      const fetched: FetchedBlocks = { blocks, logCount: 0 };
+      const runner: BlockRunner<null, ItemCall> = {
+        async runBlock(height, _content, calls) {
+          for (const [i, call] of calls.entries()) {
+            ran.push(`${height}:${call.handler}@${call.item}`);
+            // the sandbox stops the block after the call that created a data source (isolate/run-block.ts)
+            if (height === 5 && call.handler === 'root' && call.item === 1) return { created: [{ template: 'Child', args: {} }], ran: i + 1 };
+          }
+          return { created: [] };
+        },
+      };
+      const processor = createBlockProcessor({
+        family: { ...itemsFamily(3), ...(wholeBlocks && { wholeBlocks }) },
+        dataSources: [blockHandlerSource('root'), blockHandlerSource('other')],
+        templates: [blockHandlerTemplate('Child', 'child')],
+        runner,
+        fetch: async () => {
+          fetches++;
+          return fetched;
+        },
+        status: createIndexerStatus(),
+        logger: createLogger({ level: 'silent', format: 'json' }),
+      });
+      processor.load([]);
+      t.equal(await processor.process(fetched, 5), true, 'the block created a data source');
+      t.equal(await processor.process(fetched, 6), false);
+      t.same(ran, [
+        '5:root@0',
+        '5:other@0',
+        '5:root@1',
+        '5:other@1',
+        '5:child@1',
+        '5:root@2',
+        '5:other@2',
+        '5:child@2',
+        '6:root@0',
+        '6:other@0',
+        '6:child@0',
+        '6:root@1',
+        '6:other@1',
+        '6:child@1',
+        '6:root@2',
+        '6:other@2',
+        '6:child@2',
+      ]);
+      t.same(processor.metadata(), { dynamicDatasources: [{ templateName: 'Child', startBlock: 5, args: {} }] });
+      t.equal(
+        fetches,
+        wholeBlocks ? 0 : 1,
+        wholeBlocks ? 'the block already held what the new data source matches' : 'the block fetched again for the new data source',
+      );
     },
-  };
-  const processor = createBlockProcessor({
-    family: itemsFamily(3),
-    dataSources: [blockHandlerSource('root'), blockHandlerSource('other')],
-    templates: [blockHandlerTemplate('Child', 'child')],
-    runner,
-    fetch: async () => fetched,
-    status: createIndexerStatus(),
-    logger: createLogger({ level: 'silent', format: 'json' }),
-  });
-  processor.load([]);
-  t.equal(await processor.process(fetched, 5), true, 'the block created a data source');
-  t.equal(await processor.process(fetched, 6), false);
-  t.same(ran, [
-    '5:root@0',
-    '5:other@0',
-    '5:root@1',
-    '5:other@1',
-    '5:child@1',
-    '5:root@2',
-    '5:other@2',
-    '5:child@2',
-    '6:root@0',
-    '6:other@0',
-    '6:child@0',
-    '6:root@1',
-    '6:other@1',
-    '6:child@1',
-    '6:root@2',
-    '6:other@2',
-    '6:child@2',
-  ]);
-  t.same(processor.metadata(), { dynamicDatasources: [{ templateName: 'Child', startBlock: 5, args: {} }] });
-});
+  );
 
 t.test('callsAfter: the calls after a place, in order, with their places', async (t) => {
   const block = {

@@ -50,7 +50,7 @@ export interface BlockProcessorDeps<Compiled, Plan, Fetched extends FetchedBlock
   dataSources: readonly DataSource[];
   templates: readonly Template[];
   runner: BlockRunner<Content, Call>;
-  /** fetches the block again for data sources created in it */
+  /** fetches the block again for data sources created in it (not for a family whose blocks are fetched whole) */
   fetch: (plan: Plan, range: HeightRange) => Promise<Fetched>;
   status: IndexerStatus;
   logger: Logger;
@@ -100,7 +100,7 @@ export function createBlockProcessor<Compiled, Plan, Fetched extends FetchedBloc
     let again = extra;
     if (created.length > 0) {
       const added = adoptCreated(created, height);
-      again = await deps.fetch(family.plan(added, height, height), { from: height, to: height });
+      if (family.wholeBlocks !== true) again = await deps.fetch(family.plan(added, height, height), { from: height, to: height });
     }
     return (await processBlock(fetched, height, again, after)) || created.length > 0;
   }

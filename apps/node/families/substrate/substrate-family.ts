@@ -31,7 +31,7 @@ export function createSubstrateFamily(specName: string, custom?: CustomSourceCon
     specName,
     compile: (ds, index) => compileSubstrateSource(ds, index, custom),
     plan: (_sources, from, to) => ({ from, to }),
-    // whole blocks are fetched: a block fetched again for data sources created in it holds nothing more
+    wholeBlocks: true,
     blockCalls(sources, fetched, height) {
       const block = fetched.blocks.get(height);
       if (block === undefined) return undefined;
