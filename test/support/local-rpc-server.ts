@@ -124,11 +124,11 @@ export interface JsonRpcRequest {
  * "dead" endpoint once answered, as the live server started after it had been given its port.
  */
 export async function deadPort(): Promise<number> {
-  const range = DEAD_PORTS_BELOW_EPHEMERAL ? 10_000 : 0;
-  for (let tries = 0; tries < 20; tries++) {
-    const port = await closedPort(range === 0 ? 0 : 10_000 + Math.floor(Math.random() * range)).catch(() => undefined);
-    if (port !== undefined) return port;
-  }
+  if (DEAD_PORTS_BELOW_EPHEMERAL)
+    for (let tries = 0; tries < 20; tries++) {
+      const port = await closedPort(10_000 + Math.floor(Math.random() * 10_000)).catch(() => undefined);
+      if (port !== undefined) return port;
+    }
   return closedPort(0);
 }
 
