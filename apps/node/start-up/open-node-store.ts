@@ -44,7 +44,9 @@ export async function openNodeStore(input: NodeStoreInput) {
   let db: Db | undefined;
   let guard: DiskSpaceGuard | undefined;
   let socket: PublishedPgliteSocket | undefined;
+  let analyze: ReturnType<typeof createAnalyzeAfterWrites> | undefined;
   const close = async () => {
+    await analyze?.close().catch(() => undefined);
     await socket?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
     await guard?.close();
@@ -99,18 +101,18 @@ export async function openNodeStore(input: NodeStoreInput) {
     }
     const checked = guard;
     // Embedded: PGlite has no autovacuum, so the node keeps the tables' statistics (rowCountEstimate) itself.
-    const analyze = db.pglite !== undefined ? createAnalyzeAfterWrites({ db: db.kysely, schema, model: files.model }) : undefined;
+    const statisticsFailed = (err: Error) => log.warn(`could not update the tables' statistics: ${err.message}`);
+    analyze = db.pglite !== undefined ? createAnalyzeAfterWrites({ db: db.kysely, schema, model: files.model, onError: statisticsFailed }) : undefined;
+    const analyzed = analyze;
     const store: EntityStore =
-      checked === undefined && analyze === undefined
+      checked === undefined && analyzed === undefined
         ? prepared
         : {
             ...prepared,
             flush: async (batch) => {
               await checked?.check();
               await prepared.flush(batch);
-              await analyze
-                ?.afterFlush(batch.operations)
-                .catch((err: unknown) => log.warn(`could not update the tables' statistics: ${(err as Error).message}`));
+              await analyzed?.afterFlush(batch.operations).catch(statisticsFailed);
             },
           };
     // what the indexing loop calls: the CSV files before each commit, --promote once caught up
