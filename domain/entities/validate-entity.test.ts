@@ -111,6 +111,9 @@ t.test('a BigInt holds at most 131,072 digits, as numeric does before the point,
   t.equal(problem('Account', 'a', { ...good, balance: -most - 1n }), tooMany, '131,073 digits and a sign');
   t.equal(problem('Account', 'a', { ...good, balance: 2n ** 256n - 1n }), 'valid', 'a uint256');
   t.equal(problem('Account', 'a', { ...good, balance: -(2n ** 434999n) }), 'valid', 'a large value, far below the limit');
+  // below 2^435,411 no decimal text is made; from it up to the limit it is, and counted
+  t.equal(problem('Account', 'a', { ...good, balance: 2n ** 435411n - 1n }), 'valid', 'just below the bound needing no count');
+  t.equal(problem('Account', 'a', { ...good, balance: -(2n ** 435411n) }), 'valid', 'from the bound on, counted: still 131,072 digits');
   t.equal(problem('Account', 'a', { ...good, balance: '9'.repeat(131072) }), 'valid', 'as text');
   t.equal(problem('Account', 'a', { ...good, balance: `+${'9'.repeat(131072)}` }), 'valid', 'as text with a sign');
   t.equal(problem('Account', 'a', { ...good, balance: `000${'9'.repeat(131072)}` }), 'valid', 'as text with leading zeros');
@@ -124,6 +127,9 @@ t.test('indexed text too long for a btree entry is refused, alone or in a compos
   t.match(problem('Account', 'a', { ...good, name: 'x'.repeat(2601) }), /^Account "a": name is 2601 bytes, above the 2600 bytes an indexed value may hold/);
   t.equal(problem('Account', 'a', { ...good, ratio: 1, meta: 'x'.repeat(10_000) }), 'valid', 'unindexed text may be long');
   t.match(problem('Account', 'é'.repeat(1301), good), /id is 2602 bytes/, 'counted in UTF-8 bytes');
+  t.equal(problem('Account', 'é'.repeat(1300), good), 'valid', '2600 bytes in 1300 characters');
+  t.equal(problem('Account', 'x'.repeat(866), { ...good, name: '€'.repeat(866) }), 'valid', 'each index counted alone: 866 characters of 3 bytes fit');
+  t.match(problem('Account', 'a', { ...good, name: `${'😀'.repeat(650)}x` }), /name is 2601 bytes/, 'a surrogate pair is 4 bytes');
   t.match(problem('Pair', 'p', { a: 'x'.repeat(1500), b: 'y'.repeat(1500) }), /^Pair "p": a \+ b are 3000 bytes/);
   t.equal(problem('Blob', 'b', { data: `0x${'ab'.repeat(2600)}` }), 'valid', 'Bytes count as bytes (bytea), not as their hex text');
   t.match(problem('Blob', 'b', { data: new Uint8Array(2601) }), /^Blob "b": data is 2601 bytes/);

@@ -20,6 +20,9 @@ export type EntityValidator = (entity: string, id: string, data: EntityData) => 
 export const INDEXED_TEXT_MAX_BYTES = 2600;
 /** digits before the point in a PostgreSQL `numeric` */
 const NUMERIC_MAX_DIGITS = 131072;
+/** 2^435,411 < 10^131,072: a bigint smaller in magnitude has no more digits than a `numeric` holds, and needs no decimal text to tell */
+const FEWER_DIGITS_THAN_NUMERIC = 1n << 435_411n;
+const MINUS_FEWER_DIGITS_THAN_NUMERIC = -FEWER_DIGITS_THAN_NUMERIC;
 // with the u flag a pair is one code point, so only a lone half matches
 const LONE_SURROGATE = /\p{Cs}/u;
 /** PostgreSQL's timestamptz starts at 4713 BC */
@@ -41,7 +44,8 @@ function tooManyDigits(text: string): string | undefined {
 /** What is wrong with a string the database must store as text, if anything. */
 export function textProblem(s: string): string | undefined {
   if (s.includes('\u0000')) return 'holds a NUL byte (\\u0000), which PostgreSQL text cannot store';
-  if (LONE_SURROGATE.test(s)) return 'holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD';
+  // isWellFormed first: the same answer as the regular expression, about ten times sooner on the usual string
+  if (!s.isWellFormed() && LONE_SURROGATE.test(s)) return 'holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD';
   return undefined;
 }
 
@@ -72,7 +76,7 @@ const SCALAR_CHECKS: Record<Scalar, Check> = {
   String: text,
   Int: (v) => (int32Of(v) !== undefined ? undefined : expected('a 32-bit integer', v)),
   BigInt: (v) => {
-    if (typeof v === 'bigint') return tooManyDigits(v.toString());
+    if (typeof v === 'bigint') return v < FEWER_DIGITS_THAN_NUMERIC && v > MINUS_FEWER_DIGITS_THAN_NUMERIC ? undefined : tooManyDigits(v.toString());
     if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
     if (typeof v === 'string' && isIntegerText(v)) return tooManyDigits(v);
     return expected('a bigint', v);
@@ -181,11 +185,15 @@ function rulesOf(entity: EntityModel, model: SchemaModel): EntityRules {
   return { fields, indexes };
 }
 
+function invalid(entity: string, id: string, message: string): IdxError {
+  return new IdxError('STORE_INVALID_VALUE', `${entity} ${show(id)}: ${message}`);
+}
+
 export function createEntityValidator(model: SchemaModel): EntityValidator {
   const rules = new Map(model.entities.map((e) => [e.name, rulesOf(e, model)]));
   return (entity, id, data) => {
     const r = rules.get(entity);
-    const fail = (message: string) => new IdxError('STORE_INVALID_VALUE', `${entity} ${show(id)}: ${message}`);
+    const fail = (message: string) => invalid(entity, id, message);
     if (r === undefined) {
       throw new IdxError(
         'STORE_UNKNOWN_ENTITY',
@@ -215,6 +223,13 @@ export function createEntityValidator(model: SchemaModel): EntityValidator {
       if (p !== undefined) throw fail(`${property}: ${p}`);
     }
     for (const props of r.indexes) {
+      // a UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 2 units, is 4): most values are counted no further
+      let most = 0;
+      for (const p of props) {
+        const v = p.property === 'id' ? id : data[p.property];
+        most += typeof v === 'string' ? v.length * 3 : v instanceof Uint8Array ? v.byteLength : 0;
+      }
+      if (most <= INDEXED_TEXT_MAX_BYTES) continue;
       let bytes = 0;
       for (const p of props) {
         const v = p.property === 'id' ? id : data[p.property];
