@@ -41,11 +41,14 @@ function tooManyDigits(text: string): string | undefined {
   return text.length - from > NUMERIC_MAX_DIGITS ? `has more than ${NUMERIC_MAX_DIGITS} digits` : undefined;
 }
 
+/** ES2024's String.prototype.isWellFormed, which Node 20 has (the TypeScript library here is ES2022's) */
+const isWellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
 /** What is wrong with a string the database must store as text, if anything. */
 export function textProblem(s: string): string | undefined {
   if (s.includes('\u0000')) return 'holds a NUL byte (\\u0000), which PostgreSQL text cannot store';
   // isWellFormed first: the same answer as the regular expression, about ten times sooner on the usual string
-  if (!s.isWellFormed() && LONE_SURROGATE.test(s)) return 'holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD';
+  if (!isWellFormed(s) && LONE_SURROGATE.test(s)) return 'holds a lone surrogate (half of a UTF-16 pair), which PostgreSQL text would store as U+FFFD';
   return undefined;
 }
 
