@@ -2,6 +2,7 @@ import type { EntityModel, FieldModel, SchemaModel, Scalar } from '../../domain/
 import { propertyName } from '../../domain/entities/property-name.ts';
 import { decimalTextOf, int32Of, isHexText, isIntegerText } from '../../domain/entities/scalar-values.ts';
 import { IdxError } from '../../domain/errors.ts';
+import { memoRecent } from '../../domain/memo-recent.ts';
 import { qualified, quoteIdent } from './sql.ts';
 import { parseUtcTimestamp } from './utc-timestamps.ts';
 
@@ -75,6 +76,12 @@ function bytesHex(v: unknown, where: () => string): string {
   throw invalid(where, 'bytes (a Uint8Array or a 0x-hex string of whole bytes)', v);
 }
 
+/**
+ * A date's ISO text by its milliseconds: the rows of a block share its timestamp (a flush of the
+ * ERC20 workload writes 20 transfers a block), and `toISOString` costs about 2.6 µs here.
+ */
+const isoText = memoRecent(1024, (ms: number) => new Date(ms).toISOString());
+
 function dateOf(v: unknown, where: () => string): Date {
   const d = v instanceof Date ? v : typeof v === 'string' || typeof v === 'number' ? new Date(v) : undefined;
   if (d === undefined || Number.isNaN(d.getTime())) throw invalid(where, 'a Date', v);
@@ -113,7 +120,7 @@ const scalarEncoders: Record<Scalar, Encode> = {
     return v ? 't' : 'f';
   },
   // `timestamp` ignores the zone of its input: the UTC time of day is what is stored
-  Date: (v, where) => dateOf(v, where).toISOString(),
+  Date: (v, where) => isoText(dateOf(v, where).getTime()),
   Bytes: (v, where) => `\\x${bytesHex(v, where).slice(2)}`,
   JSON: (v) => toJsonText(v),
 };
