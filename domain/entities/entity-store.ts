@@ -65,6 +65,12 @@ export interface EntityStore {
   /** The entity types whose table holds no row at all, of any height or chain. */
   emptyEntities(): Promise<string[]>;
   /**
+   * These types' tables are empty now, and only this store writes them from now on (no other chain,
+   * no copy beside it): a flush need not close versions of ids it never stored. Were a row put in
+   * behind its back, it could keep a live version that a later write should have closed.
+   */
+  writesAlone(entities: readonly string[]): void;
+  /**
    * Back to the state right after block `height`: versions born later are deleted, versions closed
    * later are reopened, `_poi` rows above it are deleted and `lastProcessedHeight` becomes `height`,
    * in one transaction, together with any other `metadata` given (e.g. the unfinalized blocks

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { StoreOperation } from './entity-store.ts';
-import { planHistoricalWrites, planPlainWrites } from './plan-writes.ts';
+import { createIdFilter } from './id-filter.ts';
+import { closingStoredOnly, planHistoricalWrites, planPlainWrites } from './plan-writes.ts';
 
 const set = (id: string, height: number, v: number, entity = 'E'): StoreOperation => ({ entity, id, height, op: 'set', data: { id, v } });
 const remove = (id: string, height: number, entity = 'E'): StoreOperation => ({ entity, id, height, op: 'remove' });
@@ -58,4 +59,22 @@ t.test('a set without data is refused', async (t) => {
     code: 'STORE_INVALID_OPERATION',
     message: 'store set of E "a" at block 1 has no data',
   });
+});
+
+t.test('closingStoredOnly: ids the filter proves never stored are not closed; the new versions are then stored', async (t) => {
+  const stored = createIdFilter();
+  stored.add('a');
+  const plan = planHistoricalWrites([set('a', 10, 1), set('b', 10, 1), remove('c', 11), set('b', 12, 2), set('d', 13, 1), remove('d', 14)]).get('E')!;
+  const closing = closingStoredOnly(plan, stored);
+  t.same(closing.closeIds, ['a'], 'b, c and d were never stored: nothing of theirs to close');
+  t.same(closing.closeHeights, [10]);
+  t.equal(closing.inserts, plan.inserts, 'the versions are the plan’s');
+  t.same(plan.closeIds, ['a', 'b', 'c', 'd'], 'the plan itself is left as it was');
+  t.same(
+    ['a', 'b', 'c', 'd'].map((id) => stored.mightHold(id)),
+    [true, true, false, true],
+    'every id given a version is stored now; c only removed',
+  );
+  const next = closingStoredOnly(planHistoricalWrites([set('b', 20, 3), set('c', 20, 1), set('d', 20, 2)]).get('E')!, stored);
+  t.same(next.closeIds, ['b', 'd'], 'the next flush closes what the last one stored');
 });

@@ -1,5 +1,6 @@
 import { IdxError } from '../errors.ts';
 import type { EntityData, StoreOperation } from './entity-store.ts';
+import type { IdFilter } from './id-filter.ts';
 
 /** A version row to insert: `data` is live over `[lower, upper)`; `upper: null` is open-ended. */
 export interface VersionRow {
@@ -83,6 +84,24 @@ export function planHistoricalWrites(ops: readonly StoreOperation[]): Map<string
     }
   }
   return plans;
+}
+
+/**
+ * The plan without the closes of ids `stored` proves were never stored (a table one store writes
+ * alone, from empty: it has no version of them to close, and closing costs the database a lookup
+ * per id), then `stored` told of the plan's new versions. A "maybe" keeps the close: closing an
+ * absent id changes nothing.
+ */
+export function closingStoredOnly(plan: HistoricalTablePlan, stored: IdFilter): HistoricalTablePlan {
+  const closeIds: string[] = [];
+  const closeHeights: number[] = [];
+  for (let i = 0; i < plan.closeIds.length; i++) {
+    if (!stored.mightHold(plan.closeIds[i]!)) continue;
+    closeIds.push(plan.closeIds[i]!);
+    closeHeights.push(plan.closeHeights[i]!);
+  }
+  for (const v of plan.inserts) stored.add(v.id);
+  return { closeIds, closeHeights, inserts: plan.inserts };
 }
 
 /** Without history only the final state of each id matters. */

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import type { EntityStore, FieldFilter, FlushBatch, QueryOptions, EntityData } from '../../domain/entities/entity-store.ts';
 import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
-import { planHistoricalWrites, planPlainWrites } from '../../domain/entities/plan-writes.ts';
+import { closingStoredOnly, planHistoricalWrites, planPlainWrites } from '../../domain/entities/plan-writes.ts';
+import { createIdFilter, type IdFilter } from '../../domain/entities/id-filter.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { checkHeight, decodeRow, emptyTablesSql, getByIdSql, POI_COLUMNS, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
 import { entityTableSql, type EntityTable } from './entity-table-sql.ts';
@@ -63,6 +64,9 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
    */
   let highWater: number | undefined;
 
+  /** the ids stored in each table this store writes alone (`writesAlone`): the others need no closing */
+  const storedIds = new Map<string, IdFilter>();
+
   async function mayReplace(ops: FlushBatch['operations']): Promise<boolean> {
     if (highWater === undefined) {
       const last = await getMetadata(LAST_PROCESSED_HEIGHT);
@@ -82,7 +86,9 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
       const replace = plans.size > 0 && (await mayReplace(operations));
       for (const [name, t] of tables) {
         const plan = plans.get(name);
-        if (plan !== undefined) statements.push(...historicalStatements(t, plan, replace));
+        if (plan === undefined) continue;
+        const stored = storedIds.get(name);
+        statements.push(...historicalStatements(t, stored === undefined ? plan : closingStoredOnly(plan, stored), replace));
       }
     } else {
       const plans = planPlainWrites(operations);
@@ -143,6 +149,13 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
     async emptyEntities() {
       const sql = emptyTablesSql(tables.values());
       return sql === undefined ? [] : (await execute<{ entity: string }>(db, sql)).map((r) => r.entity);
+    },
+
+    writesAlone(entities) {
+      for (const entity of entities) {
+        table(entity);
+        if (historical && !storedIds.has(entity)) storedIds.set(entity, createIdFilter());
+      }
     },
 
     async rewind(height, metadata = {}) {

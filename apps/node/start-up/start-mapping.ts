@@ -32,6 +32,7 @@ export async function startMapping(input: {
   // the types this node alone writes, from nothing: their absent ids are known without a read (known-ids.ts);
   // with --multi-chain every type has other writers
   const freshEntities = options.multiChain ? [] : (await input.store.emptyEntities()).filter((e) => !input.filledElsewhere?.includes(e));
+  input.store.writesAlone(freshEntities);
   const cache = createStoreCache(input.store, {
     queryLimit: options.queryLimit,
     getCacheSize: options.storeCacheAsync ? 0 : options.storeGetCacheSize,
