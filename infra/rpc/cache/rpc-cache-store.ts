@@ -38,8 +38,8 @@ export interface RpcCacheStoreOptions {
 }
 
 const SEGMENT = /\.seg$/;
-/** parsed segments kept in memory: consecutive calls mostly read the same few */
-const LOADED_BYTES = 64 * 2 ** 20;
+/** segments' bodies kept in memory: consecutive calls mostly read the same few, and a reindex reads them in order (W1's largest is 1.3 MB) */
+const LOADED_BYTES = 16 * 2 ** 20;
 /** a temporary file older than this was left by a process that died while writing it */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
