@@ -15,6 +15,20 @@ t.test('an added id is always held; an empty filter holds nothing', async (t) =>
   t.ok(filter.mightHold('') && filter.mightHold('é€😀'));
 });
 
+t.test('add tells whether the id might have been held already', async (t) => {
+  const filter = createIdFilter();
+  t.equal(filter.add('a'), false);
+  t.equal(filter.add('a'), true);
+  t.equal(filter.add('b'), false);
+  const many = Array.from({ length: 50_000 }, (_, n) => transferId(n));
+  t.equal(many.filter((id) => filter.add(id)).length < 1_000, true, 'new ids, across layers: about 1 % answered maybe');
+  t.equal(
+    many.every((id) => filter.add(id)),
+    true,
+    'every one added is held',
+  );
+});
+
 t.test('about 1 % of ids never added are answered "maybe"', async (t) => {
   const filter = createIdFilter();
   for (let n = 0; n < 100_000; n++) filter.add(transferId(n));
@@ -32,17 +46,18 @@ t.test('about 1 % of ids never added are answered "maybe"', async (t) => {
 t.test('past its memory bound it holds everything: "maybe" for any id, added or not', async (t) => {
   // the first layer (100 ids × 10 bits → 1,024 bits) and the second (2,048) fit 4,096 bits; the third does not
   const filter = createIdFilter(4_096, 100);
-  for (let n = 0; n < 300; n++) filter.add(`id-${n}`);
+  const others = Array.from({ length: 1000 }, (_, n) => `other-${n}`);
+  for (let n = 0; n < 250; n++) filter.add(`id-${n}`);
   t.equal(filter.mightHold('id-0'), true);
-  t.equal(filter.mightHold('id-299'), true);
   t.ok(
-    Array.from({ length: 1000 }, (_, n) => `other-${n}`).some((id) => !filter.mightHold(id)),
+    others.some((id) => !filter.mightHold(id)),
     'within the bound absent ids are told apart',
   );
-  filter.add('id-300');
-  t.equal(filter.mightHold('id-300'), true);
+  for (let n = 250; n < 400; n++) filter.add(`id-${n}`);
+  t.equal(filter.mightHold('id-399'), true);
   t.ok(
-    Array.from({ length: 1000 }, (_, n) => `other-${n}`).every((id) => filter.mightHold(id)),
+    others.every((id) => filter.mightHold(id)),
     'past it nothing is proved absent',
   );
+  t.equal(filter.add('other-0'), true);
 });

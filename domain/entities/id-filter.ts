@@ -5,7 +5,8 @@
  * knowing (`mightHold` is always true): the memory stays bounded, and "maybe" is always safe.
  */
 export interface IdFilter {
-  add(id: string): void;
+  /** adds `id`; whether it might have held it already (one hashing for both) */
+  add(id: string): boolean;
   mightHold(id: string): boolean;
 }
 
@@ -38,22 +39,24 @@ export function createIdFilter(maxBits = ID_FILTER_MAX_BITS, firstCapacity = 16_
   };
   return {
     add(id) {
-      if (full) return;
+      if (full) return true;
+      const [h1, h2] = hashPair(id);
+      for (const layer of layers) if (holds(layer, h1, h2)) return true;
       let top = layers.at(-1);
       if (top === undefined || top.count >= top.capacity) {
         top = addLayer(top === undefined ? firstCapacity : top.capacity * 2);
         if (top === undefined) {
           full = true;
           layers.length = 0;
-          return;
+          return false;
         }
       }
-      const [h1, h2] = hashPair(id);
       for (let i = 0; i < HASHES; i++) {
         const bit = (h1 + i * h2) & top.mask;
         top.bits[bit >>> 5]! |= 1 << (bit & 31);
       }
       top.count++;
+      return false;
     },
     mightHold(id) {
       if (full) return true;

@@ -61,7 +61,7 @@ t.test('a set without data is refused', async (t) => {
   });
 });
 
-t.test('closingStoredOnly: ids the filter proves never stored are not closed; the new versions are then stored', async (t) => {
+t.test('closingStoredOnly: ids the filter proves never stored are not closed; every id of the plan is then held', async (t) => {
   const stored = createIdFilter();
   stored.add('a');
   const plan = planHistoricalWrites([set('a', 10, 1), set('b', 10, 1), remove('c', 11), set('b', 12, 2), set('d', 13, 1), remove('d', 14)]).get('E')!;
@@ -71,10 +71,10 @@ t.test('closingStoredOnly: ids the filter proves never stored are not closed; th
   t.equal(closing.inserts, plan.inserts, 'the versions are the plan’s');
   t.same(plan.closeIds, ['a', 'b', 'c', 'd'], 'the plan itself is left as it was');
   t.same(
-    ['a', 'b', 'c', 'd'].map((id) => stored.mightHold(id)),
-    [true, true, false, true],
-    'every id given a version is stored now; c only removed',
+    ['a', 'b', 'c', 'd', 'e'].map((id) => stored.mightHold(id)),
+    [true, true, true, true, false],
+    'every id of the plan is held now, c (only removed) too: holding too much only keeps a close',
   );
-  const next = closingStoredOnly(planHistoricalWrites([set('b', 20, 3), set('c', 20, 1), set('d', 20, 2)]).get('E')!, stored);
-  t.same(next.closeIds, ['b', 'd'], 'the next flush closes what the last one stored');
+  const next = closingStoredOnly(planHistoricalWrites([set('b', 20, 3), set('c', 20, 1), set('e', 20, 2)]).get('E')!, stored);
+  t.same(next.closeIds, ['b', 'c'], 'the next flush closes what the last one held; e is new');
 });

@@ -89,18 +89,18 @@ export function planHistoricalWrites(ops: readonly StoreOperation[]): Map<string
 /**
  * The plan without the closes of ids `stored` proves were never stored (a table one store writes
  * alone, from empty: it has no version of them to close, and closing costs the database a lookup
- * per id), then `stored` told of the plan's new versions. A "maybe" keeps the close: closing an
- * absent id changes nothing.
+ * per id); `stored` then holds every id of the plan (one only removed as well: holding too much
+ * only keeps a close). A "maybe" keeps the close: closing an absent id changes nothing. The plan
+ * names each id once in its closes, so each id is hashed once.
  */
 export function closingStoredOnly(plan: HistoricalTablePlan, stored: IdFilter): HistoricalTablePlan {
   const closeIds: string[] = [];
   const closeHeights: number[] = [];
   for (let i = 0; i < plan.closeIds.length; i++) {
-    if (!stored.mightHold(plan.closeIds[i]!)) continue;
+    if (!stored.add(plan.closeIds[i]!)) continue;
     closeIds.push(plan.closeIds[i]!);
     closeHeights.push(plan.closeHeights[i]!);
   }
-  for (const v of plan.inserts) stored.add(v.id);
   return { closeIds, closeHeights, inserts: plan.inserts };
 }
 
