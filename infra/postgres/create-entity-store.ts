@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { SchemaModel } from '../../domain/entities/entity-model.ts';
 import type { EntityStore, FieldFilter, FlushBatch, QueryOptions, EntityData } from '../../domain/entities/entity-store.ts';
 import { CHAIN_COLUMN, chainMetadataTable, chainPoiTable } from '../../domain/entities/chain-tables.ts';
-import { closingStoredOnly, planHistoricalWrites, planPlainWrites } from '../../domain/entities/plan-writes.ts';
+import { closingStoredOnly, planHistoricalWrites, planPlainWrites, type HistoricalTablePlan } from '../../domain/entities/plan-writes.ts';
 import { createIdFilter, type IdFilter } from '../../domain/entities/id-filter.ts';
 import { IdxError } from '../../domain/errors.ts';
 import { checkHeight, decodeRow, emptyTablesSql, getByIdSql, POI_COLUMNS, queryByFieldsSql, toPoiRow } from './entity-read-sql.ts';
 import { entityTableSql, type EntityTable } from './entity-table-sql.ts';
-import { historicalStatements, metadataStatement, plainStatements, poiStatement, rewindStatements, type Statement } from './entity-write-statements.ts';
+import { historicalFlushStatements, metadataStatement, plainStatements, poiStatement, rewindStatements, type Statement } from './entity-write-statements.ts';
 import { metadataByKeys } from './read/metadata-reads.ts';
 import { runStatements } from './run-statements.ts';
 import { execute, qualified, quoteLiteral } from './sql.ts';
@@ -84,12 +84,14 @@ export function createEntityStore(options: EntityStoreOptions): EntityStore {
       const plans = planHistoricalWrites(operations);
       for (const entity of plans.keys()) table(entity);
       const replace = plans.size > 0 && (await mayReplace(operations));
+      const planned: { t: EntityTable; plan: HistoricalTablePlan }[] = [];
       for (const [name, t] of tables) {
         const plan = plans.get(name);
         if (plan === undefined) continue;
         const stored = storedIds.get(name);
-        statements.push(...historicalStatements(t, stored === undefined ? plan : closingStoredOnly(plan, stored), replace));
+        planned.push({ t, plan: stored === undefined ? plan : closingStoredOnly(plan, stored) });
       }
+      statements.push(...historicalFlushStatements(planned, replace));
     } else {
       const plans = planPlainWrites(operations);
       for (const entity of plans.keys()) table(entity);

@@ -4,6 +4,7 @@ import { entityTableSql } from './entity-table-sql.ts';
 import {
   COPY_CHUNK_ROWS,
   copyChunks,
+  historicalFlushStatements,
   historicalStatements,
   JOIN_BY_INDEX,
   metadataStatement,
@@ -25,19 +26,36 @@ t.test('historical: close (or close and replace) the live versions, then COPY th
       { id: 'b', data: { id: 'b', value: 2, label: null, total: null }, lower: 6, upper: null },
     ],
   };
-  const [joinByIndex, close, copy] = historicalStatements(table, plan as never, false);
-  t.equal(joinByIndex, JOIN_BY_INDEX, 'the close finds live versions through the live index');
+  const [close, copy] = historicalStatements(table, plan as never, false);
   t.same(close, { sql: table.closeSql, params: ['{"a","b"}', '{5,6}'] });
   t.equal(copy!.sql, table.copySql);
   t.type(copy!.params, 'function', 'the rows are encoded only when the statement before is on the wire');
   const [copyIn] = (copy!.params as () => unknown[])();
   t.type(copyIn, CopyIn);
   t.same([...(copyIn as CopyIn).chunks], ['a\t1\tx\\ty\t10\t[5,6)\nb\t2\t\\N\t\\N\t[6,)\n']);
-  t.equal(historicalStatements(table, plan as never, true)[1]!.sql, table.closeReplaceSql);
+  t.equal(historicalStatements(table, plan as never, true)[0]!.sql, table.closeReplaceSql);
   t.same(
     historicalStatements(table, { ...plan, closeIds: [], closeHeights: [] } as never, false).map((s) => s.sql),
     [table.copySql],
-    'nothing to close: no setting either',
+    'nothing to close: the COPY alone',
+  );
+  const other = entityTableSql(model.entities[0]!, model, 'other', true, undefined);
+  const flush = historicalFlushStatements(
+    [
+      { t: table, plan: plan as never },
+      { t: other, plan: plan as never },
+    ],
+    false,
+  );
+  t.same(
+    flush.map((s) => s.sql),
+    [JOIN_BY_INDEX.sql, table.closeSql, table.copySql, other.closeSql, other.copySql],
+    'the closes find live versions through the live index: set once, first, for the flush',
+  );
+  t.same(
+    historicalFlushStatements([{ t: table, plan: { ...plan, closeIds: [], closeHeights: [] } as never }], false).map((s) => s.sql),
+    [table.copySql],
+    'no close in the flush: no setting',
   );
   t.same(historicalStatements(table, { closeIds: [], closeHeights: [], inserts: [] } as never, false), [], 'nothing to write, no statement');
 });

@@ -67,13 +67,18 @@ export const JOIN_BY_INDEX: Statement = {
 export function historicalStatements(t: EntityTable, plan: HistoricalTablePlan, replace: boolean): Statement[] {
   const out: Statement[] = [];
   if (plan.closeIds.length > 0) {
-    out.push(JOIN_BY_INDEX);
     out.push({ sql: replace ? t.closeReplaceSql : t.closeSql, params: [textArray(plan.closeIds), intArray(plan.closeHeights)] });
   }
   if (plan.inserts.length > 0) {
     out.push({ sql: t.copySql, params: () => [new CopyIn(copyChunks(t, plan.inserts))] });
   }
   return out;
+}
+
+/** A historical flush's tables, in order; {@link JOIN_BY_INDEX} once, first, when any of them closes versions. */
+export function historicalFlushStatements(tables: readonly { t: EntityTable; plan: HistoricalTablePlan }[], replace: boolean): Statement[] {
+  const statements = tables.flatMap(({ t, plan }) => historicalStatements(t, plan, replace));
+  return tables.some(({ plan }) => plan.closeIds.length > 0) ? [JOIN_BY_INDEX, ...statements] : statements;
 }
 
 /** Plain (`--disable-historical`): delete the removed ids, upsert the rest. */
